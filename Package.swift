@@ -1,0 +1,64 @@
+// swift-tools-version:6.1
+//
+// Layering (dependencies point one way, math at the bottom):
+//
+//   LodestoneCore          units, vectors, quaternions, frames, bus protocols, byte decoding — imports nothing
+//                          but swift-numerics' RealModule (pure math: sin/atan2/exp without Foundation or Glibc)
+//   LodestoneGeomagnetism  World Magnetic Model                     — Core only
+//   LodestoneDrivers       chip drivers, generic over RegisterBus    — Core only
+//   LodestoneSimulation    register-file simulator bus, chip models, scenarios — Core, Drivers, Geomagnetism
+//   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
+//   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio
+//   LodestoneEngine        board files, traces, the sampling engine  — everything above
+//   lodestone              the command line (swift-argument-parser)
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "Lodestone",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lodestone", targets: ["lodestone"]),
+        .library(name: "LodestoneCore", targets: ["LodestoneCore"]),
+        .library(name: "LodestoneDrivers", targets: ["LodestoneDrivers"]),
+        .library(name: "LodestoneSimulation", targets: ["LodestoneSimulation"]),
+        .library(name: "LodestoneGeomagnetism", targets: ["LodestoneGeomagnetism"]),
+        .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // RealModule only: elementary functions (sin, atan2, exp, …) without importing Foundation or Glibc.
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+    ],
+    targets: [
+        .target(name: "LodestoneCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+        .target(name: "LodestoneGeomagnetism", dependencies: ["LodestoneCore"], swiftSettings: strict),
+        .target(name: "LodestoneDrivers", dependencies: ["LodestoneCore"], swiftSettings: strict),
+        .target(
+            name: "LodestoneSimulation",
+            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneGeomagnetism"],
+            swiftSettings: strict),
+        .systemLibrary(name: "CLodestoneLinux", path: "Sources/CLodestoneLinux", pkgConfig: "libiio",
+                       providers: [.apt(["libi2c-dev", "libiio-dev", "zlib1g-dev"])]),
+        .target(name: "LodestoneLinux", dependencies: ["LodestoneCore", "CLodestoneLinux"], swiftSettings: strict),
+        .target(
+            name: "LodestoneEngine",
+            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "lodestone",
+            dependencies: ["LodestoneEngine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+
+        .testTarget(name: "LodestoneCoreTests", dependencies: ["LodestoneCore"], swiftSettings: strict),
+        .testTarget(name: "LodestoneGeomagnetismTests", dependencies: ["LodestoneGeomagnetism"], swiftSettings: strict),
+        .testTarget(name: "LodestoneDriversTests", dependencies: ["LodestoneDrivers", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneSimulationTests", dependencies: ["LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
+        .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "lodestone"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,64 @@
+/// A bus of register-addressed chips: I2C through `/dev/i2c-N`, SPI through `/dev/spidevB.C`, or the
+/// register-file simulator. Drivers are generic over it (specialised on the sample path).
+///
+/// A `read` of `n` bytes starting at `register` is one combined transaction (write register pointer,
+/// repeated start, read `n` bytes). Whether the chip auto-increments its register pointer is the chip's
+/// business: ST parts need bit 7 of the register set on I2C, which their drivers do.
+///
+/// Implementations are reference types because a bus is one shared resource (a file descriptor, a
+/// simulated wire) used by several drivers; they are not `Sendable` and belong to one task.
+public protocol RegisterBus: AnyObject {
+    /// Human-readable bus name used in errors, e.g. `/dev/i2c-1`.
+    var name: String { get }
+    /// Reads `buffer.count` bytes starting at `register` from the device at 7-bit `address`.
+    func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError)
+    /// Writes `bytes` starting at `register` to the device at 7-bit `address`.
+    func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError)
+    /// True if a device answers at `address` (a quick probe that changes no register).
+    func isPresent(address: UInt8) -> Bool
+}
+
+extension RegisterBus {
+    /// Reads one register.
+    @inlinable public func readByte(address: UInt8, register: UInt8) throws(BusError) -> UInt8 {
+        var value: UInt8 = 0
+        try withUnsafeMutableBytes(of: &value) { (p) throws(BusError) in
+            try read(address: address, register: register, into: p)
+        }
+        return value
+    }
+
+    /// Writes one register.
+    @inlinable public func writeByte(address: UInt8, register: UInt8, value: UInt8) throws(BusError) {
+        try withUnsafeBytes(of: value) { (p) throws(BusError) in
+            try write(address: address, register: register, bytes: p)
+        }
+    }
+
+    /// Read-modify-write of the bits selected by `field`.
+    @inlinable public func update(address: UInt8, register: UInt8, field: BitField, to value: UInt8) throws(BusError) {
+        let old = try readByte(address: address, register: register)
+        try writeByte(address: address, register: register, value: field.inserting(value, into: old))
+    }
+}
+
+/// A register bit field: the one mask helper. `BitField(mask: 0b0001_1100)` is bits 4..2.
+public struct BitField: Sendable, Hashable {
+    /// The mask of the field inside its register.
+    public let mask: UInt8
+    /// Position of the lowest set bit of `mask`.
+    public let shift: UInt8
+
+    @inlinable public init(mask: UInt8) {
+        precondition(mask != 0, "a bit field needs a non-zero mask")  // programmer error, constant tables only
+        self.mask = mask
+        self.shift = UInt8(mask.trailingZeroBitCount)
+    }
+
+    /// The field's value inside `register`.
+    @inlinable public func extract(from register: UInt8) -> UInt8 { (register & mask) >> shift }
+    /// `register` with the field replaced by `value` (bits outside the field are kept).
+    @inlinable public func inserting(_ value: UInt8, into register: UInt8) -> UInt8 {
+        (register & ~mask) | ((value << shift) & mask)
+    }
+}

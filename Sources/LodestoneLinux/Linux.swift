@@ -1,0 +1,2 @@
+import LodestoneCore
+import CLodestoneLinux

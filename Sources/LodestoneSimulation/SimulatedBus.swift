@@ -1,0 +1,214 @@
+import LodestoneCore
+
+/// A chip model behind the simulator bus: a register file with the chip's side effects.
+///
+/// `read` is called once per transaction with the start register and the number of bytes; the model
+/// decides how its register pointer advances (auto-increment, wrap, ST's bit-7 rule) and applies read side
+/// effects (clearing status bits, latching data). Models are classes because the bus and the scenario
+/// driving them share one instance.
+public protocol SimulatedChip: AnyObject {
+    /// Bytes for a read of `count` bytes starting at `register`, with side effects applied.
+    func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer)
+    /// A write of `bytes` starting at `register`, with side effects (reset, mode changes) applied.
+    func write(register: UInt8, bytes: UnsafeRawBufferPointer)
+}
+
+/// One logged bus transaction.
+public struct BusTransaction: Sendable, Hashable, CustomStringConvertible {
+    public enum Direction: String, Sendable, Hashable { case read, write }
+    /// Read or write.
+    public var direction: Direction
+    /// 7-bit address.
+    public var address: UInt8
+    /// Start register as sent on the wire (including any auto-increment bit).
+    public var register: UInt8
+    /// The bytes transferred (empty for a failed transfer).
+    public var bytes: [UInt8]
+    /// The fault injected into this transfer, if any.
+    public var fault: BusErrorKind?
+
+    public init(direction: Direction, address: UInt8, register: UInt8, bytes: [UInt8], fault: BusErrorKind? = nil) {
+        self.direction = direction; self.address = address; self.register = register; self.bytes = bytes; self.fault = fault
+    }
+
+    /// `R 0x76 0xD0 [58]`, `W 0x76 0xF4 [27]`, `R 0x76 0xF7 NACK`.
+    public var description: String {
+        let d = direction == .read ? "R" : "W"
+        let body = fault.map { "\($0)".uppercased() } ?? "[" + bytes.map { hex($0).dropFirst(2) }.joined(separator: " ") + "]"
+        return "\(d) \(hex(address)) \(hex(register)) \(body)"
+    }
+}
+
+/// A fault to inject into the simulator bus.
+public enum SimulatedFault: Sendable, Hashable {
+    /// The `n`-th transfer (counted from 1 over the whole bus, from when the fault was added) to `address` fails
+    /// with `kind` (`.nack`, `.io`, `.timeout`).
+    case failTransfer(number: Int, address: UInt8, kind: BusErrorKind)
+    /// Every transfer to `address` fails with `kind` from transfer `from` (inclusive) to `until` (exclusive),
+    /// counted per address; `until == nil` means forever.
+    case failRange(address: UInt8, from: Int, until: Int?, kind: BusErrorKind)
+    /// Reads of `register` at `address` return `value` whatever the chip holds (a stuck register).
+    case stuck(address: UInt8, register: UInt8, value: UInt8)
+}
+
+/// The register-file simulator bus: one `SimulatedChip` per address, every transaction logged, faults
+/// injectable. Sits behind the same `RegisterBus` protocol as the real `/dev/i2c-N` bus.
+public final class SimulatedBus: RegisterBus {
+    public let name: String
+    private var chips: [UInt8: any SimulatedChip] = [:]
+    private var absent: Set<UInt8> = []
+    private var faults: [SimulatedFault] = []
+    private var transfersPerAddress: [UInt8: Int] = [:]
+    /// Every transaction so far, when `isLogging` (on by default; turn off for long runs and benchmarks).
+    public private(set) var log: [BusTransaction] = []
+    /// Whether transactions are appended to `log`.
+    public var isLogging: Bool
+    /// Total number of transfers attempted.
+    public private(set) var transferCount = 0
+
+    public init(name: String = "sim", isLogging: Bool = true) {
+        self.name = name
+        self.isLogging = isLogging
+    }
+
+    /// Attaches `chip` at `address` (replacing whatever was there).
+    public func attach(_ chip: any SimulatedChip, at address: UInt8) {
+        chips[address] = chip
+        transfersPerAddress[address] = 0
+    }
+
+    /// The chip at `address`, if attached.
+    public func chip(at address: UInt8) -> (any SimulatedChip)? { chips[address] }
+
+    /// Makes the device at `address` vanish (every transfer NACKs) or come back, keeping its registers.
+    public func setPresent(_ present: Bool, address: UInt8) {
+        if present { absent.remove(address) } else { absent.insert(address) }
+    }
+
+    /// Adds a fault.
+    public func inject(_ fault: SimulatedFault) {
+        if case .failTransfer = fault { transfersPerAddress[faultAddress(fault)] = 0 }
+        faults.append(fault)
+    }
+
+    /// Removes every fault.
+    public func clearFaults() { faults.removeAll() }
+
+    /// Empties the log.
+    public func clearLog() { log.removeAll(keepingCapacity: true) }
+
+    public func isPresent(address: UInt8) -> Bool { chips[address] != nil && !absent.contains(address) }
+
+    public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
+        let op = "read \(buffer.count) byte\(buffer.count == 1 ? "" : "s")"
+        if let kind = fault(for: address) {
+            record(.read, address, register, [], kind)
+            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: op)
+        }
+        guard let chip = chips[address] else {
+            record(.read, address, register, [], .nack)
+            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: op)
+        }
+        chip.read(register: register, into: buffer)
+        for f in faults {
+            if case let .stuck(a, r, v) = f, a == address {
+                let off = Int(r) - Int(register & 0x7F)
+                if off >= 0, off < buffer.count { buffer[off] = v }
+            }
+        }
+        if isLogging { record(.read, address, register, Array(buffer), nil) }
+    }
+
+    public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {
+        let op = "write \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
+        if let kind = fault(for: address) {
+            record(.write, address, register, [], kind)
+            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: op)
+        }
+        guard let chip = chips[address] else {
+            record(.write, address, register, [], .nack)
+            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: op)
+        }
+        chip.write(register: register, bytes: bytes)
+        if isLogging { record(.write, address, register, Array(bytes), nil) }
+    }
+
+    // MARK: - private
+
+    private func record(_ d: BusTransaction.Direction, _ a: UInt8, _ r: UInt8, _ b: [UInt8], _ f: BusErrorKind?) {
+        if isLogging || f != nil { log.append(BusTransaction(direction: d, address: a, register: r, bytes: b, fault: f)) }
+    }
+
+    private func faultAddress(_ f: SimulatedFault) -> UInt8 {
+        switch f {
+        case let .failTransfer(_, a, _), let .failRange(a, _, _, _), let .stuck(a, _, _): a
+        }
+    }
+
+    /// Counts the transfer and returns the fault kind to inject, if any.
+    private func fault(for address: UInt8) -> BusErrorKind? {
+        transferCount += 1
+        let n = (transfersPerAddress[address] ?? 0) + 1
+        transfersPerAddress[address] = n
+        if absent.contains(address) { return .nack }
+        for f in faults {
+            switch f {
+            case let .failTransfer(number, a, kind) where a == address && number == n: return kind
+            case let .failRange(a, from, until, kind) where a == address && n >= from && (until.map { n < $0 } ?? true):
+                return kind
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    private static func errno(for kind: BusErrorKind) -> Int32 {
+        switch kind {
+        case .nack: BusError.Errno.EREMOTEIO
+        case .io: BusError.Errno.EIO
+        case .timeout: BusError.Errno.ETIMEDOUT
+        case .permissionDenied: BusError.Errno.EACCES
+        case .noSuchBus: BusError.Errno.ENOENT
+        case .unsupported: BusError.Errno.EOPNOTSUPP
+        case .busy: BusError.Errno.EBUSY
+        case .other: 0
+        }
+    }
+}
+
+/// A 256-byte register file with the common side-effect rules, for chip models to compose.
+public struct RegisterFile: Sendable {
+    /// How the register pointer moves during a multi-byte read.
+    public enum AutoIncrement: Sendable {
+        /// Always increments (Bosch, InvenSense): wraps at 0xFF.
+        case always
+        /// Increments only if bit 7 of the sub-address is set (ST parts on I2C); bit 7 is not part of the address.
+        case whenBit7Set
+    }
+    /// The register values.
+    public var bytes: [UInt8]
+    /// Pointer rule.
+    public var autoIncrement: AutoIncrement
+
+    public init(autoIncrement: AutoIncrement = .always) {
+        bytes = [UInt8](repeating: 0, count: 256)
+        self.autoIncrement = autoIncrement
+    }
+
+    /// The registers a transfer starting at `register` of `count` bytes touches, in order.
+    public func addresses(start register: UInt8, count: Int) -> [UInt8] {
+        switch autoIncrement {
+        case .always:
+            return (0..<count).map { UInt8(truncatingIfNeeded: Int(register) + $0) }
+        case .whenBit7Set:
+            let base = register & 0x7F
+            if register & 0x80 == 0 { return [UInt8](repeating: base, count: count) }
+            return (0..<count).map { UInt8(truncatingIfNeeded: (Int(base) + $0) & 0x7F) }
+        }
+    }
+
+    public subscript(_ r: UInt8) -> UInt8 {
+        get { bytes[Int(r)] }
+        set { bytes[Int(r)] = newValue }
+    }
+}
