@@ -1,0 +1,153 @@
+import LodestoneCore
+
+/// The sampling engine's synchronous core: reads each source when it is due, keeps going when a source
+/// fails (retrying with a bounded back-off and re-probing a vanished chip), and reports what happened.
+///
+/// Time is injected: `step(prepare:handle:)` advances to the next due instant on the engine's own time
+/// line; the caller decides whether to wait for the wall clock (live hardware) or not (simulation, replay).
+public struct Engine {
+    /// A source's health.
+    public enum Health: Sendable, Hashable, CustomStringConvertible {
+        /// Not started yet.
+        case starting
+        /// Delivering samples.
+        case ok
+        /// Failing; the engine keeps retrying. The message is the last error.
+        case degraded(String)
+
+        public var description: String {
+            switch self {
+            case .starting: "starting"
+            case .ok: "ok"
+            case .degraded(let m): "degraded: " + m
+            }
+        }
+    }
+
+    /// Snapshot of one source, for display and `--json` status messages.
+    public struct SourceStatus: Sendable {
+        public var id: String
+        public var label: String
+        public var rateHz: Double
+        public var health: Health
+        public var samples: Int
+        public var failures: Int
+        public var lastReading: SensorReading?
+        public var lastFix: LocationFix?
+        /// Measured delivery rate over the last second, Hz.
+        public var measuredRateHz: Double
+    }
+
+    /// What happened during a step.
+    public enum Event: Sendable {
+        case reading(sensor: String, SensorReading)
+        case fix(sensor: String, LocationFix)
+        /// A source started failing or failed again after a retry (one per state change, not per sample).
+        case degraded(sensor: String, message: String, timeS: Double)
+        /// A failing source delivers again.
+        case recovered(sensor: String, timeS: Double)
+    }
+
+    private struct Slot {
+        var source: any SensorSource
+        var periodS: Double
+        var nextDueS: Double
+        var status: SourceStatus
+        var consecutiveFailures = 0
+        var needsStart = true
+        var backoffS = 0.25
+        var windowStartS = 0.0
+        var windowCount = 0
+    }
+
+    private var slots: [Slot]
+    /// Engine time of the last step, s.
+    public private(set) var timeS: Double
+
+    /// Maximum retry back-off for a failing source, s.
+    public static let maximumBackoffS = 5.0
+    /// Consecutive failed reads before a source is re-probed.
+    public static let failuresBeforeReprobe = 3
+
+    public init(sources: [any SensorSource], startTimeS: Double = 0) {
+        timeS = startTimeS
+        slots = sources.map { s in
+            let period = 1 / max(s.rateHz, 1e-3)
+            return Slot(source: s, periodS: period, nextDueS: startTimeS,
+                        status: SourceStatus(id: s.id, label: s.label, rateHz: s.rateHz, health: .starting, samples: 0,
+                                             failures: 0, lastReading: nil, lastFix: nil, measuredRateHz: 0),
+                        windowStartS: startTimeS)
+        }
+    }
+
+    /// Status of every source, in board order.
+    public var statuses: [SourceStatus] { slots.map(\.status) }
+
+    /// True when at least one source is healthy.
+    public var anyHealthy: Bool { slots.contains { $0.status.health == .ok } }
+
+    /// The next instant at which a source is due.
+    public var nextDueS: Double { slots.map(\.nextDueS).min() ?? .infinity }
+
+    /// Advances to `nextDueS`: calls `prepare(t)` once (a simulated world moves there), then reads every
+    /// source due at `t` and hands each event to `handle`. Returns `t`.
+    @discardableResult
+    public mutating func step(prepare: (Double) -> Void = { _ in }, handle: (Event) -> Void) -> Double {
+        let t = nextDueS
+        guard t.isFinite else { return timeS }
+        timeS = t
+        prepare(t)
+        for i in slots.indices where slots[i].nextDueS <= t + 1e-9 {
+            service(&slots[i], at: t, handle: handle)
+        }
+        return t
+    }
+
+    private func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
+        // Keep a fixed grid; if we fell behind by more than a period, skip ahead rather than bursting.
+        slot.nextDueS += slot.periodS
+        if slot.nextDueS <= t { slot.nextDueS = t + slot.periodS }
+        do throws(SourceError) {
+            if slot.needsStart {
+                try slot.source.start()
+                slot.needsStart = false
+            }
+            let r = try slot.source.read(timeS: t)
+            switch r {
+            case .sensor(let reading):
+                slot.status.lastReading = reading
+                handle(.reading(sensor: slot.status.id, reading))
+            case .fix(let fix):
+                slot.status.lastFix = fix
+                handle(.fix(sensor: slot.status.id, fix))
+            case .none:
+                return
+            }
+            slot.status.samples += 1
+            slot.windowCount += 1
+            if t - slot.windowStartS >= 1 {
+                slot.status.measuredRateHz = Double(slot.windowCount) / (t - slot.windowStartS)
+                slot.windowStartS = t
+                slot.windowCount = 0
+            }
+            if case .degraded = slot.status.health { handle(.recovered(sensor: slot.status.id, timeS: t)) }
+            slot.status.health = .ok
+            slot.consecutiveFailures = 0
+            slot.backoffS = 0.25
+        } catch {
+            slot.status.failures += 1
+            slot.consecutiveFailures += 1
+            let wasDegraded: Bool = if case .degraded = slot.status.health { true } else { false }
+            if error.deviceGone || slot.consecutiveFailures >= Self.failuresBeforeReprobe || slot.needsStart {
+                slot.needsStart = true
+                slot.nextDueS = t + slot.backoffS
+                slot.backoffS = min(slot.backoffS * 2, Self.maximumBackoffS)
+            }
+            slot.status.health = .degraded(error.message)
+            slot.status.measuredRateHz = 0
+            if !wasDegraded || slot.consecutiveFailures == 1 {
+                handle(.degraded(sensor: slot.status.id, message: error.message, timeS: t))
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Where a job writes its lines. Injected so that tests capture output.
+public protocol LineOutput: AnyObject {
+    /// Writes `line` followed by a newline.
+    func write(_ line: String)
+    /// Writes raw text (no newline added), for terminal redraws.
+    func writeRaw(_ text: String)
+    /// Pushes buffered output out.
+    func flush()
+}
+
+/// Standard output, buffered and flushed by `flush()` (and when the buffer grows past 64 KiB).
+public final class StandardOutput: LineOutput {
+    private var buffer = Data()
+    private let handle: FileHandle
+    public init(handle: FileHandle = .standardOutput) { self.handle = handle }
+    public func write(_ line: String) { writeRaw(line + "\n") }
+    public func writeRaw(_ text: String) {
+        buffer.append(contentsOf: Array(text.utf8))
+        if buffer.count > 65_536 { flush() }
+    }
+    public func flush() {
+        guard !buffer.isEmpty else { return }
+        // A closed pipe (`lodestone run --json | head`) must not crash the engine: swallow the error;
+        // the next flush will fail the same way and the job ends on its own schedule.
+        try? handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+    deinit { flush() }
+}
+
+/// Collects lines in memory (tests).
+public final class CapturedOutput: LineOutput {
+    public private(set) var lines: [String] = []
+    private var partial = ""
+    public init() {}
+    public func write(_ line: String) { lines.append(line) }
+    public func writeRaw(_ text: String) { partial += text }
+    public func flush() {}
+    /// Everything written with `writeRaw`.
+    public var raw: String { partial }
+}
