@@ -1,0 +1,92 @@
+import Foundation
+import LodestoneCore
+
+/// Records engine events as a trace file while the engine runs: readings that share an instant become one
+/// row. Lines are flushed to the file at least once a second, so an interrupted run keeps what it had;
+/// `close()` flushes the rest. A failure to write is reported once and recording stops — the engine keeps
+/// running.
+public final class TraceRecorder {
+    public let path: String
+    private let formatter: TraceFormatter
+    private var sink: any TraceSink
+    private var pending: TraceRow?
+    private var buffer = ""
+    private var lastFlushS = 0.0
+    /// The first write error, if any.
+    public private(set) var error: String?
+    /// Rows written.
+    public private(set) var rowCount = 0
+
+    /// Opens `path` for writing (gzip-compressed when it ends in `.gz`).
+    public init(path: String, columns: [TraceColumn] = TraceFormatter.fullColumns) throws(TraceError) {
+        self.path = path
+        formatter = TraceFormatter(columns: columns)
+        do { sink = try TraceSinks.open(path: path) } catch {
+            throw TraceError(path: path, problem: "cannot record: \(error)")
+        }
+        buffer = formatter.header
+    }
+
+    /// Adds a reading (board axes) at its time.
+    public func add(_ r: SensorReading) {
+        var row = rowFor(r.timeS)
+        if let v = r.accelerationMps2 { row.accelerationMps2 = v }
+        if let v = r.angularVelocityRadS { row.angularVelocityRadS = v }
+        if let v = r.magneticFieldMicroTesla { row.magneticFieldMicroTesla = v }
+        if let v = r.pressurePa { row.pressurePa = v }
+        if let v = r.temperatureC, row.temperatureC == nil { row.temperatureC = v }
+        pending = row
+    }
+
+    /// Adds a position fix at its time.
+    public func add(_ f: LocationFix) {
+        var row = rowFor(f.timeS)
+        row.latitudeDeg = f.latitudeDeg; row.longitudeDeg = f.longitudeDeg; row.heightM = f.heightM
+        row.speedMps = f.speedMps; row.horizontalAccuracyM = f.horizontalAccuracyM
+        pending = row
+    }
+
+    /// Attaches truth to the row at `timeS` (simulated board).
+    public func add(truth: TraceRow.Truth, timeS: Double) {
+        var row = rowFor(timeS)
+        row.truth = truth
+        pending = row
+    }
+
+    private func rowFor(_ t: Double) -> TraceRow {
+        if let p = pending, abs(p.timeS - t) < 1e-9 { return p }
+        if let p = pending { emit(p) }
+        if t - lastFlushS >= 1 { flush(); lastFlushS = t }
+        return TraceRow(timeS: t)
+    }
+
+    private func emit(_ row: TraceRow) {
+        // Rows with truth only (no sensor sampled at that instant) are not written.
+        guard row.accelerationMps2 != nil || row.angularVelocityRadS != nil || row.magneticFieldMicroTesla != nil
+                || row.pressurePa != nil || row.latitudeDeg != nil else { return }
+        buffer += formatter.line(row)
+        rowCount += 1
+    }
+
+    /// Writes buffered rows to the file.
+    public func flush() {
+        guard error == nil, !buffer.isEmpty else { return }
+        do { try sink.write(Array(buffer.utf8)) } catch { self.error = "\(path): recording stopped: \(error)" }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the last row and closes the file.
+    public func close() {
+        if let p = pending { emit(p); pending = nil }
+        flush()
+        if error == nil {
+            do { try sink.close() } catch { self.error = "\(path): recording not closed cleanly: \(error)" }
+        }
+    }
+}
+
+/// A byte sink for traces.
+public protocol TraceSink {
+    mutating func write(_ bytes: [UInt8]) throws
+    mutating func close() throws
+}
