@@ -51,7 +51,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "lodestone",
-            dependencies: ["LodestoneEngine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LodestoneEngine", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
         .testTarget(name: "LodestoneCoreTests", dependencies: ["LodestoneCore"], swiftSettings: strict),

@@ -1,9 +1,12 @@
 #pragma once
 /* The C surface Lodestone needs from Linux: libi2c (<i2c/smbus.h>, Debian's libi2c-dev ships no
  * pkg-config file, hence `link "i2c"`), libiio (<iio.h>, pkg-config libiio), zlib, and the ioctls.
- * ioctl() is variadic, which Swift cannot call, so each use gets a typed inline wrapper here. */
+ * ioctl() is variadic, which Swift cannot call, so each use gets a typed inline wrapper here; so do the
+ * zlib macros (deflateInit2). Nothing here retries or reads errno for Swift except lodestone_errno(): the
+ * one EINTR loop and the one errno read live in LodestoneLinux/Syscalls.swift. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <unistd.h>
 #include <termios.h>
 #include <sys/ioctl.h>
@@ -25,6 +28,31 @@ static inline int lodestone_i2c_funcs(int fd, unsigned long *funcs) {
 static inline int lodestone_i2c_rdwr(int fd, struct i2c_msg *msgs, unsigned int nmsgs) {
     struct i2c_rdwr_ioctl_data data = { msgs, nmsgs };
     return ioctl(fd, I2C_RDWR, &data);
+}
+/* I2C_RDWR with two messages on the stack: write the 1-byte register pointer, repeated start, read `len`
+ * bytes. The kernel (i2c-dev) rejects messages longer than 8192 bytes with EINVAL. */
+static inline int lodestone_i2c_write_read(int fd, uint16_t addr, uint8_t reg, uint8_t *buf, uint16_t len) {
+    struct i2c_msg msgs[2] = {
+        { .addr = addr, .flags = 0, .len = 1, .buf = &reg },
+        { .addr = addr, .flags = I2C_M_RD, .len = len, .buf = buf },
+    };
+    return lodestone_i2c_rdwr(fd, msgs, 2);
+}
+/* I2C_RDWR with one write message (`buf` already starts with the register pointer). */
+static inline int lodestone_i2c_write_message(int fd, uint16_t addr, uint8_t *buf, uint16_t len) {
+    struct i2c_msg msg = { .addr = addr, .flags = 0, .len = len, .buf = buf };
+    return lodestone_i2c_rdwr(fd, &msg, 1);
+}
+/* TIOCGWINSZ: the terminal's size in character cells; returns -1 (errno set) when fd is no terminal. */
+static inline int lodestone_terminal_columns(int fd, unsigned short *columns) {
+    struct winsize ws;
+    int ret = ioctl(fd, TIOCGWINSZ, &ws);
+    if (ret == 0) *columns = ws.ws_col;
+    return ret;
+}
+/* deflateInit2 is a macro; windowBits 15 + 16 selects the gzip wrapper (RFC 1952). */
+static inline int lodestone_deflate_init_gzip(z_stream *strm, int level) {
+    return deflateInit2(strm, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }
 /* errno is a macro over a thread-local; expose it as a function. */
 static inline int lodestone_errno(void) { return errno; }

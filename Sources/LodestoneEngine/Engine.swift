@@ -51,6 +51,9 @@ public struct Engine {
     private struct Slot {
         var source: any SensorSource
         var periodS: Double
+        /// Due times are `originS + tick · periodS` (no accumulated rounding).
+        var originS: Double
+        var tick = 0
         var nextDueS: Double
         var status: SourceStatus
         var consecutiveFailures = 0
@@ -73,7 +76,7 @@ public struct Engine {
         timeS = startTimeS
         slots = sources.map { s in
             let period = 1 / max(s.rateHz, 1e-3)
-            return Slot(source: s, periodS: period, nextDueS: startTimeS,
+            return Slot(source: s, periodS: period, originS: startTimeS, nextDueS: startTimeS,
                         status: SourceStatus(id: s.id, label: s.label, rateHz: s.rateHz, health: .starting, samples: 0,
                                              failures: 0, lastReading: nil, lastFix: nil, measuredRateHz: 0),
                         windowStartS: startTimeS)
@@ -103,10 +106,17 @@ public struct Engine {
         return t
     }
 
+    private func reschedule(_ slot: inout Slot, from s: Double) {
+        slot.originS = s
+        slot.tick = 0
+        slot.nextDueS = s
+    }
+
     private func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
         // Keep a fixed grid; if we fell behind by more than a period, skip ahead rather than bursting.
-        slot.nextDueS += slot.periodS
-        if slot.nextDueS <= t { slot.nextDueS = t + slot.periodS }
+        slot.tick += 1
+        slot.nextDueS = slot.originS + Double(slot.tick) * slot.periodS
+        if slot.nextDueS <= t { reschedule(&slot, from: t + slot.periodS) }
         do throws(SourceError) {
             if slot.needsStart {
                 try slot.source.start()
@@ -140,7 +150,7 @@ public struct Engine {
             let wasDegraded: Bool = if case .degraded = slot.status.health { true } else { false }
             if error.deviceGone || slot.consecutiveFailures >= Self.failuresBeforeReprobe || slot.needsStart {
                 slot.needsStart = true
-                slot.nextDueS = t + slot.backoffS
+                reschedule(&slot, from: t + slot.backoffS)
                 slot.backoffS = min(slot.backoffS * 2, Self.maximumBackoffS)
             }
             slot.status.health = .degraded(error.message)

@@ -77,7 +77,8 @@ public enum Wire {
         public var lonDeg: Double
         public var heightM: Double
         public var speedMps: Double
-        public var courseDeg: Double
+        /// Course over ground, deg; omitted when too slow to define one.
+        public var courseDeg: Double?
         public var horizontalAccuracyM: Double
         public var verticalAccuracyM: Double
         enum CodingKeys: String, CodingKey {
@@ -86,7 +87,7 @@ public enum Wire {
         }
         public init(sensor: String, fix f: LocationFix) {
             tS = f.timeS; self.sensor = sensor; latDeg = f.latitudeDeg; lonDeg = f.longitudeDeg; heightM = f.heightM
-            speedMps = f.speedMps; courseDeg = f.courseDeg; horizontalAccuracyM = f.horizontalAccuracyM; verticalAccuracyM = f.verticalAccuracyM
+            speedMps = f.speedMps; courseDeg = f.courseDeg.finite; horizontalAccuracyM = f.horizontalAccuracyM; verticalAccuracyM = f.verticalAccuracyM
         }
     }
 

@@ -26,3 +26,30 @@ struct FileSink: TraceSink {
     mutating func write(_ bytes: [UInt8]) throws { try handle.write(contentsOf: bytes) }
     mutating func close() throws { try handle.synchronize(); try handle.close() }
 }
+
+/// A gzip-compressed file, written as a stream.
+struct GzipSink: TraceSink {
+    let writer: GzipWriter
+    init(path: String) throws { writer = try GzipWriter(path: path) }
+    mutating func write(_ bytes: [UInt8]) throws { try writer.write(bytes) }
+    mutating func close() throws { try writer.close() }
+}
+
+/// Reading whole trace files (plain or gzip).
+public enum TraceFiles {
+    /// The decompressed text of `path`.
+    public static func readText(path: String) throws(TraceError) -> String {
+        let bytes: [UInt8]
+        do { bytes = try GzipFile.readAll(path: path) } catch {
+            throw TraceError(path: path, problem: error.description)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Files the CLI writes whole (atomically: temp file, fsync, rename).
+public enum OutputFiles {
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try AtomicFile.write(bytes, to: path)
+    }
+}

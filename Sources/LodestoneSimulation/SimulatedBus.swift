@@ -11,6 +11,20 @@ public protocol SimulatedChip: AnyObject {
     func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer)
     /// A write of `bytes` starting at `register`, with side effects (reset, mode changes) applied.
     func write(register: UInt8, bytes: UnsafeRawBufferPointer)
+    /// Whether the chip answers its address right now. A chip that is attached but not responding NACKs every
+    /// transfer, e.g. an AK8963 behind an MPU-9250 whose I2C bypass is disabled. Defaults to `true`.
+    var isResponding: Bool { get }
+    /// The register that byte `offset` of a read starting at sub-address `start` (as sent on the wire) comes from.
+    /// Used to apply `SimulatedFault.stuck`. Defaults to `start + offset` (Bosch, InvenSense); models with another
+    /// pointer rule (ST's bit 7, AKM's wrap) say so.
+    func registerAddress(start: UInt8, offset: Int) -> UInt8
+}
+
+extension SimulatedChip {
+    /// Attached chips answer unless the model says otherwise.
+    public var isResponding: Bool { true }
+    /// Plain auto-increment, wrapping at 0xFF.
+    public func registerAddress(start: UInt8, offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: Int(start) + offset) }
 }
 
 /// One logged bus transaction.
@@ -97,7 +111,10 @@ public final class SimulatedBus: RegisterBus {
     /// Empties the log.
     public func clearLog() { log.removeAll(keepingCapacity: true) }
 
-    public func isPresent(address: UInt8) -> Bool { chips[address] != nil && !absent.contains(address) }
+    public func isPresent(address: UInt8) -> Bool {
+        guard let chip = chips[address] else { return false }
+        return !absent.contains(address) && chip.isResponding
+    }
 
     public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
         let op = "read \(buffer.count) byte\(buffer.count == 1 ? "" : "s")"
@@ -112,8 +129,7 @@ public final class SimulatedBus: RegisterBus {
         chip.read(register: register, into: buffer)
         for f in faults {
             if case let .stuck(a, r, v) = f, a == address {
-                let off = Int(r) - Int(register & 0x7F)
-                if off >= 0, off < buffer.count { buffer[off] = v }
+                for off in 0..<buffer.count where chip.registerAddress(start: register, offset: off) == r { buffer[off] = v }
             }
         }
         if isLogging { record(.read, address, register, Array(buffer), nil) }
@@ -151,6 +167,7 @@ public final class SimulatedBus: RegisterBus {
         let n = (transfersPerAddress[address] ?? 0) + 1
         transfersPerAddress[address] = n
         if absent.contains(address) { return .nack }
+        if let chip = chips[address], !chip.isResponding { return .nack }
         for f in faults {
             switch f {
             case let .failTransfer(number, a, kind) where a == address && number == n: return kind

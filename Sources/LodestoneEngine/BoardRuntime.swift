@@ -1,0 +1,136 @@
+import LodestoneCore
+import LodestoneDrivers
+import LodestoneLinux
+import LodestoneSimulation
+
+/// A board made ready to run: one source per sensor, and the simulated world when the board is simulated.
+public struct BoardRuntime {
+    public var sources: [any SensorSource]
+    public var world: SimulatedWorld?
+
+    /// Scenario names of the simulated board.
+    public static var scenarioNames: [String] { Scenario.catalog.map(\.name) }
+
+    /// Builds sources for every sensor of `board`. Opening a bus can fail (permission, no such bus): that is
+    /// an error here, before anything runs, because the board file names a bus that is not usable. A chip
+    /// that does not answer is not: it shows as degraded and the others run.
+    public static func assemble(_ board: BoardDescription, seed: UInt64, scenario: String?) throws(JobError) -> BoardRuntime {
+        var sources: [any SensorSource] = []
+        var world: SimulatedWorld?
+        var buses: [String: I2CDevBus] = [:]
+        let simulated = board.sensors.filter { $0.bus == .simulated }
+        if !simulated.isEmpty {
+            let name = scenario ?? board.simulation?.scenario ?? Scenario.defaultName
+            guard let sc = Scenario.named(name) else {
+                throw JobError("\(board.path ?? board.name): simulation.scenario: \"\(name)\" is unknown; allowed: " + scenarioNames.joined(separator: ", "))
+            }
+            let placements = simulated.map { s in
+                SimulatedBoard.Placement(id: s.id, chip: s.chip, address: s.address ?? ChipCatalog.entry(named: s.chip)?.addresses.first ?? 0,
+                                         mount: s.mount, rateHz: s.rateHz)
+            }
+            let disturbance = MagneticDisturbance(hardIronMicroTesla: board.simulation?.hardIronMicroTesla ?? .zero,
+                                                  softIron: board.simulation?.softIron ?? .identity)
+            do {
+                world = SimulatedWorld(board: try SimulatedBoard(scenario: sc, placements: placements, disturbance: disturbance, seed: seed))
+            } catch { throw JobError(error.description) }
+        }
+        for s in board.sensors {
+            switch s.bus {
+            case .simulated:
+                guard let w = world else { continue }
+                sources.append(try driverSource(s, bus: w.board.bus, path: "sim"))
+            case .i2c(let path):
+                let bus: I2CDevBus
+                if let b = buses[path] { bus = b } else {
+                    do { bus = try I2CDevBus(path: path) } catch {
+                        throw JobError("\(board.path ?? board.name): sensor \(s.id): \(error.description)")
+                    }
+                    buses[path] = bus
+                }
+                sources.append(try driverSource(s, bus: bus, path: path))
+            case let .iio(device, uri):
+                sources.append(try IIOSource(id: s.id, device: device, uri: uri, rateHz: s.rateHz, mount: s.mount))
+            }
+        }
+        if let w = world { sources.append(SimulatedGNSSSource(world: w)) }
+        return BoardRuntime(sources: sources, world: world)
+    }
+
+    private static func driverSource<Bus: RegisterBus>(_ s: BoardDescription.SensorEntry, bus: Bus, path: String) throws(JobError) -> DriverSource {
+        do {
+            let driver = try ChipCatalog.makeDriver(chip: s.chip, bus: bus, address: s.address, delay: SystemDelay.microseconds)
+            return DriverSource(id: s.id, label: "\(s.chip) @ \(path) \(hex(driver.address))", rateHz: s.rateHz, mount: s.mount, driver: driver)
+        } catch { throw JobError("sensor \(s.id): \(error.description)") }
+    }
+}
+
+/// Sleeping for drivers (reset and conversion waits), through the one OS layer.
+public enum SystemDelay {
+    @Sendable public static func microseconds(_ us: Int) { if us > 0 { MonotonicClock.sleep(microseconds: us) } }
+}
+
+/// The wall clock of real runs.
+public struct SystemClock: EngineClock {
+    public init() {}
+    public func nowS() -> Double { MonotonicClock.nowS() }
+    public func sleep(untilS deadlineS: Double) { MonotonicClock.sleep(untilS: deadlineS) }
+}
+
+/// A clock that never waits (as-fast-as-possible runs and tests): time is whatever it was set to.
+public final class ManualClock: EngineClock {
+    public var timeS: Double
+    public init(timeS: Double = 0) { self.timeS = timeS }
+    public func nowS() -> Double { timeS }
+    public func sleep(untilS deadlineS: Double) { timeS = max(timeS, deadlineS) }
+}
+
+/// The simulated board as the engine sees it: a world to advance and truth to record.
+public final class SimulatedWorld {
+    public let board: SimulatedBoard
+    init(board: SimulatedBoard) { self.board = board }
+
+    public var scenarioName: String { board.scenario.name }
+
+    /// Moves the world (all chip models) to `timeS`.
+    public func advance(toTimeS t: Double) { board.advance(toTimeS: t) }
+
+    /// The truth as trace columns.
+    public var truthRow: TraceRow.Truth {
+        let t = board.truth
+        var r = TraceRow.Truth()
+        r.boardToENU = t.boardToENU
+        r.latitudeDeg = t.latitudeDeg
+        r.longitudeDeg = t.longitudeDeg
+        r.heightM = t.heightM
+        r.velocityENUMps = t.velocityENUMps
+        r.pressurePa = t.pressurePa
+        r.activity = t.activity.rawValue
+        r.floor = t.floor
+        return r
+    }
+
+    /// The truth for status messages.
+    public var truthSummary: Wire.Status.Truth {
+        let t = board.truth
+        return Wire.Status.Truth(activity: t.activity.rawValue, segment: t.segment.rawValue, floor: t.floor,
+                                 latDeg: t.latitudeDeg, lonDeg: t.longitudeDeg, heightM: t.heightM,
+                                 headingDeg: t.boardToENU.rollPitchHeadingDeg.headingDeg)
+    }
+}
+
+/// The simulated GNSS receiver: a fix when the receiver has a new epoch (1 Hz), nothing in outages.
+struct SimulatedGNSSSource: SensorSource {
+    let world: SimulatedWorld
+    let id = "gnss"
+    let label = "simulated GNSS receiver"
+    let rateHz = 10.0
+
+    mutating func start() throws(SourceError) {}
+
+    mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
+        guard world.board.hasNewFix, let f = world.board.latestFix else { return .none }
+        return .fix(LocationFix(timeS: timeS, latitudeDeg: f.latitudeDeg, longitudeDeg: f.longitudeDeg, heightM: f.heightM,
+                                speedMps: f.speedMps, courseDeg: f.courseDeg ?? .nan, horizontalAccuracyM: f.horizontalAccuracyM,
+                                verticalAccuracyM: f.verticalAccuracyM))
+    }
+}

@@ -1,0 +1,154 @@
+import LodestoneCore
+
+/// A job failed before or while running: one line for standard error.
+public struct JobError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The engine's notion of wall time. Injected: the real one sleeps, tests use a manual one.
+public protocol EngineClock {
+    /// Seconds on a monotonic clock.
+    func nowS() -> Double
+    /// Blocks until `nowS() >= deadlineS`.
+    func sleep(untilS deadlineS: Double)
+}
+
+/// What `lodestone run` was asked to do.
+public struct RunOptions: Sendable {
+    public var board: BoardDescription
+    public var scenario: String?
+    public var durationS: Double?
+    public var seed: UInt64
+    public var json: Bool
+    public var recordPath: String?
+    /// Simulation speed: 1 = real time, 10 = ten times faster, 0 = as fast as possible. Hardware runs at 1.
+    public var speed: Double
+    /// Draw the live view in place (a terminal) rather than printing frames.
+    public var isTerminal: Bool
+
+    public init(board: BoardDescription, scenario: String? = nil, durationS: Double? = nil, seed: UInt64 = 1, json: Bool = false,
+                recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false) {
+        self.board = board; self.scenario = scenario; self.durationS = durationS; self.seed = seed; self.json = json
+        self.recordPath = recordPath; self.speed = speed; self.isTerminal = isTerminal
+    }
+}
+
+/// `lodestone run`: assembles the board, samples every sensor at its rate, shows or streams what it reads,
+/// records a trace, and keeps going when a sensor fails (saying so).
+public struct RunJob {
+    public var options: RunOptions
+
+    public init(options: RunOptions) { self.options = options }
+
+    /// Runs until the duration is over or `shouldStop()` is true. Returns the process exit status.
+    public func run(output: LineOutput, errors: LineOutput, clock: EngineClock, shouldStop: () -> Bool) throws(JobError) -> Int32 {
+        let runtime = try BoardRuntime.assemble(options.board, seed: options.seed, scenario: options.scenario)
+        var engine = Engine(sources: runtime.sources)
+        let isSimulated = runtime.world != nil
+        let speed = isSimulated ? options.speed : 1
+        var recorder: TraceRecorder?
+        if let path = options.recordPath {
+            do { recorder = try TraceRecorder(path: path) } catch { throw JobError(error.description) }
+            if !options.json { errors.write("recording to \(path)") }
+        }
+        if options.json {
+            output.write(Wire.line(Wire.Version(release: Lodestone.version)))
+            output.write(Wire.line(Wire.Board(name: options.board.name, path: options.board.path,
+                                              sensors: runtime.sources.map { .init(id: $0.id, label: $0.label, rateHz: $0.rateHz) },
+                                              scenario: runtime.world?.scenarioName, seed: isSimulated ? options.seed : nil)))
+        }
+        var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
+        var notes: [String] = []
+        let wallStartS = clock.nowS()
+        var nextStatusS = 1.0
+        var nextRedrawWallS = wallStartS
+        var everDelivered = false
+        var lastStatusS = -Double.infinity
+        let duration = options.durationS ?? .infinity
+
+        while !shouldStop() {
+            let t = engine.nextDueS
+            guard t.isFinite, t <= duration + 1e-9 else { break }
+            if speed > 0 { clock.sleep(untilS: wallStartS + t / speed) }
+            engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { event in
+                switch event {
+                case let .reading(sensor, r):
+                    everDelivered = true
+                    recorder?.add(r)
+                    if options.json { output.write(Wire.line(Wire.Sample(sensor: sensor, reading: r, messageClass: "SAMPLE"))) }
+                case let .fix(sensor, f):
+                    everDelivered = true
+                    recorder?.add(f)
+                    if options.json { output.write(Wire.line(Wire.Fix(sensor: sensor, fix: f))) }
+                case let .degraded(sensor, message, timeS):
+                    let line = "\(sensor) degraded at t=\(formatFixed(timeS, digits: 2)) s: \(message); retrying"
+                    if options.json {
+                        output.write(Wire.line(Wire.Notice(messageClass: "DEGRADED", tS: timeS, sensor: sensor, message: message)))
+                    } else { notes.append(line) }
+                    errors.write(line)
+                case let .recovered(sensor, timeS):
+                    let line = "\(sensor) recovered at t=\(formatFixed(timeS, digits: 2)) s"
+                    if options.json {
+                        output.write(Wire.line(Wire.Notice(messageClass: "RECOVERED", tS: timeS, sensor: sensor, message: "delivering again")))
+                    } else { notes.append(line) }
+                    errors.write(line)
+                }
+            }
+            if let world = runtime.world, recorder != nil { recorder?.add(truth: world.truthRow, timeS: t) }
+            if t >= nextStatusS {
+                nextStatusS += 1
+                lastStatusS = t
+                if options.json { output.write(Wire.line(status(t, engine, runtime))) }
+                if let e = recorder?.error { errors.write(e); recorder = nil }
+            }
+            if !options.json {
+                let now = clock.nowS()
+                if now >= nextRedrawWallS {
+                    nextRedrawWallS = now + (options.isTerminal ? 0.25 : 1.0)
+                    output.writeRaw(view.frame(view.render(timeS: t, statuses: engine.statuses, truth: runtime.world?.truthSummary, notes: notes)))
+                    output.flush()
+                }
+            } else if speed > 0 {
+                output.flush()
+            }
+        }
+        recorder?.close()
+        if let e = recorder?.error { errors.write(e) }
+        if options.json {
+            if lastStatusS != engine.timeS { output.write(Wire.line(status(engine.timeS, engine, runtime))) }
+        } else {
+            output.writeRaw(view.frame(view.render(timeS: engine.timeS, statuses: engine.statuses, truth: runtime.world?.truthSummary, notes: notes)))
+        }
+        output.flush()
+        if let r = recorder { errors.write("recorded \(r.rowCount) rows to \(r.path)") }
+        guard everDelivered else {
+            errors.write("no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
+            return 1
+        }
+        return 0
+    }
+
+    private func status(_ t: Double, _ engine: Engine, _ runtime: BoardRuntime) -> Wire.Status {
+        let sensors = engine.statuses.map { s -> Wire.Status.Sensor in
+            var message: String?
+            let health: String
+            switch s.health {
+            case .ok: health = "ok"
+            case .starting: health = "starting"
+            case .degraded(let m): health = "degraded"; message = m
+            }
+            return .init(id: s.id, health: health, message: message, rateHz: (s.measuredRateHz * 10).rounded() / 10,
+                         samples: s.samples, failures: s.failures)
+        }
+        return Wire.Status(tS: t, sensors: sensors, degraded: sensors.filter { $0.health == "degraded" }.map(\.id),
+                           truth: runtime.world?.truthSummary)
+    }
+}
+
+/// Release information.
+public enum Lodestone {
+    /// The release version.
+    public static let version = "0.1.0"
+}

@@ -1,0 +1,176 @@
+import CLodestoneLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whole-file gzip reading and writing through zlib (RFC 1952).
+public enum GzipFile {
+    /// Reads and decompresses all of `path`. A file that is not gzip is read as it is (zlib's transparent
+    /// mode), so plain and `.gz` traces go through the same call.
+    ///
+    /// - Throws: `FileError` with kind `.truncated` when the file ends inside the compressed stream (zlib's
+    ///   "unexpected end of file"), `.corrupt` for bad data or a CRC mismatch, or the errno's kind when the
+    ///   file cannot be opened or read.
+    public static func readAll(path: String) throws(FileError) -> [UInt8] {
+        let opened = path.withCString { p in Syscalls.pointer { gzopen(p, "rb") } }
+        let file: gzFile
+        switch opened {
+        case .success(let f): file = f
+        case .failure(let e):
+            // gzopen sets errno when open(2) fails; errno 0 means zlib could not allocate its state.
+            throw e.rawValue == 0
+                ? FileError(kind: .other, path: path, operation: "gzopen", detail: "zlib could not allocate its state")
+                : FileError(e, path: path, operation: "open for reading")
+        }
+        var closed = false
+        defer { if !closed { _ = gzclose_r(file) } }
+        _ = gzbuffer(file, 128 * 1024)
+
+        var contents: [UInt8] = []
+        let chunkBytes = 64 * 1024
+        var failure: FileError?
+        withUnsafeTemporaryAllocation(byteCount: chunkBytes, alignment: 16) { chunk in
+            while true {
+                let n = gzread(file, chunk.baseAddress, UInt32(chunkBytes))
+                if n > 0 {
+                    contents.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<Int(n)]))
+                    continue
+                }
+                if n < 0 { failure = streamError(file, path: path, operation: "read") }
+                break
+            }
+        }
+        if let failure { throw failure }
+        // zlib reports a stream cut short as end of file from gzread and Z_BUF_ERROR from gzerror/gzclose_r.
+        if let pending = streamError(file, path: path, operation: "read") { throw pending }
+        closed = true
+        let result = gzclose_r(file)
+        if result == Z_BUF_ERROR {
+            throw FileError(kind: .truncated, path: path, operation: "read", detail: "unexpected end of file")
+        }
+        if result == Z_ERRNO { throw FileError(Syscalls.currentErrno(), path: path, operation: "close") }
+        return contents
+    }
+
+    /// Compresses `bytes` (gzip, `level` 0–9, default 6) and writes them to `path` atomically with
+    /// `AtomicFile`, so a reader never sees a half-written `.gz`.
+    public static func write(bytes: [UInt8], to path: String, level: Int = 6, permissions: UInt32 = 0o644) throws(FileError) {
+        let compressed = try compress(bytes, level: level, path: path)
+        try AtomicFile.write(compressed, to: path, permissions: permissions)
+    }
+
+    /// `bytes` as one gzip member (`deflateInit2` with windowBits 15 + 16).
+    static func compress(_ bytes: [UInt8], level: Int, path: String) throws(FileError) -> [UInt8] {
+        var stream = z_stream()
+        let initResult = lodestone_deflate_init_gzip(&stream, Int32(max(0, min(9, level))))
+        guard initResult == Z_OK else {
+            throw FileError(kind: .other, path: path, operation: "deflateInit2", detail: "zlib error \(initResult)")
+        }
+        defer { deflateEnd(&stream) }
+        var output: [UInt8] = []
+        output.reserveCapacity(Int(deflateBound(&stream, UInt(bytes.count))))
+        let chunkBytes = 64 * 1024
+        var status: Int32 = Z_OK
+        bytes.withUnsafeBufferPointer { input in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkBytes) { chunk in
+                var offset = 0
+                repeat {
+                    // avail_in is 32-bit: feed at most 1 GiB at a time.
+                    if stream.avail_in == 0 && offset < input.count {
+                        let n = min(1 << 30, input.count - offset)
+                        stream.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0 + offset) }
+                        stream.avail_in = UInt32(n)
+                        offset += n
+                    }
+                    let flush = offset == input.count ? Z_FINISH : Z_NO_FLUSH
+                    stream.next_out = chunk.baseAddress
+                    stream.avail_out = UInt32(chunkBytes)
+                    status = deflate(&stream, flush)
+                    let produced = chunkBytes - Int(stream.avail_out)
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<produced]))
+                } while status == Z_OK || status == Z_BUF_ERROR && stream.avail_in > 0
+            }
+        }
+        guard status == Z_STREAM_END else {
+            throw FileError(kind: .other, path: path, operation: "deflate", detail: "zlib error \(status)")
+        }
+        return output
+    }
+
+    /// The error pending on `file`, if any, from `gzerror`.
+    private static func streamError(_ file: gzFile, path: String, operation: String) -> FileError? {
+        var code: Int32 = Z_OK
+        let message = gzerror(file, &code).map { String(cString: $0) } ?? ""
+        switch code {
+        case Z_OK: return nil
+        case Z_ERRNO: return FileError(Syscalls.currentErrno(), path: path, operation: operation)
+        case Z_BUF_ERROR: return FileError(kind: .truncated, path: path, operation: operation, detail: message)
+        case Z_DATA_ERROR: return FileError(kind: .corrupt, path: path, operation: operation, detail: message)
+        default: return FileError(kind: .other, path: path, operation: operation, detail: message)
+        }
+    }
+}
+
+/// A gzip file written as a stream (`gzopen`/`gzwrite`/`gzclose`), for recordings too long to hold in memory.
+///
+/// Unlike `GzipFile.write`, the file is written in place: after a crash it ends mid-stream, and
+/// `GzipFile.readAll` reports it as `.truncated` rather than returning part of it silently.
+public final class GzipWriter {
+    /// The file being written.
+    public let path: String
+    private var file: gzFile?
+
+    /// Creates or truncates `path` for gzip output at compression `level` 0–9 (default 6).
+    /// - Throws: `FileError` classified from errno (permission denied, no such directory, …).
+    public init(path: String, level: Int = 6) throws(FileError) {
+        self.path = path
+        let mode = "wb\(max(0, min(9, level)))e"   // e: O_CLOEXEC
+        let opened = path.withCString { p in mode.withCString { m in Syscalls.pointer { gzopen(p, m) } } }
+        switch opened {
+        case .success(let f): file = f
+        case .failure(let e):
+            throw e.rawValue == 0
+                ? FileError(kind: .other, path: path, operation: "gzopen", detail: "zlib could not allocate its state")
+                : FileError(e, path: path, operation: "create for writing")
+        }
+    }
+
+    deinit { if let file { _ = gzclose_w(file) } }
+
+    /// Compresses and writes `bytes`.
+    public func write(_ bytes: [UInt8]) throws(FileError) {
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try write(raw) } }
+        try result.get()
+    }
+
+    /// Compresses and writes `bytes`.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        guard let file else { throw FileError(kind: .other, path: path, operation: "write", detail: "already closed") }
+        var offset = 0
+        while offset < bytes.count {
+            let n = min(1 << 30, bytes.count - offset)
+            guard let base = bytes.baseAddress else { return }
+            let written = gzwrite(file, base + offset, UInt32(n))
+            guard written > 0 else { throw Self.error(file, path: path, operation: "write") }
+            offset += Int(written)
+        }
+    }
+
+    /// Flushes, writes the gzip trailer and closes. Further writes throw; closing twice does nothing.
+    public func close() throws(FileError) {
+        guard let file else { return }
+        self.file = nil
+        let result = gzclose_w(file)
+        if result == Z_ERRNO { throw FileError(Syscalls.currentErrno(), path: path, operation: "close") }
+        if result != Z_OK {
+            throw FileError(kind: .other, path: path, operation: "close", detail: "zlib error \(result)")
+        }
+    }
+
+    private static func error(_ file: gzFile, path: String, operation: String) -> FileError {
+        var code: Int32 = Z_OK
+        let message = gzerror(file, &code).map { String(cString: $0) } ?? ""
+        if code == Z_ERRNO { return FileError(Syscalls.currentErrno(), path: path, operation: operation) }
+        return FileError(kind: .other, path: path, operation: operation, detail: message)
+    }
+}

@@ -1,2 +1,0 @@
-import LodestoneCore
-import CLodestoneLinux

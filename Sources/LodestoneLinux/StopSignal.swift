@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Set by the SIGINT/SIGTERM handler, read by `StopSignal.requested`. An atomic store is async-signal-safe;
+/// a global `let` of `Atomic` is the one process-wide state the handler can reach.
+private let stopRequestedFlag = Atomic<Bool>(false)
+
+/// Ctrl-C (`SIGINT`) and `SIGTERM` as a flag a run loop polls, so the loop can stop cleanly (finish the trace,
+/// flush the output) instead of dying mid-write.
+///
+/// The handler is installed with `SA_RESETHAND`: the first signal asks for a stop, a second one gets the
+/// default action and ends the process at once, so a stuck program can still be interrupted.
+public struct StopSignal: Sendable {
+    /// Installs the handlers (idempotent) and returns a handle to the flag.
+    public static func install() -> StopSignal {
+        for signalNumber in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in stopRequestedFlag.store(true, ordering: .relaxed) }
+            sigemptyset(&action.sa_mask)
+            // SA_RESETHAND is 0x80000000 (asm-generic/signal.h); Swift imports the macro through a conversion that
+            // traps on bit 31, so spell its bit pattern here.
+            action.sa_flags = Int32(bitPattern: 0x8000_0000)
+            // sigaction(2) fails only for an invalid signal number or pointer; neither can happen here.
+            _ = Syscalls.call { sigaction(signalNumber, &action, nil) }
+        }
+        return StopSignal()
+    }
+
+    /// True once SIGINT or SIGTERM has arrived.
+    public var requested: Bool { stopRequestedFlag.load(ordering: .relaxed) }
+}

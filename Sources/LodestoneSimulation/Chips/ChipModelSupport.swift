@@ -1,0 +1,28 @@
+import LodestoneCore
+
+// Shared helpers for the chip models: how an ADC reports a physical value.
+
+/// `round(value)` limited to `-limit…limit` (and `Int16.min` when `limit` is `Int16.max`, as a two's-complement
+/// ADC saturates), as a 16-bit output register reports an out-of-range input. NaN gives 0.
+func saturatedRaw(_ value: Double, limit: Int16 = .max) -> Int16 {
+    guard !value.isNaN else { return 0 }
+    let low = limit == .max ? Double(Int16.min) : -Double(limit)
+    let r = min(max(value.rounded(), low), Double(limit))
+    return Int16(r)
+}
+
+extension RegisterFile {
+    /// Stores `value` little-endian at `register`, `register + 1`.
+    mutating func storeLE16(_ value: Int16, at register: UInt8) {
+        let bits = UInt16(bitPattern: value)
+        self[register] = UInt8(truncatingIfNeeded: bits)
+        self[register &+ 1] = UInt8(truncatingIfNeeded: bits >> 8)
+    }
+
+    /// Stores `value` big-endian at `register`, `register + 1`.
+    mutating func storeBE16(_ value: Int16, at register: UInt8) {
+        let bits = UInt16(bitPattern: value)
+        self[register] = UInt8(truncatingIfNeeded: bits >> 8)
+        self[register &+ 1] = UInt8(truncatingIfNeeded: bits)
+    }
+}

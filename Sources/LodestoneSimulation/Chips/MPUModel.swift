@@ -1,0 +1,143 @@
+import LodestoneCore
+import LodestoneDrivers
+
+/// A simulated InvenSense MPU-6050 / MPU-6500 / MPU-9250 built from `MPU6xxxDatasheet`: `WHO_AM_I`, device reset
+/// (`PWR_MGMT_1` bit 7, restoring each variant's defaults), sleep, cycle / low-power accelerometer mode, per-axis
+/// standby, `INT_STATUS.DATA_RDY_INT` set by a sample and cleared by reading it (or any read with `INT_RD_CLEAR`),
+/// read-only data registers, registers 29–30 absent on the 6050, and outputs quantised with the configured `FS_SEL`
+/// / `AFS_SEL` and saturated to 16 bits.
+///
+/// Set `accelerationMps2`, `angularVelocityRadS` (chip axes) and `temperatureC`; an awake chip samples them at once,
+/// and again after every write (as if the next sample came with the new settings).
+/// Asleep, or for axes in standby, the output registers keep the last values. The MPU-9250's `magnetometer`
+/// answers at 0x0C only while `isBypassEnabled`.
+public final class MPUModel: SimulatedChip {
+    public typealias Register = MPU6xxxDatasheet.Register
+    private typealias F = MPU6xxxDatasheet.Field
+
+    /// Which member of the family.
+    public let variant: MPUVariant
+    /// The MPU-9250's AK8963 (`nil` for the others); attach it at 0x0C, e.g. with `attach(to:at:)`.
+    public let magnetometer: AK8963Model?
+    /// The register file (for tests to inspect).
+    public private(set) var registers = RegisterFile(autoIncrement: .always)
+    /// The value of `WHO_AM_I` (default: the variant's first value; 0x73 makes an MPU-9255).
+    public var whoAmI: UInt8 { didSet { registers[Register.whoAmI.rawValue] = whoAmI } }
+    /// Specific force in the chip's axes, m/s² (default: lying flat at rest).
+    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfAwake() } }
+    /// Angular velocity in the chip's axes, rad/s.
+    public var angularVelocityRadS = Vector3.zero { didSet { measureIfAwake() } }
+    /// Die temperature, °C.
+    public var temperatureC = 25.0 { didSet { measureIfAwake() } }
+    /// Number of device resets seen.
+    public private(set) var resetCount = 0
+
+    /// An MPU in its power-on state. A `magnetometer` is accepted only for the MPU-9250 (a programmer error otherwise).
+    public init(variant: MPUVariant, magnetometer: AK8963Model? = nil) {
+        precondition(magnetometer == nil || variant.hasMagnetometer, "only the MPU-9250 has an AK8963")
+        self.variant = variant
+        self.magnetometer = magnetometer
+        self.whoAmI = variant.whoAmIValues[0]
+        powerOnReset()
+        magnetometer?.host = self
+    }
+
+    /// Attaches this chip at `address` and its magnetometer, if any, at 0x0C.
+    public func attach(to bus: SimulatedBus, at address: UInt8 = MPU6xxxDatasheet.addresses[0]) {
+        bus.attach(self, at: address)
+        if let magnetometer { bus.attach(magnetometer, at: MPU6xxxDatasheet.magnetometerAddress) }
+    }
+
+    /// Whether the auxiliary I2C bus is connected to the host bus (`I2C_BYPASS_EN` set, I2C master off).
+    public var isBypassEnabled: Bool {
+        F.bypassEn.extract(from: registers[Register.intPinCfg.rawValue]) == 1
+            && F.i2cMstEn.extract(from: registers[Register.userCtrl.rawValue]) == 0
+    }
+
+    /// Whether `PWR_MGMT_1.SLEEP` is set.
+    public var isAsleep: Bool { F.sleep.extract(from: registers[Register.pwrMgmt1.rawValue]) == 1 }
+
+    /// The configured accelerometer full scale.
+    public var accelFullScale: MPU6xxxDatasheet.AccelFullScale {
+        MPU6xxxDatasheet.AccelFullScale(rawValue: F.afsSel.extract(from: registers[Register.accelConfig.rawValue])) ?? .g2
+    }
+
+    /// The configured gyroscope full scale.
+    public var gyroFullScale: MPU6xxxDatasheet.GyroFullScale {
+        MPU6xxxDatasheet.GyroFullScale(rawValue: F.fsSel.extract(from: registers[Register.gyroConfig.rawValue])) ?? .dps250
+    }
+
+    public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
+        let clearOnAnyRead = F.intRdClear.extract(from: registers[Register.intPinCfg.rawValue]) == 1
+        for i in 0..<buffer.count {
+            let r = UInt8(truncatingIfNeeded: Int(register) + i)
+            buffer[i] = registers[r]
+            if r == Register.intStatus.rawValue || clearOnAnyRead {
+                registers[Register.intStatus.rawValue] = F.dataRdyInt.inserting(0, into: registers[Register.intStatus.rawValue])
+            }
+        }
+    }
+
+    public func write(register: UInt8, bytes: UnsafeRawBufferPointer) {
+        for (i, value) in bytes.enumerated() {
+            let r = UInt8(truncatingIfNeeded: Int(register) + i)
+            switch Register(rawValue: r) {
+            case .pwrMgmt1:
+                if F.deviceReset.extract(from: value) == 1 {
+                    resetCount += 1
+                    powerOnReset()
+                } else {
+                    registers[r] = value
+                }
+            case .intStatus, .whoAmI,
+                 .accelXoutH, .accelXoutL, .accelYoutH, .accelYoutL, .accelZoutH, .accelZoutL, .tempOutH, .tempOutL,
+                 .gyroXoutH, .gyroXoutL, .gyroYoutH, .gyroYoutL, .gyroZoutH, .gyroZoutL:
+                break  // read-only
+            case .accelConfig2, .lpAccelOdr:
+                if variant != .mpu6050 { registers[r] = value }  // registers 29–30 do not exist on the 6050
+            default:
+                registers[r] = value
+            }
+        }
+        // Time passes between transfers: an awake chip has taken a new sample with the new settings.
+        measureIfAwake()
+    }
+
+    private func measureIfAwake() {
+        if !isAsleep { measure() }
+    }
+
+    /// One sample of every axis not in standby, then `DATA_RDY_INT`.
+    private func measure() {
+        let pwr1 = registers[Register.pwrMgmt1.rawValue]
+        let standby = registers[Register.pwrMgmt2.rawValue]
+        let accel = accelerationMps2 * (accelFullScale.sensitivityLSBPerG / PhysicalConstants.standardGravityMps2)
+        store(accel.x, at: .accelXoutH, unless: F.stbyXA, in: standby)
+        store(accel.y, at: .accelYoutH, unless: F.stbyYA, in: standby)
+        store(accel.z, at: .accelZoutH, unless: F.stbyZA, in: standby)
+        if variant == .mpu6050 || F.gyroStandby.extract(from: pwr1) == 0 {
+            let gyro = angularVelocityRadS * (Angle.degreesPerRadian * gyroFullScale.sensitivityLSBPerDegPerS)
+            store(gyro.x, at: .gyroXoutH, unless: F.stbyXG, in: standby)
+            store(gyro.y, at: .gyroYoutH, unless: F.stbyYG, in: standby)
+            store(gyro.z, at: .gyroZoutH, unless: F.stbyZG, in: standby)
+        }
+        if F.tempDis.extract(from: pwr1) == 0 {
+            let raw = (temperatureC - variant.temperatureOffsetC) * variant.temperatureLSBPerC
+            registers.storeBE16(saturatedRaw(raw), at: Register.tempOutH.rawValue)
+        }
+        registers[Register.intStatus.rawValue] = F.dataRdyInt.inserting(1, into: registers[Register.intStatus.rawValue])
+    }
+
+    /// Stores `lsb` (saturated) big-endian at `register` unless the axis's standby bit is set in `pwrMgmt2`.
+    private func store(_ lsb: Double, at register: Register, unless standbyBit: BitField, in pwrMgmt2: UInt8) {
+        if standbyBit.extract(from: pwrMgmt2) == 0 { registers.storeBE16(saturatedRaw(lsb), at: register.rawValue) }
+    }
+
+    /// Power-on defaults: everything 0 except `PWR_MGMT_1` (0x40, asleep, on the 6050; 0x01 on the 6500/9250) and
+    /// `WHO_AM_I`. The bypass switches off, so the AK8963 stops answering.
+    private func powerOnReset() {
+        registers = RegisterFile(autoIncrement: .always)
+        registers[Register.whoAmI.rawValue] = whoAmI
+        registers[Register.pwrMgmt1.rawValue] = variant == .mpu6050 ? 0x40 : 0x01
+    }
+}

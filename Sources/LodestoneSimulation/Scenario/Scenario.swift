@@ -1,0 +1,230 @@
+import LodestoneCore
+import RealModule
+
+/// The five activity classes a recording is labelled with.
+public enum ActivityKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case stationary, walk, run, cycle, drive
+}
+
+/// What the carrier (the person or vehicle holding the board) does during one segment of a scenario.
+public enum SegmentKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case stationary, walk, run, cycle, drive
+    /// Walking up or down stairs, `floors` × `Scenario.floorHeightM`; labelled as `walk` activity.
+    case stairsUp, stairsDown
+    /// Riding a lift up or down, `floors` × `Scenario.floorHeightM`; labelled as `stationary` activity
+    /// (the carrier stands still) though the board moves vertically.
+    case liftUp, liftDown
+
+    /// The activity label of this kind: stairs count as walking, lifts as stationary.
+    public var activity: ActivityKind {
+        switch self {
+        case .stationary, .liftUp, .liftDown: .stationary
+        case .walk, .stairsUp, .stairsDown: .walk
+        case .run: .run
+        case .cycle: .cycle
+        case .drive: .drive
+        }
+    }
+
+    /// Typical horizontal speed, m/s: walk 1.4, run 3.0, cycle 5.5, drive 13 (≈ 47 km/h, urban), stairs 0.5
+    /// (horizontal progress while climbing), stationary and lift 0.
+    public var typicalSpeedMps: Double {
+        switch self {
+        case .stationary, .liftUp, .liftDown: 0
+        case .walk: 1.4
+        case .run: 3.0
+        case .cycle: 5.5
+        case .drive: 13
+        case .stairsUp, .stairsDown: 0.5
+        }
+    }
+
+    /// +1 for kinds that climb, −1 for kinds that descend, 0 for level ones.
+    public var verticalDirection: Int {
+        switch self {
+        case .stairsUp, .liftUp: 1
+        case .stairsDown, .liftDown: -1
+        default: 0
+        }
+    }
+
+    /// True for lifts (vertical motion with the carrier standing still).
+    public var isLift: Bool { self == .liftUp || self == .liftDown }
+}
+
+/// One piece of a scenario: what the carrier does, for how long, and how it turns.
+public struct ScenarioSegment: Sendable, Hashable, Codable {
+    /// What the carrier does.
+    public var kind: SegmentKind
+    /// Duration, s, > 0. (The generator treats anything below 0.1 s, or not finite, as 0.1 s.)
+    public var durationS: Double
+    /// Horizontal speed to reach, m/s, ≥ 0; `nil` = `kind.typicalSpeedMps`. Ignored (0) for stationary and lifts.
+    public var speedMps: Double?
+    /// Heading change over the segment, degrees, positive clockwise seen from above (to the right). Applied as
+    /// one smooth turn centred in the segment at a rate typical for the kind.
+    public var headingChangeDeg: Double
+    /// Floors climbed or descended (stairs and lifts only; `Scenario.floorHeightM` each), ≥ 0.
+    public var floors: Int
+    /// True when no GNSS signal reaches the board (tunnel, indoors): `GNSSSimulator` gives no fix.
+    public var gnssOutage: Bool
+
+    /// A segment; see each property for units and defaults.
+    public init(_ kind: SegmentKind, durationS: Double, speedMps: Double? = nil, headingChangeDeg: Double = 0,
+                floors: Int = 0, gnssOutage: Bool = false) {
+        self.kind = kind; self.durationS = durationS; self.speedMps = speedMps
+        self.headingChangeDeg = headingChangeDeg; self.floors = floors; self.gnssOutage = gnssOutage
+    }
+
+    /// The horizontal speed the segment ramps to, m/s: `speedMps` (clamped ≥ 0, finite) or the typical
+    /// speed; always 0 for stationary and lifts.
+    public var targetSpeedMps: Double {
+        if kind == .stationary || kind.isLift { return 0 }
+        guard let s = speedMps, s.isFinite else { return kind.typicalSpeedMps }
+        return max(0, s)
+    }
+}
+
+/// A scripted day in the life of the simulated board: where it starts, how it is carried, and a list of
+/// segments. After the last segment the carrier comes to rest and **holds stationary** for ever (it does
+/// not loop), so any simulation duration works.
+public struct Scenario: Sendable, Hashable, Codable {
+    /// Short name used on the command line (`mixed-day`).
+    public var name: String
+    /// One line saying what happens.
+    public var summary: String
+    /// The segments, in order.
+    public var segments: [ScenarioSegment]
+    /// Start geodetic latitude, WGS84, degrees.
+    public var startLatitudeDeg: Double
+    /// Start longitude, degrees east.
+    public var startLongitudeDeg: Double
+    /// Start height above the WGS84 ellipsoid, m (what GNSS reports as height, not MSL altitude).
+    public var startHeightM: Double
+    /// Start heading of the carrier, degrees clockwise from true north.
+    public var startHeadingDeg: Double
+    /// Start time as a decimal year (NOAA convention, see `DecimalYear`); time advances as Julian years.
+    public var startDecimalYear: Double
+    /// Geoid undulation N, m, taken constant over the scenario: altitude above MSL = height − N.
+    public var geoidUndulationM: Double
+    /// How the board sits on the carrier: rotates board-frame vectors into the carrier frame (x right,
+    /// y forward, z up of the person or vehicle). Fixed for the whole scenario.
+    public var boardMounting: Quaternion
+    /// Height of one floor, m (stairs and lifts).
+    public var floorHeightM: Double
+
+    /// A scenario; see each property for units.
+    public init(name: String, summary: String, segments: [ScenarioSegment], startLatitudeDeg: Double,
+                startLongitudeDeg: Double, startHeightM: Double, startHeadingDeg: Double, startDecimalYear: Double,
+                geoidUndulationM: Double, boardMounting: Quaternion, floorHeightM: Double = 3) {
+        self.name = name; self.summary = summary; self.segments = segments
+        self.startLatitudeDeg = startLatitudeDeg; self.startLongitudeDeg = startLongitudeDeg
+        self.startHeightM = startHeightM; self.startHeadingDeg = startHeadingDeg
+        self.startDecimalYear = startDecimalYear; self.geoidUndulationM = geoidUndulationM
+        self.boardMounting = boardMounting; self.floorHeightM = floorHeightM
+    }
+
+    /// Sum of the segment durations, s (the stationary hold after them is not counted).
+    public var totalDurationS: Double { segments.reduce(0) { $0 + $1.durationS } }
+
+    /// A board mounting from angles, in the same convention as `Quaternion.rollPitchHeadingDeg`: the board is
+    /// turned `yawDeg` clockwise about carrier up, then pitched `pitchDeg` nose-up about its right axis, then
+    /// rolled `rollDeg` right-side-down about its forward axis. Returns the board → carrier rotation.
+    public static func mounting(rollDeg: Double = 0, pitchDeg: Double = 0, yawDeg: Double = 0) -> Quaternion {
+        Quaternion(axis: Vector3(0, 0, 1), angleRad: -Angle.radians(fromDegrees: yawDeg))
+            * Quaternion(axis: Vector3(1, 0, 0), angleRad: Angle.radians(fromDegrees: pitchDeg))
+            * Quaternion(axis: Vector3(0, 1, 0), angleRad: Angle.radians(fromDegrees: rollDeg))
+    }
+
+    /// The name of the default scenario.
+    public static let defaultName = "mixed-day"
+
+    /// The scenario called `name` in `catalog`, or `nil`.
+    public static func named(_ name: String) -> Scenario? {
+        catalog.first { $0.name == name }
+    }
+
+    /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`.
+    /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
+    /// (decimal 2026.5), each under 10 minutes long.
+    public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
+
+    private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
+                               _ segments: [ScenarioSegment]) -> Scenario {
+        Scenario(name: name, summary: summary, segments: segments, startLatitudeDeg: 47.3769,
+                 startLongitudeDeg: 8.5417, startHeightM: 455.5, startHeadingDeg: heading, startDecimalYear: 2026.5,
+                 geoidUndulationM: 47.5, boardMounting: mounting)
+    }
+
+    /// Stand, walk with turns, climb two floors, walk, ride a lift down, run, cycle, drive through a tunnel, stop.
+    /// The phone is hand-held, pitched up 30° and rolled 5°.
+    static let mixedDay = zurich(
+        "mixed-day",
+        "stand 20 s, walk 60 s with turns, stairs up 2 floors, walk, lift down 2 floors, run 40 s, cycle 60 s, "
+            + "drive 120 s with a 20 s tunnel, stand 30 s; phone hand-held, tilted",
+        heading: 30, mounting: mounting(rollDeg: 5, pitchDeg: 30, yawDeg: 0), [
+            ScenarioSegment(.stationary, durationS: 20),
+            ScenarioSegment(.walk, durationS: 20),
+            ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
+            ScenarioSegment(.walk, durationS: 20, headingChangeDeg: -45),
+            ScenarioSegment(.stairsUp, durationS: 30, headingChangeDeg: 360, floors: 2, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90, gnssOutage: true),
+            ScenarioSegment(.liftDown, durationS: 20, headingChangeDeg: 180, floors: 2, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 15, headingChangeDeg: -90),
+            ScenarioSegment(.run, durationS: 40, headingChangeDeg: 30),
+            ScenarioSegment(.cycle, durationS: 30),
+            ScenarioSegment(.cycle, durationS: 30, headingChangeDeg: 90),
+            ScenarioSegment(.drive, durationS: 40),
+            ScenarioSegment(.drive, durationS: 20, gnssOutage: true),
+            ScenarioSegment(.drive, durationS: 30, headingChangeDeg: -90),
+            ScenarioSegment(.drive, durationS: 30, headingChangeDeg: 45),
+            ScenarioSegment(.stationary, durationS: 30),
+        ])
+
+    /// Five minutes flat on a table, turned 40° from north.
+    static let stationary = zurich(
+        "stationary", "5 minutes flat on a table, turned 40° from north",
+        heading: 0, mounting: mounting(yawDeg: 40), [ScenarioSegment(.stationary, durationS: 300)])
+
+    /// A walk around a square block, phone in a trouser pocket.
+    static let walk = zurich(
+        "walk", "walk around a square block (4 × 60 s legs, 90° right turns); phone upside down in a trouser pocket",
+        heading: 0, mounting: mounting(pitchDeg: -80), [
+            ScenarioSegment(.stationary, durationS: 10),
+            ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
+            ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
+            ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
+            ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
+            ScenarioSegment(.stationary, durationS: 10),
+        ])
+
+    /// Urban driving with turns, a stop at traffic lights, a tunnel and a roundabout; phone on a dashboard mount.
+    static let drive = zurich(
+        "drive", "urban drive: turns, a stop at lights, a 30 s tunnel, a roundabout; phone on a dashboard mount",
+        heading: 90, mounting: mounting(pitchDeg: 70, yawDeg: 10), [
+            ScenarioSegment(.stationary, durationS: 15),
+            ScenarioSegment(.drive, durationS: 60),
+            ScenarioSegment(.drive, durationS: 20, speedMps: 8, headingChangeDeg: 90),
+            ScenarioSegment(.drive, durationS: 40),
+            ScenarioSegment(.stationary, durationS: 20),
+            ScenarioSegment(.drive, durationS: 40, speedMps: 16),
+            ScenarioSegment(.drive, durationS: 30, speedMps: 16, gnssOutage: true),
+            ScenarioSegment(.drive, durationS: 25, speedMps: 7, headingChangeDeg: 270),
+            ScenarioSegment(.drive, durationS: 20, headingChangeDeg: -90),
+            ScenarioSegment(.drive, durationS: 60),
+            ScenarioSegment(.stationary, durationS: 20),
+        ])
+
+    /// Indoors (no GNSS): stairs up three floors, lift down three, stairs down one.
+    static let stairsAndLift = zurich(
+        "stairs-and-lift", "indoors, no GNSS: stairs up 3 floors, walk, lift down 3 floors, walk, stairs down 1 floor",
+        heading: 0, mounting: mounting(rollDeg: -3, pitchDeg: 25), [
+            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 15, gnssOutage: true),
+            ScenarioSegment(.stairsUp, durationS: 45, headingChangeDeg: 540, floors: 3, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 15, headingChangeDeg: 90, gnssOutage: true),
+            ScenarioSegment(.liftDown, durationS: 25, floors: 3, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 10, headingChangeDeg: -90, gnssOutage: true),
+            ScenarioSegment(.stairsDown, durationS: 15, headingChangeDeg: 180, floors: 1, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+        ])
+}

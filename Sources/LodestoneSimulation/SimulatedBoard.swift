@@ -1,0 +1,195 @@
+import LodestoneCore
+import LodestoneDrivers
+import LodestoneGeomagnetism
+
+/// Why a simulated board could not be built.
+public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The simulated board: register-level chip models on a `SimulatedBus`, driven by a scenario's physically
+/// consistent truth. Real drivers read it exactly as they read hardware.
+///
+/// At every `advance(toTimeS:)` the truth is computed once and each chip model receives its physical input in
+/// its own axes: the board-frame quantity plus that sensor's errors (turn-on bias, bias random walk, white
+/// noise), rotated by the transpose of its mount matrix (`v_chip = Mᵀ · v_board`). The magnetometers see the
+/// Earth's field (WMM2025 at the truth position) through the carrier's hard and soft iron; the barometer sees
+/// ISA pressure with weather drift. Everything is deterministic for a seed.
+public final class SimulatedBoard {
+    /// A chip on the simulated board.
+    public struct Placement: Sendable, Hashable {
+        public var id: String
+        /// `bmp280`, `lis3mdl`, `mpu6050`, `mpu6500` or `mpu9250`.
+        public var chip: String
+        public var address: UInt8
+        /// `v_board = mount · v_chip`.
+        public var mount: Matrix3
+        /// The rate the engine samples it at, Hz (sets the white-noise bandwidth).
+        public var rateHz: Double
+        public init(id: String, chip: String, address: UInt8, mount: Matrix3, rateHz: Double) {
+            self.id = id; self.chip = chip; self.address = address; self.mount = mount; self.rateHz = rateHz
+        }
+    }
+
+    /// Chip names a simulated board can carry.
+    public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250"]
+
+    private enum Model {
+        case barometer(BMP280Model)
+        case magnetometer(LIS3MDLModel)
+        case imu(MPUModel)
+    }
+
+    /// Per-sensor error state (board axes).
+    private struct ErrorState {
+        var accelBiasMps2 = Vector3.zero
+        var gyroBiasRadS = Vector3.zero
+        var magOffsetMicroTesla = Vector3.zero
+        var pressureOffsetPa = 0.0
+    }
+
+    private struct Instrument {
+        let placement: Placement
+        let chipFromBoard: Matrix3
+        let model: Model
+        var errors: ErrorState
+    }
+
+    /// The bus the chips sit on. Drivers are built on it.
+    public let bus: SimulatedBus
+    /// The scenario.
+    public let scenario: Scenario
+    /// The noise model.
+    public let noise: SensorNoise
+    /// The carrier's magnetic disturbance.
+    public let disturbance: MagneticDisturbance
+    /// The truth at the last `advance`.
+    public private(set) var truth: TruthSample
+    /// The last GNSS fix produced, and whether a new one arrived at the last `advance`.
+    public private(set) var latestFix: GNSSFix?
+    public private(set) var hasNewFix = false
+
+    private var generator: TrajectoryGenerator
+    private var gnss: GNSSSimulator
+    private var instruments: [Instrument]
+    private var random: SeededGenerator
+    private var lastTimeS: Double
+
+    /// Builds the board. Throws for an unknown chip, a duplicate address or an unknown scenario.
+    public init(scenario: Scenario, placements: [Placement], disturbance: MagneticDisturbance = .none,
+                noise: SensorNoise = .consumerMEMS, seed: UInt64) throws(SimulationError) {
+        self.scenario = scenario
+        self.noise = noise
+        self.disturbance = disturbance
+        let bus = SimulatedBus(name: "sim", isLogging: false)
+        self.bus = bus
+        var random = SeededGenerator(seed: seed ^ 0x5349_4D42)
+        var instruments: [Instrument] = []
+        var used: Set<UInt8> = []
+        for p in placements {
+            guard used.insert(p.address).inserted else {
+                throw SimulationError("simulated board: two chips at address \(hex(p.address)) (\(p.id))")
+            }
+            let model: Model
+            switch p.chip {
+            case "bmp280":
+                let m = BMP280Model()
+                bus.attach(m, at: p.address)
+                model = .barometer(m)
+            case "lis3mdl":
+                let m = LIS3MDLModel()
+                bus.attach(m, at: p.address)
+                model = .magnetometer(m)
+            case "mpu6050", "mpu6500", "mpu9250":
+                let variant: MPUVariant = p.chip == "mpu6050" ? .mpu6050 : (p.chip == "mpu6500" ? .mpu6500 : .mpu9250)
+                let m = MPUModel(variant: variant, magnetometer: variant == .mpu9250 ? AK8963Model() : nil)
+                if variant == .mpu9250 {
+                    guard used.insert(AK8963Datasheet.addresses[0]).inserted else {
+                        throw SimulationError("simulated board: the MPU-9250's AK8963 needs address 0x0C, which is taken")
+                    }
+                }
+                m.attach(to: bus, at: p.address)
+                model = .imu(m)
+            default:
+                throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
+                                      + Self.supportedChips.joined(separator: ", "))
+            }
+            var e = ErrorState()
+            e.accelBiasMps2 = Self.gaussianVector(&random) * noise.accelerometer.turnOnBiasSigmaMps2
+            e.gyroBiasRadS = Self.gaussianVector(&random) * noise.gyroscope.turnOnBiasSigmaRadS
+            e.magOffsetMicroTesla = Self.gaussianVector(&random) * noise.magnetometer.turnOnOffsetSigmaMicroTesla
+            e.pressureOffsetPa = random.gaussian() * noise.barometer.turnOnOffsetSigmaPa
+            instruments.append(Instrument(placement: p, chipFromBoard: p.mount.transposed, model: model, errors: e))
+        }
+        self.instruments = instruments
+        self.random = random
+        generator = TrajectoryGenerator(scenario: scenario, seed: seed)
+        gnss = GNSSSimulator(seed: seed)
+        truth = generator.sample(atTimeS: 0)
+        lastTimeS = 0
+        apply(dtS: 0)
+    }
+
+    /// Moves the world to `timeS` (non-decreasing) and updates every chip model. Allocation-free.
+    public func advance(toTimeS timeS: Double) {
+        let t = max(timeS, lastTimeS)
+        let dt = t - lastTimeS
+        lastTimeS = t
+        truth = generator.sample(atTimeS: t)
+        if let fix = gnss.fix(for: truth) {
+            latestFix = fix
+            hasNewFix = true
+        } else {
+            hasNewFix = false
+        }
+        apply(dtS: dt)
+    }
+
+    private func apply(dtS: Double) {
+        let sqrtDt = dtS.squareRoot()
+        let n = noise
+        let magBoard = truth.magneticFieldBoardMicroTesla.map { disturbance.apply(toFieldBoardMicroTesla: $0) }
+        for i in instruments.indices {
+            let rate = max(instruments[i].placement.rateHz, 1)
+            // White noise over the sensor's bandwidth (≈ rate/2): σ = density · √(rate/2).
+            let bandwidthRoot = (rate / 2).squareRoot()
+            let c = instruments[i].chipFromBoard
+            switch instruments[i].model {
+            case .barometer(let m):
+                instruments[i].errors.pressureOffsetPa += random.gaussian() * n.barometer.offsetRandomWalkPaPerRootS * sqrtDt
+                m.temperatureC = truth.temperatureC
+                m.pressurePa = truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa
+            case .magnetometer(let m):
+                instruments[i].errors.magOffsetMicroTesla += Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
+                m.temperatureC = truth.temperatureC
+                if let b = magBoard {
+                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
+                    m.magneticFieldMicroTesla = c * measured
+                }
+            case .imu(let m):
+                instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
+                instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt
+                let f = truth.specificForceBoardMps2 + instruments[i].errors.accelBiasMps2
+                    + Self.gaussianVector(&random) * (n.accelerometer.noiseDensityMps2PerRootHz * bandwidthRoot)
+                let w = truth.angularVelocityBoardRadS + instruments[i].errors.gyroBiasRadS
+                    + Self.gaussianVector(&random) * (n.gyroscope.noiseDensityRadSPerRootHz * bandwidthRoot)
+                m.temperatureC = truth.temperatureC
+                m.accelerationMps2 = c * f
+                m.angularVelocityRadS = c * w
+                if let ak = m.magnetometer, let b = magBoard {
+                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
+                    // AK8963 axes inside the MPU-9250 (product specification §9.1): x_ak = y_mpu, y_ak = x_mpu, z_ak = −z_mpu.
+                    let mpu = c * measured
+                    ak.magneticFieldMicroTesla = Vector3(mpu.y, mpu.x, -mpu.z)
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func gaussianVector(_ r: inout SeededGenerator) -> Vector3 {
+        Vector3(r.gaussian(), r.gaussian(), r.gaussian())
+    }
+}

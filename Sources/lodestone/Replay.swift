@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import LodestoneEngine
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the engine over a recorded trace as fast as it can.",
+        discussion: "TRACE is a CSV (or .csv.gz) in the trace format (docs/trace-format.md); the datasets' files are traces as they are.")
+
+    @Option(help: "The trace to replay.") var input: String
+    @Option(help: "Write the output CSV here instead of standard output.") var output: String?
+
+    func run() throws {
+        let out: LineOutput
+        var fileSink: FileOutput?
+        if let output {
+            do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail("\(output): cannot write: \(error)") }
+        } else { out = StandardOutput() }
+        do {
+            let n = try ReplayJob(inputPath: input).run { out.write($0) }
+            out.flush()
+            try fileSink?.close()
+            if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }
+        } catch let e as TraceError {
+            out.flush()
+            try? fileSink?.close()
+            fail(e.description)
+        }
+    }
+}
+
+/// A line output into a file (atomic: written to a temporary name and renamed on close).
+final class FileOutput: LineOutput {
+    private var text = ""
+    let path: String
+    init(path: String) throws {
+        self.path = path
+        guard FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) else {
+            throw CocoaError(.fileWriteNoPermission)
+        }
+    }
+    func write(_ line: String) { text += line + "\n" }
+    func writeRaw(_ t: String) { text += t }
+    func flush() {}
+    func close() throws { try OutputFiles.writeAtomically(Array(text.utf8), to: path) }
+}

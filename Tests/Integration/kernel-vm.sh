@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Real-kernel integration test: `lodestone read` over a real /dev/i2c-N (libi2c) and over the kernel's own
+# IIO drivers (libiio), inside Debian's real kernel booted under QEMU by ../shared/tools/kernel-vm.
+# The chips are i2c-stub register files preloaded with datasheet values; the kernel drivers bmp280,
+# st_magn, st_lsm6dsx and inv_mpu6050 bind to them. The guest runs lodestone and dumps sysfs; the host
+# (check.py) compares lodestone's SI values with the datasheet formulas and with what sysfs says.
+#
+#   Tests/Integration/kernel-vm.sh [OUT_DIR]      (root; Debian 12)
+# Exit 0 = pass. Skips (exit 0 with a SKIP line) only when not root or the VM tool is absent.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VM="$ROOT/../shared/tools/kernel-vm/run-in-vm.sh"
+OUT=${1:-$(mktemp -d /tmp/lodestone-kvm.XXXXXX)}
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP kernel-vm: needs root (QEMU, apt-get)"; exit 0; fi
+if [ ! -x "$VM" ] && [ ! -f "$VM" ]; then echo "SKIP kernel-vm: $VM not found"; exit 0; fi
+export PATH=/opt/swift/usr/bin:$PATH
+
+echo "kernel-vm: building a static lodestone"
+(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone 2>&1 | tail -1)
+PAYLOAD=$(mktemp -d /tmp/lodestone-payload.XXXXXX)
+trap 'rm -rf "$PAYLOAD"' EXIT
+cp "$ROOT/.build-static/release/lodestone" "$PAYLOAD/"
+rm -rf "$OUT"; mkdir -p "$OUT"
+set +e
+bash "$VM" --timeout 300 --chips "bmp280@0x76 lis3mdl@0x1c lsm6dsl@0x6a mpu6050@0x68" \
+  "$PAYLOAD" "$HERE/kernel-vm-guest.sh" "$OUT" > "$OUT/host.log" 2>&1
+RC=$?
+set -e
+if [ $RC -ne 0 ]; then
+  echo "kernel-vm: the VM run failed (exit $RC); last lines of its logs:"
+  tail -30 "$OUT/host.log"; [ -f "$OUT/console.log" ] && tail -10 "$OUT/console.log"
+  exit 1
+fi
+python3 "$HERE/kernel-vm-check.py" "$OUT"

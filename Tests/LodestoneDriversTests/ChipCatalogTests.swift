@@ -1,0 +1,94 @@
+import LodestoneCore
+import LodestoneDrivers
+import LodestoneSimulation
+import Testing
+
+/// `ChipCatalog`: the table, identification by ID register (reads only), and making drivers by name.
+@Suite struct ChipCatalogTests {
+    /// A bus carrying one model of `chip` at `address` (an MPU-9250 brings its AK8963 at 0x0C).
+    static func bus(with chip: String, at address: UInt8) -> SimulatedBus {
+        let bus = SimulatedBus()
+        switch chip {
+        case "bmp280": bus.attach(BMP280Model(), at: address)
+        case "lis3mdl": bus.attach(LIS3MDLModel(), at: address)
+        case "mpu6050": MPUModel(variant: .mpu6050).attach(to: bus, at: address)
+        case "mpu6500": MPUModel(variant: .mpu6500).attach(to: bus, at: address)
+        case "mpu9250": MPUModel(variant: .mpu9250, magnetometer: AK8963Model()).attach(to: bus, at: address)
+        case "ak8963": bus.attach(AK8963Model(), at: address)
+        default: Issue.record("no model for \(chip)")
+        }
+        return bus
+    }
+
+    static let placements: [(String, UInt8)] = ChipCatalog.entries.flatMap { e in e.addresses.map { (e.name, $0) } }
+
+    @Test func theTableListsEveryDriverOnceWithItsDefaultAddressFirst() {
+        #expect(ChipCatalog.names == ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "ak8963"])
+        #expect(ChipCatalog.entry(named: "BMP280")?.addresses == [0x76, 0x77])
+        #expect(ChipCatalog.entry(named: "mpu9250")?.idValues == [0x71, 0x73])
+        #expect(ChipCatalog.entry(named: "lis3mdl")?.idRegister == 0x0F)
+        #expect(ChipCatalog.entries.allSatisfy { !$0.addresses.isEmpty && !$0.idValues.isEmpty && !$0.description.isEmpty })
+    }
+
+    @Test(arguments: placements)
+    func identifyNamesEachChipAtEachOfItsAddressesWithReadsOnly(chip: String, address: UInt8) {
+        let bus = Self.bus(with: chip, at: address)
+        let identity = ChipCatalog.identify(bus: bus, address: address)
+        #expect(identity?.chip == chip)
+        #expect(ChipCatalog.entry(named: chip)?.idValues.contains(identity?.idValue ?? 0) == true)
+        #expect(bus.log.allSatisfy { $0.direction == .read })
+    }
+
+    @Test func identifyReadsASharedIDRegisterOnce() {
+        let bus = Self.bus(with: "mpu6500", at: 0x68)
+        #expect(ChipCatalog.identify(bus: bus, address: 0x68) == ChipIdentity(chip: "mpu6500", idValue: 0x70))
+        #expect(logLines(bus) == ["R 0x68 0x75 [70]"])
+    }
+
+    @Test func identifyToleratesNacksAndUnknownValues() {
+        let bus = SimulatedBus()
+        #expect(ChipCatalog.identify(bus: bus, address: 0x76) == nil)   // nothing there: NACK
+        #expect(ChipCatalog.identify(bus: bus, address: 0x50) == nil)   // no candidate: no transfer at all
+        #expect(logLines(bus) == ["R 0x76 0xD0 NACK"])
+        bus.attach(BMP280Model(chipID: 0x60), at: 0x77)                 // a BME280
+        #expect(ChipCatalog.identify(bus: bus, address: 0x77) == nil)
+    }
+
+    @Test func theAK8963IsFoundOnlyOnceTheMPU9250BypassIsOn() throws {
+        let bus = Self.bus(with: "mpu9250", at: 0x68)
+        #expect(ChipCatalog.identify(bus: bus, address: 0x0C) == nil)
+        var mpu = MPU6xxx(bus: bus)
+        _ = try mpu.probe()
+        #expect(ChipCatalog.identify(bus: bus, address: 0x0C) == ChipIdentity(chip: "ak8963", idValue: 0x48))
+    }
+
+    @Test(arguments: ChipCatalog.names)
+    func makeDriverBuildsAWorkingDriverAtTheDefaultAddress(chip: String) throws {
+        let entry = try #require(ChipCatalog.entry(named: chip))
+        let bus = Self.bus(with: chip, at: entry.addresses[0])
+        var driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: nil)
+        #expect(driver.address == entry.addresses[0])
+        #expect(bus.log.isEmpty)  // no I/O before probe
+        #expect(try driver.probe().chip == chip)
+        try driver.configure(SensorConfiguration(rateHz: 50))
+        let reading = try driver.read(timeS: 0)
+        #expect(Set(reading.kinds).isSubset(of: Set(entry.kinds)))
+    }
+
+    @Test func makeDriverForOneMPUVariantRejectsAnother() throws {
+        let bus = Self.bus(with: "mpu6050", at: 0x69)
+        var driver = try ChipCatalog.makeDriver(chip: "mpu9250", bus: bus, address: 0x69)
+        guard case .wrongChipID(let chip, _, _, _, let expected, let found)? = thrownError({ try driver.probe() }) else {
+            Issue.record("expected wrongChipID"); return
+        }
+        #expect(chip == "mpu9250" && expected == [0x71, 0x73] && found == 0x68)
+    }
+
+    @Test func unknownChipsAndImpossibleAddressesAreRejectedWithWhatIsAccepted() {
+        #expect(thrownError { try ChipCatalog.makeDriver(chip: "bme680", bus: SimulatedBus(), address: nil) }
+                == .unsupportedConfiguration(chip: "bme680",
+                                             detail: "unknown chip; known chips: bmp280, lis3mdl, mpu6050, mpu6500, mpu9250, ak8963"))
+        #expect(thrownError { try ChipCatalog.makeDriver(chip: "bmp280", bus: SimulatedBus(), address: 0x68) }
+                == .unsupportedConfiguration(chip: "bmp280", detail: "address 0x68 is not one the chip can have: 0x76, 0x77"))
+    }
+}

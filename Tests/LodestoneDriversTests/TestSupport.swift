@@ -1,0 +1,43 @@
+import LodestoneCore
+import LodestoneDrivers
+import LodestoneSimulation
+import Synchronization
+import Testing
+
+/// The `SensorError` `body` throws, or `nil` if it returns (any other error is recorded as an issue).
+func thrownError<T>(_ body: () throws -> T) -> SensorError? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as SensorError {
+        return error
+    } catch {
+        Issue.record("not a SensorError: \(error)")
+        return nil
+    }
+}
+
+/// The `BusError` inside a `.bus` error, or `nil`.
+func busError(_ error: SensorError?) -> BusError? {
+    if case .bus(let e)? = error { return e }
+    return nil
+}
+
+/// The logged transactions as their one-line descriptions.
+func logLines(_ bus: SimulatedBus) -> [String] { bus.log.map(\.description) }
+
+/// Records the microseconds a driver asks to sleep.
+final class DelayRecorder: Sendable {
+    private let storage = Mutex<[Int]>([])
+    /// The delays asked for so far, µs.
+    var delaysUs: [Int] { storage.withLock { $0 } }
+    /// A `delay` closure for drivers that records instead of sleeping.
+    var delay: @Sendable (Int) -> Void { { us in self.storage.withLock { $0.append(us) } } }
+}
+
+/// `|a − b| ≤ tolerance` for every component.
+func isClose(_ a: Vector3?, _ b: Vector3, tolerance: Double) -> Bool {
+    guard let a else { return false }
+    let d = a - b
+    return abs(d.x) <= tolerance && abs(d.y) <= tolerance && abs(d.z) <= tolerance
+}

@@ -1,0 +1,5 @@
+import Benchmark
+import BenchmarkSupport
+
+let benchmarks: @Sendable () -> Void = {
+}

@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+//
+// Lodestone's benchmarks: a package of its own (as swift-nio's Benchmarks/ is) so that the root package
+// does not depend on package-benchmark. Each executable target under Benchmarks/ is one suite; the
+// committed thresholds are malloc counts only (Thresholds/*.p90.json), never wall-clock ones.
+// Run them with ../scripts/benchmarks; see README.md.
+import PackageDescription
+
+let package = Package(
+    name: "LodestoneBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Lodestone", path: ".."),
+        // Only the MallocInterposer trait: it counts mallocs on Swift 6.3+. The default RuntimeInterposer
+        // trait (ARC counters on Linux 6.3) is left off: it is not needed for malloc counts and its
+        // swift-runtime-interposer dependency is not available here.
+        // Pinned exactly: Package.resolved is not committed, and the `thresholds check` semantics the CI script
+        // relies on (exit code 2 on a regression) are those of this version.
+        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // The one benchmark configuration (malloc-count thresholds only), shared by every suite.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Benchmark", package: "package-benchmark")],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
+        suite("Core", ["LodestoneCore"]),
+        suite("Drivers", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
+        suite("Simulation", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
+    ]
+)
+
+/// One benchmark suite: an executable target in `Benchmarks/<name>/` (where package-benchmark looks).
+func suite(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["BenchmarkSupport", .product(name: "Benchmark", package: "package-benchmark")]
+            + products.map { .product(name: $0, package: "Lodestone") },
+        path: "Benchmarks/\(name)",
+        swiftSettings: [.swiftLanguageMode(.v6)],
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")])
+}
