@@ -16,13 +16,13 @@ let package = Package(
         // swift-runtime-interposer dependency is not available here.
         // Pinned exactly: Package.resolved is not committed, and the `thresholds check` semantics the CI script
         // relies on (exit code 2 on a regression) are those of this version.
-        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // The one benchmark configuration (malloc-count thresholds only), shared by every suite.
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "Benchmark", package: "package-benchmark")],
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
         suite("Core", ["LodestoneCore"]),
         suite("Drivers", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
@@ -34,9 +34,9 @@ let package = Package(
 func suite(_ name: String, _ products: [String]) -> Target {
     .executableTarget(
         name: name,
-        dependencies: ["BenchmarkSupport", .product(name: "Benchmark", package: "package-benchmark")]
+        dependencies: ["BenchmarkSupport", .product(name: "Benchmark", package: "benchmark")]
             + products.map { .product(name: $0, package: "Lodestone") },
         path: "Benchmarks/\(name)",
         swiftSettings: [.swiftLanguageMode(.v6)],
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")])
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")])
 }

@@ -154,6 +154,7 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     /// Checks `WIA`, soft-resets (`CNTL2.SRST`), reads `ASAX`…`ASAZ` in fuse-ROM access mode and returns to
     /// power-down.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
+        sensitivityAdjustment = nil  // until this probe succeeds
         let id = try bus.sensorReadByte(address: address, register: Register.wia.rawValue)
         guard id == AK8963Datasheet.wiaValue else {
             throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.wia.rawValue,
@@ -235,7 +236,8 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
         guard AK8963Datasheet.Field.drdy.extract(from: sample.st1) == 1 else { return nil }
         if AK8963Datasheet.Field.hofl.extract(from: sample.st2) == 1 {
             throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; a magnet is too close")
+                                  detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; "
+                                      + "a magnet is too close")
         }
         return AK8963Datasheet.magneticFieldMicroTesla(rawX: sample.x, rawY: sample.y, rawZ: sample.z, adjustment: adjustment,
                                                        is16Bit: AK8963Datasheet.Field.bitm.extract(from: sample.st2) == 1)

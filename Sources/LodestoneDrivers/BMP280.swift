@@ -282,6 +282,7 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
     /// Checks `id`, soft-resets, waits (bounded) for `status.im_update` to clear and reads the trim.
     /// Leaves the chip in sleep mode (its reset state).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
+        trim = nil  // until this probe succeeds
         let id = try bus.sensorReadByte(address: address, register: Register.id.rawValue)
         guard BMP280Datasheet.chipIDs.contains(id) else {
             throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.id.rawValue,
@@ -335,8 +336,8 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
             covers(BMP280Datasheet.normalModeRateHz(temperature: temperature, pressure: pressure, standby: $0), requested.rateHz)
         } ?? .ms0_5
         typealias F = BMP280Datasheet.Field
-        let ctrlMeas = F.mode.inserting(mode.rawValue,
-                                        into: F.osrsP.inserting(pressure.rawValue, into: F.osrsT.inserting(temperature.rawValue, into: 0)))
+        let oversampling = F.osrsP.inserting(pressure.rawValue, into: F.osrsT.inserting(temperature.rawValue, into: 0))
+        let ctrlMeas = F.mode.inserting(mode.rawValue, into: oversampling)
         let config = F.filter.inserting(BMP280Datasheet.Filter.off.rawValue, into: F.tSb.inserting(standby.rawValue, into: 0))
         var actual = SensorConfiguration(rateHz: 0, powerMode: requested.powerMode, oversampling: pressure.factor)
         if mode == .normal {

@@ -92,7 +92,8 @@ public enum ChipCatalog {
         guard entry.addresses.contains(address) else {
             throw .unsupportedConfiguration(
                 chip: entry.name,
-                detail: "address \(hex(address)) is not one the chip can have: " + entry.addresses.map(hex).joined(separator: ", "))
+                detail: "address \(hex(address)) is not one the chip can have: "
+                    + entry.addresses.map(hex).joined(separator: ", "))
         }
         switch entry.name {
         case "bmp280": return BMP280(bus: bus, address: address, delay: delay)
@@ -102,7 +103,8 @@ public enum ChipCatalog {
         case "mpu9250": return MPU6xxx(bus: bus, address: address, variant: .mpu9250, delay: delay)
         case "ak8963": return AK8963(bus: bus, address: address, delay: delay)
         default:
-            // Reached only if `entries` gains a name without a case here; AddingADriver.md in LodestoneDrivers.docc lists both places.
+            // Reached only if `entries` gains a name without a case here; LodestoneDrivers.docc/AddingADriver.md
+            // lists both places.
             throw .unsupportedConfiguration(chip: entry.name, detail: "listed in ChipCatalog.entries but has no driver case")
         }
     }

@@ -177,7 +177,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     public let address: UInt8
     /// Sleeps for the given number of microseconds; used only after the soft reset in `probe()`.
     public let delay: @Sendable (Int) -> Void
-    /// The full scale `configure(_:)` set; `nil` before.
+    /// The full scale in use: the reset value ±4 gauss after `probe()`, then what `configure(_:)` set; `nil` before.
     public private(set) var fullScale: LIS3MDLDatasheet.FullScale?
     /// What `configure(_:)` last set; `nil` before.
     public private(set) var configuration: SensorConfiguration?
@@ -195,6 +195,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     /// Checks `WHO_AM_I`, soft-resets (`CTRL_REG2.SOFT_RST`) and waits, bounded, for the bit to clear.
     /// Leaves the chip in power-down (its reset state).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
+        isProbed = false  // until this probe succeeds
         let id = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
         guard id == LIS3MDLDatasheet.whoAmIValue else {
             throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
@@ -208,7 +209,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
             LIS3MDLDatasheet.Field.softRst.extract(from: $0) == 0
         }
         isProbed = true
-        fullScale = nil
+        fullScale = .gauss4  // the reset value
         configuration = nil
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -241,10 +242,10 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
                                             detail: "magnetic range \(wantedMicroTesla) µT: at most 1600 µT (±16 gauss)")
         }
         typealias OM = LIS3MDLDatasheet.OperatingMode
-        let slowModes: OM = requested.powerMode == .lowPower ? .lowPower : .ultraHighPerformance
+        let slowMode: OM = requested.powerMode == .lowPower ? .lowPower : .ultraHighPerformance
         let fastModes: [OM] = requested.powerMode == .lowPower
             ? [.lowPower] : [.ultraHighPerformance, .highPerformance, .mediumPerformance, .lowPower]
-        var mode = slowModes
+        var mode = slowMode
         var dataRate = LIS3MDLDatasheet.DataRate.hz0_625
         var isFast = false
         var rateHz: Double

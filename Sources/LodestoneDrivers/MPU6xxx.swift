@@ -261,6 +261,8 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     /// with the PLL clock (`CLKSEL` = 1) and, on the MPU-9250, enables the I2C bypass (`INT_PIN_CFG.I2C_BYPASS_EN`)
     /// and probes the AK8963 at 0x0C.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
+        variant = nil  // until this probe succeeds
+        magnetometer = nil
         let whoAmI = Register.whoAmI.rawValue
         let id = try bus.sensorReadByte(address: address, register: whoAmI)
         guard let found = MPUVariant(whoAmI: id), requestedVariant.map({ $0 == found }) ?? true else {
@@ -269,16 +271,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
                                register: whoAmI, expected: expected, found: id)
         }
         typealias F = MPU6xxxDatasheet.Field
-        try bus.sensorWriteByte(address: address, register: Register.pwrMgmt1.rawValue, value: F.deviceReset.inserting(1, into: 0))
+        try write(.pwrMgmt1, F.deviceReset.inserting(1, into: 0))
         try bus.pollRegister(chip: found.rawValue, address: address, register: Register.pwrMgmt1.rawValue,
                              initialDelayUs: MPU6xxxDatasheet.resetTimeUs, attempts: Self.resetPollAttempts,
                              intervalUs: 10_000, delay: delay) {
             F.deviceReset.extract(from: $0) == 0
         }
-        try bus.sensorWriteByte(address: address, register: Register.pwrMgmt1.rawValue, value: F.clksel.inserting(1, into: 0))
-        magnetometer = nil
+        try write(.pwrMgmt1, F.clksel.inserting(1, into: 0))
         if found.hasMagnetometer {
-            try bus.sensorWriteByte(address: address, register: Register.intPinCfg.rawValue, value: F.bypassEn.inserting(1, into: 0))
+            try write(.intPinCfg, F.bypassEn.inserting(1, into: 0))
             var magnetometer = AK8963(bus: bus, address: MPU6xxxDatasheet.magnetometerAddress, delay: delay)
             _ = try magnetometer.probe()
             self.magnetometer = magnetometer
@@ -328,11 +329,13 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         guard let accel = D.AccelFullScale.allCases.first(where: {
             covers($0.rangeG * PhysicalConstants.standardGravityMps2, accelWanted)
         }) else {
-            throw .unsupportedConfiguration(chip: chip, detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
+            throw .unsupportedConfiguration(chip: chip,
+                                            detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
         }
         let gyroWantedDegPerS = Angle.degrees(fromRadians: requested.angularRateRangeRadS ?? Angle.radians(fromDegrees: 2000))
         guard let gyro = D.GyroFullScale.allCases.first(where: { covers($0.rangeDegPerS, gyroWantedDegPerS) }) else {
-            throw .unsupportedConfiguration(chip: chip, detail: "angular rate range \(gyroWantedDegPerS) °/s: at most ±2000 °/s")
+            throw .unsupportedConfiguration(chip: chip,
+                                            detail: "angular rate range \(gyroWantedDegPerS) °/s: at most ±2000 °/s")
         }
         if variant.hasMagnetometer, let range = requested.magneticRangeMicroTesla,
            !covers(AK8963Datasheet.rangeMicroTesla, range) {

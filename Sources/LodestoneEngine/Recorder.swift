@@ -27,14 +27,24 @@ public final class TraceRecorder {
         buffer = formatter.header
     }
 
-    /// Adds a reading (board axes) at its time.
-    public func add(_ r: SensorReading) {
+    /// Which sensor fills each column: the first one to deliver that quantity. A board with two
+    /// magnetometers records one of them (the first in board order), never a mix of both in one column.
+    private var primary: [SensorKind: String] = [:]
+
+    private func claims(_ kind: SensorKind, _ sensor: String) -> Bool {
+        if let owner = primary[kind] { return owner == sensor }
+        primary[kind] = sensor
+        return true
+    }
+
+    /// Adds a reading (board axes) from `sensor` at its time.
+    public func add(_ r: SensorReading, from sensor: String) {
         var row = rowFor(r.timeS)
-        if let v = r.accelerationMps2 { row.accelerationMps2 = v }
-        if let v = r.angularVelocityRadS { row.angularVelocityRadS = v }
-        if let v = r.magneticFieldMicroTesla { row.magneticFieldMicroTesla = v }
-        if let v = r.pressurePa { row.pressurePa = v }
-        if let v = r.temperatureC, row.temperatureC == nil { row.temperatureC = v }
+        if let v = r.accelerationMps2, claims(.accelerometer, sensor) { row.accelerationMps2 = v }
+        if let v = r.angularVelocityRadS, claims(.gyroscope, sensor) { row.angularVelocityRadS = v }
+        if let v = r.magneticFieldMicroTesla, claims(.magnetometer, sensor) { row.magneticFieldMicroTesla = v }
+        if let v = r.pressurePa, claims(.barometer, sensor) { row.pressurePa = v }
+        if let v = r.temperatureC, claims(.thermometer, sensor) { row.temperatureC = v }
         pending = row
     }
 

@@ -43,8 +43,12 @@ public struct RunJob {
     public init(options: RunOptions) { self.options = options }
 
     /// Runs until the duration is over or `shouldStop()` is true. Returns the process exit status.
-    public func run(output: LineOutput, errors: LineOutput, clock: EngineClock, shouldStop: () -> Bool) throws(JobError) -> Int32 {
+    /// - Parameter assembled: called once with the assembled board before the first sample (tests use it to
+    ///   reach the simulator bus and inject faults).
+    public func run(output: LineOutput, errors: LineOutput, clock: EngineClock, shouldStop: () -> Bool,
+                    assembled: (BoardRuntime) -> Void = { _ in }) throws(JobError) -> Int32 {
         let runtime = try BoardRuntime.assemble(options.board, seed: options.seed, scenario: options.scenario)
+        assembled(runtime)
         var engine = Engine(sources: runtime.sources)
         let isSimulated = runtime.world != nil
         let speed = isSimulated ? options.speed : 1
@@ -76,7 +80,7 @@ public struct RunJob {
                 switch event {
                 case let .reading(sensor, r):
                     everDelivered = true
-                    recorder?.add(r)
+                    recorder?.add(r, from: sensor)
                     if options.json { output.write(Wire.line(Wire.Sample(sensor: sensor, reading: r, messageClass: "SAMPLE"))) }
                 case let .fix(sensor, f):
                     everDelivered = true

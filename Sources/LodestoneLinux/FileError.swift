@@ -42,6 +42,7 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Extra text from the library that failed (zlib's message), or "".
     public var detail: String
 
+    /// An error with every field given.
     public init(kind: Kind, path: String, operation: String, errno: Int32 = 0, detail: String = "") {
         self.kind = kind; self.path = path; self.operation = operation; self.errno = errno; self.detail = detail
     }
@@ -66,6 +67,7 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// One line: path, what went wrong and what to do, the operation, the C library's text, the errno.
     public var description: String {
         let what: String = switch kind {
         case .notFound: "no such file or directory"

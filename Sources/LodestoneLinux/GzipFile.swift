@@ -68,7 +68,7 @@ public enum GzipFile {
         }
         defer { deflateEnd(&stream) }
         var output: [UInt8] = []
-        output.reserveCapacity(Int(deflateBound(&stream, UInt(bytes.count))))
+        output.reserveCapacity(Int(clamping: deflateBound(&stream, UInt(bytes.count))))
         let chunkBytes = 64 * 1024
         var status: Int32 = Z_OK
         bytes.withUnsafeBufferPointer { input in

@@ -6,7 +6,9 @@ import Glibc
 
 /// What an I2C adapter can do: the `I2C_FUNC_*` bits from `ioctl(fd, I2C_FUNCS)` (`linux/i2c.h`).
 public struct I2CFunctionality: OptionSet, Sendable, Hashable {
+    /// The `I2C_FUNC_*` mask.
     public let rawValue: UInt
+    /// A set from an `I2C_FUNC_*` mask.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// `I2C_FUNC_I2C`: plain I2C messages, so combined `I2C_RDWR` transfers of any length (≤ 8192 bytes).

@@ -6,6 +6,7 @@ import LodestoneCore
 public struct IIOChannelType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The ABI word, e.g. `accel`.
     public let rawValue: String
+    /// A type from its ABI word.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `accel`: acceleration, m/s² after scale.
@@ -33,6 +34,7 @@ public struct IIOChannelType: RawRepresentable, Sendable, Hashable, CustomString
         self.init(rawValue: String(word[..<end]))
     }
 
+    /// The ABI word.
     public var description: String { rawValue }
 
     /// The factor from the ABI's unit (after `scale`) to Lodestone's SI unit; `nil` for types Lodestone does
@@ -167,6 +169,34 @@ public final class IIOContext {
         if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_context_set_timeout(pointer, ms) }) {
             throw IIOError(kind: .writeFailed, uri: uri, errno: e.rawValue, detail: "cannot set the timeout")
         }
+    }
+
+    /// Sets a trigger's `sampling_frequency` (e.g. an `iio-trig-hrtimer` trigger; 0 stops it on some) and
+    /// returns the value read back, Hz.
+    /// - Throws: `.noSuchTrigger`, `.noSuchAttribute`, `.writeFailed`, `.readFailed`.
+    @discardableResult
+    public func setTriggerSamplingFrequency(_ trigger: String, hz: Double) throws(IIOError) -> Double {
+        guard let device = findDevice(trigger), iio_device_is_trigger(device) else {
+            throw IIOError(kind: .noSuchTrigger, uri: uri, device: trigger, detail: "no such trigger")
+        }
+        guard "sampling_frequency".withCString({ iio_device_find_attr(device, $0) }) != nil else {
+            throw IIOError(kind: .noSuchAttribute, uri: uri, device: trigger, attribute: "sampling_frequency",
+                           detail: "this trigger has no rate (it fires on its own schedule)")
+        }
+        guard let text = IIOAttributeText.decimal(hz), hz >= 0 else {
+            throw IIOError(kind: .writeFailed, uri: uri, device: trigger, attribute: "sampling_frequency",
+                           errno: BusError.Errno.EINVAL, detail: "\(hz) Hz is not a rate")
+        }
+        if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_device_attr_write(device, "sampling_frequency", text) }) {
+            throw IIOError(kind: .writeFailed, uri: uri, device: trigger, attribute: "sampling_frequency", errno: e.rawValue,
+                           detail: "cannot set \(text) Hz")
+        }
+        var readBack = 0.0
+        if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_device_attr_read_double(device, "sampling_frequency", &readBack) }) {
+            throw IIOError(kind: .readFailed, uri: uri, device: trigger, attribute: "sampling_frequency", errno: e.rawValue,
+                           detail: "read failed")
+        }
+        return readBack
     }
 
     /// Every device and trigger, with channels and attribute names.

@@ -40,12 +40,14 @@ public struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, in words.
     public var detail: String
 
+    /// An error with every field given; the place fields default to "unknown".
     public init(kind: Kind, uri: String = "", device: String? = nil, channel: String? = nil, attribute: String? = nil,
                 errno: Int32 = 0, detail: String) {
         self.kind = kind; self.uri = uri; self.device = device; self.channel = channel; self.attribute = attribute
         self.errno = errno; self.detail = detail
     }
 
+    /// One line: the places that apply, what went wrong, and the errno with its text.
     public var description: String {
         var parts: [String] = []
         if !uri.isEmpty { parts.append("IIO \(uri)") }

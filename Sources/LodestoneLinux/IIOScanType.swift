@@ -11,17 +11,17 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Byte order.
-    public var endianness: Endianness
+    public let endianness: Endianness
     /// True for two's-complement values (`s`), false for unsigned (`u`).
-    public var isSigned: Bool
+    public let isSigned: Bool
     /// Significant bits, 1…storageBits.
-    public var realBits: Int
+    public let realBits: Int
     /// Bits the value occupies in the buffer: a multiple of 8, 8…64.
-    public var storageBits: Int
+    public let storageBits: Int
     /// Right shift applied to the storage word before masking `realBits`.
-    public var shift: Int
+    public let shift: Int
     /// How many values follow each other (`X` count), 1 when absent.
-    public var repeatCount: Int
+    public let repeatCount: Int
 
     /// Bytes of one value in the buffer.
     public var storageBytes: Int { storageBits / 8 }

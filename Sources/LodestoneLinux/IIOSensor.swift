@@ -170,14 +170,21 @@ public final class IIOSensor {
     @discardableResult
     public func setSamplingFrequency(hz: Double, for type: IIOChannelType? = nil) throws(IIOError) -> Double {
         let home = try attributeHome("sampling_frequency", type: type)
+        guard let text = IIOAttributeText.decimal(hz), hz > 0 else {
+            throw IIOError(kind: .writeFailed, uri: context.uri, device: deviceLabel, channel: home.flatMap(channelID),
+                           attribute: "sampling_frequency", errno: BusError.Errno.EINVAL,
+                           detail: "\(hz) Hz is not a rate: give a positive number")
+        }
         let result = "sampling_frequency".withCString { name in
-            Syscalls.call(.returnsNegatedErrno) {
-                home.map { iio_channel_attr_write_double($0, name, hz) } ?? iio_device_attr_write_double(device, name, hz)
+            text.withCString { value in
+                Syscalls.call(.returnsNegatedErrno) {
+                    home.map { iio_channel_attr_write($0, name, value) } ?? iio_device_attr_write(device, name, value)
+                }
             }
         }
         if case .failure(let e) = result {
             throw IIOError(kind: .writeFailed, uri: context.uri, device: deviceLabel, channel: home.flatMap(channelID),
-                           attribute: "sampling_frequency", errno: e.rawValue, detail: "cannot set \(hz) Hz")
+                           attribute: "sampling_frequency", errno: e.rawValue, detail: "cannot set \(text) Hz")
         }
         return try readDouble(home, "sampling_frequency")
     }

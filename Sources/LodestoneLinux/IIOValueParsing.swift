@@ -64,6 +64,28 @@ public enum IIOAvailableValues: Sendable, Hashable {
     }
 }
 
+/// Numbers written to IIO attributes.
+enum IIOAttributeText {
+    /// `value` in plain decimal with at most 6 fractional digits and no exponent: "100", "12.5", "0.625".
+    /// Integral values carry no fraction, because some drivers parse rate attributes with `kstrtouint`, which
+    /// rejects "100.000000"; the IIO core's own parser (`iio_str_to_fixpoint`) takes either. `nil` when not
+    /// finite or too large for the kernel's integer part.
+    static func decimal(_ value: Double) -> String? {
+        guard value.isFinite, abs(value) < 1e12 else { return nil }
+        let micros = Int64((abs(value) * 1_000_000).rounded())
+        let whole = micros / 1_000_000
+        let fraction = micros % 1_000_000
+        var text = (value < 0 && micros != 0 ? "-" : "") + String(whole)
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 6 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text
+    }
+}
+
 extension Substring {
     /// Without leading and trailing whitespace (sysfs values end in a newline).
     var trimmingWhitespace: Substring {

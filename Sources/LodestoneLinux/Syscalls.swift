@@ -52,7 +52,7 @@ enum Syscalls {
     /// Runs `body` until it does not fail with `EINTR`, and turns the failure convention into a `Result`.
     /// The one EINTR loop of the package: a signal that arrives mid-call never surfaces as an error.
     @inline(__always)
-    static func call<T: BinaryInteger>(_ convention: FailureConvention = .minusOneSetsErrno,
+    static func call<T: FixedWidthInteger>(_ convention: FailureConvention = .minusOneSetsErrno,
                                        retryOnInterrupt: Bool = true, _ body: () -> T) -> Result<T, Errno> {
         while true {
             let result = body()
@@ -63,7 +63,7 @@ enum Syscalls {
                 code = lodestone_errno()
             case .returnsNegatedErrno:
                 guard result < 0 else { return .success(result) }
-                code = Int32(truncatingIfNeeded: 0 - result)
+                code = Int32(truncatingIfNeeded: 0 &- result)
             case .returnsErrno:
                 guard result != 0 else { return .success(result) }
                 code = Int32(truncatingIfNeeded: result)

@@ -144,6 +144,10 @@ func sysfsValue(_ path: String) -> String? {
         var noSuchDeviceError: IIOError?
         var vanishedAttributeError: IIOError?
         var byName: String?
+        var triggerRateHz: Double?
+        var triggerRateFile: String?
+        var triggerOnSensorError: IIOError?
+        var badRateError: IIOError?
     }
 
     @Test(.enabled(if: MountNamespace.isAvailable, MountNamespace.unavailableReason))
@@ -191,6 +195,11 @@ func sysfsValue(_ path: String) -> String? {
             do throws(IIOError) { _ = try barometer.read() } catch { o.vanishedAttributeError = error }
 
             do throws(IIOError) { _ = try IIOSensor(context: context, device: "bmm150") } catch { o.noSuchDeviceError = error }
+
+            o.triggerRateHz = try context.setTriggerSamplingFrequency("tick0", hz: 50)
+            o.triggerRateFile = TestFS.readText("/sys/bus/iio/devices/trigger0/sampling_frequency")
+            do throws(IIOError) { try context.setTriggerSamplingFrequency("bmi160", hz: 50) } catch { o.triggerOnSensorError = error }
+            do throws(IIOError) { try imu.setSamplingFrequency(hz: .nan, for: .acceleration) } catch { o.badRateError = error }
             return o
         }
 
@@ -232,7 +241,7 @@ func sysfsValue(_ path: String) -> String? {
         // Sampling frequency per channel type: written to in_accel_sampling_frequency only, read back.
         #expect(o.accelRateHz == 100)
         #expect(o.accelRateSetHz == 200)
-        #expect(o.accelRateFile.map { Double(Substring($0).trimmingWhitespace) } == 200)
+        #expect(o.accelRateFile == "200\0")   // libiio writes the text and its NUL
         #expect(o.gyroRateFileAfterAccelSet == "100.000000\n")
         #expect(o.accelRatesAvailable == .list([0.78125, 1.5625, 3.125, 6.25, 12.5, 25, 50, 100, 200, 400, 800, 1600]))
 
@@ -243,7 +252,7 @@ func sysfsValue(_ path: String) -> String? {
         #expect((magneticField - expectedField).length < 1e-12)
         #expect(o.magnMount == Matrix3(rows: Vector3(-1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, 1)))
         #expect(o.magnRateSetHz == 40)
-        #expect(o.magnRateFile.map { Double(Substring($0).trimmingWhitespace) } == 40)
+        #expect(o.magnRateFile == "40\0")
         #expect(o.magnRatesAvailable == .list([0.625, 1.25, 2.5, 5, 10, 20, 40, 80]))
         #expect(o.malformedMountError?.kind == .malformedValue)
         #expect(o.malformedMountError?.device == "iio:device1 (lis3mdl)")
@@ -260,6 +269,10 @@ func sysfsValue(_ path: String) -> String? {
         #expect(o.vanishedAttributeError?.errno == ENOENT)
         #expect(o.vanishedAttributeError?.channel == "pressure")
         #expect(o.vanishedAttributeError?.attribute == "input")
+        #expect(o.triggerRateHz == 50)
+        #expect(o.triggerRateFile == "50\0")
+        #expect(o.triggerOnSensorError?.kind == .noSuchTrigger)
+        #expect(o.badRateError?.kind == .writeFailed && o.badRateError?.errno == EINVAL)
         #expect(o.noSuchDeviceError?.kind == .noSuchDevice)
         #expect(o.noSuchDeviceError?.description.contains("iio:device0 (bmi160)") == true)
     }

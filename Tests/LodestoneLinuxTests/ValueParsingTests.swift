@@ -82,3 +82,19 @@ import Testing
         #expect(IIOChannelType.voltage.si(fromABI: 1) == nil)
     }
 }
+
+@Suite struct AttributeNumbers {
+    @Test("numbers written to sysfs are plain decimals without a useless fraction", arguments: [
+        (100.0, "100"), (12.5, "12.5"), (0.625, "0.625"), (0.78125, "0.78125"), (1600, "1600"), (0, "0"),
+        (1e-7, "0"), (-2.5, "-2.5"), (52.0000001, "52"), (3.1415926, "3.141593"),
+    ])
+    func decimal(_ pair: (Double, String)) {
+        #expect(IIOAttributeText.decimal(pair.0) == pair.1)
+    }
+
+    @Test func nonFiniteValuesHaveNoText() {
+        #expect(IIOAttributeText.decimal(.nan) == nil)
+        #expect(IIOAttributeText.decimal(.infinity) == nil)
+        #expect(IIOAttributeText.decimal(1e300) == nil)
+    }
+}

@@ -95,16 +95,18 @@ public final class BMP280Model: SimulatedChip {
         var adcT = BMP280Datasheet.skippedADC
         var adcP = BMP280Datasheet.skippedADC
         if osrsT != .skipped {
-            let bits = filterOn ? 20 : osrsT.resolutionBits
+            adcT = rawADC?.temperature
+                ?? Self.adcT(forTemperatureC: temperatureC, trim: trim, bits: filterOn ? 20 : osrsT.resolutionBits)
+        }
+        if osrsP != .skipped {
             if let raw = rawADC {
-                adcT = raw.temperature
-                if osrsP != .skipped { adcP = raw.pressure }
+                adcP = raw.pressure
             } else {
-                adcT = Self.adcT(forTemperatureC: temperatureC, trim: trim, bits: bits)
-                if osrsP != .skipped {
-                    let tFine = BMP280Datasheet.compensateTemperature(adcT: Int32(adcT), trim: trim).tFine
-                    adcP = Self.adcP(forPressurePa: pressurePa, tFine: tFine, trim: trim, bits: filterOn ? 20 : osrsP.resolutionBits)
-                }
+                // The die has a temperature even when its conversion is skipped; the code depends on it.
+                let exactT = adcT != BMP280Datasheet.skippedADC
+                    ? adcT : Self.adcT(forTemperatureC: temperatureC, trim: trim, bits: 20)
+                let tFine = BMP280Datasheet.compensateTemperature(adcT: Int32(exactT), trim: trim).tFine
+                adcP = Self.adcP(forPressurePa: pressurePa, tFine: tFine, trim: trim, bits: filterOn ? 20 : osrsP.resolutionBits)
             }
         }
         store(adc: adcP, at: Register.pressMsb.rawValue)

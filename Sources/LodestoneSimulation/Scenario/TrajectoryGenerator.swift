@@ -66,6 +66,10 @@ public struct TrajectoryGenerator: Sendable {
         public internal(set) var latitudeRad: Double
         /// Longitude of the smooth path at the grid time, rad.
         public internal(set) var longitudeRad: Double
+        /// Latitude and longitude one grid step earlier (equal to the above at k = 0), rad: a sample up to one
+        /// step before the grid time needs no restart.
+        public internal(set) var previousLatitudeRad: Double
+        public internal(set) var previousLongitudeRad: Double
         /// Plan segment containing the grid time (a search hint).
         public internal(set) var segmentIndex: Int
     }
@@ -205,8 +209,10 @@ public struct TrajectoryGenerator: Sendable {
         temperatureBaseC = rng.uniform(in: 8...26)
         temperaturePhaseRad = rng.uniform(in: 0...(2 * Double.pi))
 
-        let start = State(gridIndex: 0, latitudeRad: Angle.radians(fromDegrees: latitudeDeg),
-                          longitudeRad: Angle.radians(fromDegrees: finite(scenario.startLongitudeDeg)), segmentIndex: 0)
+        let latitudeRad = Angle.radians(fromDegrees: latitudeDeg)
+        let longitudeRad = Angle.radians(fromDegrees: finite(scenario.startLongitudeDeg))
+        let start = State(gridIndex: 0, latitudeRad: latitudeRad, longitudeRad: longitudeRad,
+                          previousLatitudeRad: latitudeRad, previousLongitudeRad: longitudeRad, segmentIndex: 0)
         initialState = start
         state = start
     }
@@ -215,15 +221,22 @@ public struct TrajectoryGenerator: Sendable {
 
     /// The true state at `timeS` (s since the scenario start).
     ///
-    /// Times should be non-decreasing; any rate, fixed or variable, gives the same trajectory. An earlier time
-    /// than the integrator has passed restarts the integration from the beginning (correct, but slow for long
-    /// runs). NaN counts as 0, negative times as 0, times beyond `maximumTimeS` as `maximumTimeS`.
+    /// Times should be non-decreasing; any rate, fixed or variable, gives the same trajectory (bit for bit at
+    /// equal times). Going back by up to one integration step (10 ms, e.g. timestamp jitter) is free; going
+    /// back further restarts the integration from the beginning (correct, but slow for long runs). NaN counts
+    /// as 0, negative times as 0, times beyond `maximumTimeS` as `maximumTimeS`.
     public mutating func sample(atTimeS timeS: Double) -> TruthSample {
         let t = timeS.isNaN ? 0 : min(max(timeS, 0), Self.maximumTimeS)
         advance(to: t)
         let h = Self.integrationStepS
         var latitude = state.latitudeRad, longitude = state.longitudeRad
-        let gridTime = Double(state.gridIndex) * h
+        var gridTime = Double(state.gridIndex) * h
+        if t < gridTime {
+            // Up to one step back (advance(to:) restarts for anything earlier): start from the previous grid point.
+            latitude = state.previousLatitudeRad
+            longitude = state.previousLongitudeRad
+            gridTime = Double(state.gridIndex - 1) * h
+        }
         if t > gridTime {
             (latitude, longitude) = rk4Step(time: gridTime, latitudeRad: latitude, longitudeRad: longitude,
                                             stepS: t - gridTime, hint: state.segmentIndex)
@@ -417,7 +430,7 @@ public struct TrajectoryGenerator: Sendable {
     /// Moves the grid to the last grid time ≤ `t`.
     mutating func advance(to t: Double) {
         let h = Self.integrationStepS
-        if t < Double(state.gridIndex) * h { state = initialState }
+        if t < Double(state.gridIndex - 1) * h { state = initialState }
         let targetIndex = Int((t / h).rounded(.down))
         while state.gridIndex < targetIndex {
             let gridTime = Double(state.gridIndex) * h
@@ -432,9 +445,13 @@ public struct TrajectoryGenerator: Sendable {
                 let jump = min(targetIndex, restEnd)
                 if jump > state.gridIndex {
                     state.gridIndex = jump
+                    state.previousLatitudeRad = state.latitudeRad      // the path did not move
+                    state.previousLongitudeRad = state.longitudeRad
                     continue
                 }
             }
+            state.previousLatitudeRad = state.latitudeRad
+            state.previousLongitudeRad = state.longitudeRad
             (state.latitudeRad, state.longitudeRad) = rk4Step(
                 time: gridTime, latitudeRad: state.latitudeRad, longitudeRad: state.longitudeRad, stepS: h, hint: i)
             state.gridIndex += 1

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import LodestoneEngine
+
+/// The built `lodestone` executable, run as a user would.
+enum CLI {
+    static var executable: URL {
+        // The test bundle sits in the same build products directory as the executable.
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 where !FileManager.default.fileExists(atPath: dir.appendingPathComponent("lodestone").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("lodestone")
+    }
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        p.currentDirectoryURL = repositoryRoot
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+@Suite(.serialized) struct CLITests {
+    /// The end-to-end job of the foundation issue: five seconds on the simulated board, in real time.
+    @Test func runForFiveSecondsOnTheSimulatedBoardStreamsJSON() throws {
+        let start = Date()
+        let r = try CLI.run(["run", "--duration", "5", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Date().timeIntervalSince(start) >= 4.5)   // real time, not as fast as possible
+        let lines = r.stdout.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:] }
+        #expect(lines.first?["class"] as? String == "VERSION")
+        let samples = lines.filter { $0["class"] as? String == "SAMPLE" }
+        #expect(samples.filter { $0["sensor"] as? String == "imu" }.count == 501)
+        #expect(samples.filter { $0["sensor"] as? String == "baro" }.count == 126)
+        #expect(lines.contains { $0["class"] as? String == "FIX" })
+        let last = lines.last { $0["class"] as? String == "STATUS" }
+        #expect((last?["degraded"] as? [String]) == [])
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func brokenBoardFileIsOneLineOnStandardErrorAndNothingRuns() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-board-\(getpid()).json").path
+        try #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run(["run", "--board", path, "--duration", "1"])
+        #expect(r.status == 1)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "lodestone: \(path): sensors[0].address: \"0x99\" is not an I2C address; allowed: a string \"0x03\" … \"0x77\"\n")
+    }
+
+    @Test func truncatedTraceReplaysWhatItHasThenSaysWhereItBroke() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(getpid()).csv").path
+        try "t_s,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n0.02,0,0".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run(["replay", "--input", path])
+        #expect(r.status == 1)
+        #expect(r.stdout.split(separator: "\n").count == 3)   // header + the two good rows
+        #expect(r.stderr == "lodestone: \(path):4: column acc_z: 3 fields where the header has 4 (the file is truncated)\n")
+    }
+
+    @Test func truncatedGzipTraceIsOneLine() throws {
+        let dir = FileManager.default.temporaryDirectory
+        let whole = dir.appendingPathComponent("whole-\(getpid()).csv.gz").path
+        let cut = dir.appendingPathComponent("cutgz-\(getpid()).csv.gz").path
+        defer { try? FileManager.default.removeItem(atPath: whole); try? FileManager.default.removeItem(atPath: cut) }
+        let rec = try CLI.run(["run", "--duration", "2", "--speed", "0", "--record", whole])
+        #expect(rec.status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        let r = try CLI.run(["replay", "--input", cut])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("lodestone: \(cut)"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func readFromAMissingBusIsOneLine() throws {
+        let r = try CLI.run(["read", "--i2c", "/dev/i2c-97", "--chip", "bmp280", "--json"])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("lodestone: /dev/i2c-97"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func readRejectsAnUnknownChipBeforeTouchingTheBus() throws {
+        let r = try CLI.run(["read", "--i2c", "/dev/i2c-1", "--chip", "bmp999"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("bmp280"))
+    }
+
+    @Test func helpNamesEveryCommand() throws {
+        let r = try CLI.run(["--help"])
+        for c in ["run", "read", "scan", "replay"] { #expect(r.stdout.contains(c)) }
+    }
+}
