@@ -36,11 +36,14 @@ let package = Package(
     targets: [
         .target(name: "LodestoneCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: strict),
-        .target(name: "LodestoneGeomagnetism", dependencies: ["LodestoneCore"], swiftSettings: strict),
+        .target(name: "LodestoneGeomagnetism",
+                dependencies: ["LodestoneCore", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
         .target(name: "LodestoneDrivers", dependencies: ["LodestoneCore"], swiftSettings: strict),
         .target(
             name: "LodestoneSimulation",
-            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneGeomagnetism"],
+            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneGeomagnetism",
+                           .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strict),
         .systemLibrary(name: "CLodestoneLinux", path: "Sources/CLodestoneLinux", pkgConfig: "libiio",
                        providers: [.apt(["libi2c-dev", "libiio-dev", "zlib1g-dev"])]),

@@ -4,7 +4,7 @@ import LodestoneCore
 ///
 /// Frame: local geodetic (WGS84) north-east-down, the WMM's X, Y, Z. Field in nanotesla (nT), angles in
 /// degrees, secular variation (rates) per year. Source: Chulliat et al., *The US/UK World Magnetic Model
-/// for 2025-2030: Technical Report* (NOAA NCEI 2025), §1.2 and equations 19–30.
+/// for 2025-2030: Technical Report* (NOAA NCEI 2025), the equations for the derived elements.
 public struct MagneticElements: Sendable, Hashable, Codable {
     /// X, northward component, nT.
     public var northNT: Double

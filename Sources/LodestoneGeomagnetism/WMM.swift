@@ -5,7 +5,7 @@ import RealModule
 /// spherical-harmonic expansion (Schmidt semi-normalised Gauss coefficients).
 ///
 /// Source: Chulliat et al., *The US/UK World Magnetic Model for 2025-2030: Technical Report*, NOAA NCEI
-/// (2025), DOI 10.25923/prbc-s316, §1.2 (equations 7–30); the algorithm follows NOAA's reference
+/// (2025), DOI 10.25923/prbc-s316, section "The model equations"; the algorithm follows NOAA's reference
 /// implementation (`GeomagnetismLibrary.c`: geodetic → geocentric spherical on WGS84, Gauss-normalised
 /// associated Legendre functions by recursion converted to Schmidt semi-normalisation, the summation, the
 /// special By summation at the geographic poles, and the rotation back to geodetic north-east-down).
@@ -19,13 +19,13 @@ public struct WorldMagneticModel: Sendable {
     public static let maximumDegree = 12
     /// Number of (n, m) rows in a coefficient file: Σ_{n=1…12} (n + 1) = 90.
     public static let coefficientRowCount = 90
-    /// Geomagnetic reference radius, km (WMM technical report §1.2).
+    /// Geomagnetic reference radius, km (WMM technical report).
     public static let referenceRadiusKm = 6371.2
     /// WGS84 semi-major axis, km.
     public static let wgs84SemiMajorAxisKm = 6378.137
     /// WGS84 flattening.
     public static let wgs84Flattening = 1 / 298.257223563
-    /// Height range the model is specified for, km above the WGS84 ellipsoid (technical report §1.1).
+    /// Height range the model is specified for, km above the WGS84 ellipsoid (WMM technical report).
     public static let heightRangeKm: ClosedRange<Double> = -1...850
 
     /// Epoch of the coefficients, decimal year (2025.0 for WMM2025).
@@ -161,7 +161,7 @@ public struct WorldMagneticModel: Sendable {
                                        validUntil: validUntilDecimalYear)
         }
 
-        // Geodetic → geocentric spherical (WGS84), technical report eq. 7–8.
+        // Geodetic → geocentric spherical (WGS84); NOAA MAG_GeodeticToSpherical.
         let a = Self.wgs84SemiMajorAxisKm
         let f = Self.wgs84Flattening
         let e2 = f * (2 - f)
@@ -181,7 +181,7 @@ public struct WorldMagneticModel: Sendable {
         let cosPhi = Double.cos(geocentricLatitudeRad)
         let dt = decimalYear - epochDecimalYear
 
-        // Summation, technical report eq. 10–12 (field) and 13–15 (secular variation), spherical frame:
+        // Summation of field and secular variation (NOAA MAG_Summation, MAG_SecVarSummation), spherical frame:
         // bx northward, by eastward, bz downward.
         var bx = 0.0, by = 0.0, bz = 0.0
         var sx = 0.0, sy = 0.0, sz = 0.0
@@ -241,12 +241,12 @@ public struct WorldMagneticModel: Sendable {
             sy /= cosPhi
         } else {
             // At a geographic pole By = (1/cos φ)·Σ… is 0/0; NOAA's MAG_SummationSpecial evaluates the limit
-            // with the m = 1 terms only (technical report §1.2, note after eq. 12).
+            // with the m = 1 terms only.
             (by, sy) = poleEastComponents(sinPhi: x, ratio: ratio, cosLongitude: cosLongitude,
                                           sinLongitude: sinLongitude, dt: dt)
         }
 
-        // Rotate from geocentric spherical to geodetic north-east-down (technical report eq. 16–17).
+        // Rotate from geocentric spherical to geodetic north-east-down (NOAA MAG_RotateMagneticVector).
         let psi = geocentricLatitudeRad - latitudeRad
         let sinPsi = Double.sin(psi), cosPsi = Double.cos(psi)
         let north = bx * cosPsi - bz * sinPsi
@@ -285,7 +285,8 @@ public struct WorldMagneticModel: Sendable {
         return (by, sy)
     }
 
-    /// H, F, D, I, grid variation and their rates (technical report eq. 19–30).
+    /// H, F, D, I, grid variation and their rates (NOAA MAG_CalculateGeoMagneticElements,
+    /// MAG_CalculateSecularVariationElements, MAG_CalculateGridVariation for the polar case).
     private static func makeElements(north x: Double, east y: Double, down z: Double, northRate xDot: Double,
                                      eastRate yDot: Double, downRate zDot: Double, latitudeDeg: Double,
                                      longitudeDeg: Double) -> MagneticElements {

@@ -27,6 +27,7 @@ public enum WMMError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A calendar date or time of day that does not exist (month 13, 30 February, minute 60, …).
     case invalidDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double)
 
+    /// One line: what is wrong, where, and what to do.
     public var description: String {
         switch self {
         case .emptyCoefficientFile:

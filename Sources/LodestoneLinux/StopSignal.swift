@@ -30,4 +30,8 @@ public struct StopSignal: Sendable {
 
     /// True once SIGINT or SIGTERM has arrived.
     public var requested: Bool { stopRequestedFlag.load(ordering: .relaxed) }
+
+    /// Clears the flag. Tests only: all test targets share one process, so a test that delivers a signal must
+    /// not leave the flag set for the next test that installs a `StopSignal`.
+    static func clearForTesting() { stopRequestedFlag.store(false, ordering: .relaxed) }
 }

@@ -117,14 +117,13 @@ public final class SimulatedBus: RegisterBus {
     }
 
     public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
-        let op = "read \(buffer.count) byte\(buffer.count == 1 ? "" : "s")"
         if let kind = fault(for: address) {
             record(.read, address, register, [], kind)
-            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: op)
+            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: Self.operation("read", buffer.count))
         }
         guard let chip = chips[address] else {
             record(.read, address, register, [], .nack)
-            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: op)
+            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: Self.operation("read", buffer.count))
         }
         chip.read(register: register, into: buffer)
         for f in faults {
@@ -136,14 +135,13 @@ public final class SimulatedBus: RegisterBus {
     }
 
     public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {
-        let op = "write \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
         if let kind = fault(for: address) {
             record(.write, address, register, [], kind)
-            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: op)
+            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: Self.operation("write", bytes.count))
         }
         guard let chip = chips[address] else {
             record(.write, address, register, [], .nack)
-            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: op)
+            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: Self.operation("write", bytes.count))
         }
         chip.write(register: register, bytes: bytes)
         if isLogging { record(.write, address, register, Array(bytes), nil) }
@@ -177,6 +175,11 @@ public final class SimulatedBus: RegisterBus {
             }
         }
         return nil
+    }
+
+    /// "read 6 bytes": built only when an error is thrown, so the sample path does not allocate.
+    private static func operation(_ verb: String, _ count: Int) -> String {
+        "\(verb) \(count) byte\(count == 1 ? "" : "s")"
     }
 
     private static func errno(for kind: BusErrorKind) -> Int32 {

@@ -245,6 +245,7 @@ import Testing
 
     @Test func sigtermSetsTheStopFlagInsteadOfKillingTheProcess() {
         let stop = StopSignal.install()
+        defer { StopSignal.clearForTesting() }
         #expect(!stop.requested)
         // Process-directed, as from `kill` or systemd: the kernel picks a thread that does not block SIGTERM
         // (test-runner worker threads block signals), so delivery is asynchronous; wait for it, bounded.

@@ -3,8 +3,8 @@ import RealModule
 /// The WGS84 ellipsoid and its normal gravity, as the trajectory generator uses them.
 ///
 /// Source: NIMA TR8350.2, *Department of Defense World Geodetic System 1984*, 3rd edition (2000):
-/// defining parameters (Table 3.1), radii of curvature (§4), Somigliana normal gravity (eq. 4-1) and its
-/// height correction (eq. 4-3).
+/// defining parameters (Table 3.1) and derived constants, the standard radii of curvature, Somigliana's
+/// normal gravity formula (eq. 4-1) and its height correction (eq. 4-3).
 public enum Geodesy {
     /// WGS84 semi-major axis a, m.
     public static let semiMajorAxisM = 6_378_137.0
@@ -12,11 +12,11 @@ public enum Geodesy {
     public static let flattening = 1 / 298.257223563
     /// First eccentricity squared e² = f(2 − f).
     public static let eccentricitySquared = flattening * (2 - flattening)
-    /// Normal gravity at the equator γe, m/s² (TR8350.2 Table 3.4).
+    /// Normal gravity at the equator γe, m/s² (TR8350.2 derived physical constants).
     public static let equatorialGravityMps2 = 9.7803253359
-    /// Somigliana's constant k (TR8350.2 Table 3.4).
+    /// Somigliana's constant k (TR8350.2 derived physical constants).
     public static let somiglianaConstant = 0.00193185265241
-    /// m = ω²a²b/GM (TR8350.2 Table 3.4).
+    /// m = ω²a²b/GM (TR8350.2 derived physical constants).
     public static let gravityRatioM = 0.00344978650684
 
     /// Meridian radius of curvature M = a(1 − e²)/(1 − e² sin²φ)^{3/2}, m, at geodetic latitude `latitudeRad`.

@@ -3,11 +3,13 @@ import RealModule
 
 /// The five activity classes a recording is labelled with.
 public enum ActivityKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Not moving (standing, sitting, lying, riding a lift); walking; running; cycling; in a road vehicle.
     case stationary, walk, run, cycle, drive
 }
 
 /// What the carrier (the person or vehicle holding the board) does during one segment of a scenario.
 public enum SegmentKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Level motion with the activity of the same name.
     case stationary, walk, run, cycle, drive
     /// Walking up or down stairs, `floors` × `Scenario.floorHeightM`; labelled as `walk` activity.
     case stairsUp, stairsDown

@@ -66,9 +66,10 @@ public struct TrajectoryGenerator: Sendable {
         public internal(set) var latitudeRad: Double
         /// Longitude of the smooth path at the grid time, rad.
         public internal(set) var longitudeRad: Double
-        /// Latitude and longitude one grid step earlier (equal to the above at k = 0), rad: a sample up to one
-        /// step before the grid time needs no restart.
+        /// Latitude one grid step earlier (equal to `latitudeRad` at k = 0), rad: a sample up to one step
+        /// before the grid time needs no restart.
         public internal(set) var previousLatitudeRad: Double
+        /// Longitude one grid step earlier, rad.
         public internal(set) var previousLongitudeRad: Double
         /// Plan segment containing the grid time (a search hint).
         public internal(set) var segmentIndex: Int
