@@ -1,6 +1,6 @@
 /// What went wrong on a bus transfer, classified from the errno the kernel (or the simulator) gave.
 public enum BusErrorKind: Sendable, Hashable {
-    /// The chip did not acknowledge its address or a byte (`ENXIO`, `EREMOTEIO`).
+    /// The chip did not acknowledge its address or a byte (`ENXIO`, `EREMOTEIO`; `ENODEV` from some adapters).
     case nack
     /// A generic I/O error on the bus (`EIO`).
     case io
@@ -8,7 +8,7 @@ public enum BusErrorKind: Sendable, Hashable {
     case timeout
     /// No permission to open the bus device (`EACCES`, `EPERM`).
     case permissionDenied
-    /// The bus device does not exist (`ENOENT`, `ENODEV`).
+    /// The bus device does not exist (`ENOENT`).
     case noSuchBus
     /// The adapter cannot do this kind of transfer (`EOPNOTSUPP`, `EINVAL` from the adapter).
     case unsupported
@@ -60,11 +60,12 @@ public struct BusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Classifies an errno into a `BusErrorKind`.
     public static func kind(forErrno e: Int32) -> BusErrorKind {
         switch e {
-        case Errno.ENXIO, Errno.EREMOTEIO: .nack
+        // ENODEV on a transfer: i2c-stub and several adapters report an address with no device this way.
+        case Errno.ENXIO, Errno.EREMOTEIO, Errno.ENODEV: .nack
         case Errno.EIO: .io
         case Errno.ETIMEDOUT: .timeout
         case Errno.EACCES, Errno.EPERM: .permissionDenied
-        case Errno.ENOENT, Errno.ENODEV: .noSuchBus
+        case Errno.ENOENT: .noSuchBus
         case Errno.EOPNOTSUPP: .unsupported
         case Errno.EBUSY: .busy
         default: .other

@@ -240,8 +240,6 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     private var gyroFullScale = MPU6xxxDatasheet.GyroFullScale.dps250
     private var powerMode = PowerMode.normal
 
-    /// Polls of `PWR_MGMT_1` for the end of a device reset, 10 ms apart, after the 100 ms start-up wait.
-    static var resetPollAttempts: Int { 10 }
 
     /// A driver for an MPU-6xxx at `address` on `bus`. Does no I/O.
     /// - Parameters:
@@ -272,10 +270,14 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         }
         typealias F = MPU6xxxDatasheet.Field
         try write(.pwrMgmt1, F.deviceReset.inserting(1, into: 0))
-        try bus.pollRegister(chip: found.rawValue, address: address, register: Register.pwrMgmt1.rawValue,
-                             initialDelayUs: MPU6xxxDatasheet.resetTimeUs, attempts: Self.resetPollAttempts,
-                             intervalUs: 10_000, delay: delay) {
-            F.deviceReset.extract(from: $0) == 0
+        // Wait the datasheet's reset time, then confirm the chip answers with its identity, as the kernel's
+        // inv_mpu6050 driver does (msleep after reset, no poll). Polling DEVICE_RESET for its self-clear would
+        // hang on register files that do not emulate self-clearing bits (the kernel's i2c-stub); the CLKSEL
+        // write below clears the bit in any case.
+        delay(MPU6xxxDatasheet.resetTimeUs)
+        let idAfterReset = try bus.sensorReadByte(address: address, register: whoAmI)
+        guard idAfterReset == id else {
+            throw .notReady(chip: found.rawValue, bus: bus.name, address: address, waitedMs: MPU6xxxDatasheet.resetTimeUs / 1000)
         }
         try write(.pwrMgmt1, F.clksel.inserting(1, into: 0))
         if found.hasMagnetometer {

@@ -43,6 +43,10 @@ struct IIOAxes {
 ///   kPa → Pa (×1000), temp milli-°C → °C (÷1000), humidityrelative milli-percent → percent (÷1000).
 ///
 /// The mount matrix is not applied: `mountMatrix(for:)` gives it, and `SensorReading.mounted(by:)` applies it.
+///
+/// `read` makes no Swift allocation, but every attribute read is an `fopen`/`fread` inside libiio (and a
+/// one-shot conversion in many drivers, which can sleep for milliseconds): for sustained rates use
+/// `IIOBufferedCapture`. Not thread-safe, like its context.
 public final class IIOSensor {
     /// The context the device belongs to (kept alive by the sensor).
     public let context: IIOContext

@@ -38,7 +38,7 @@ import Testing
         #expect(logLines(bus) == [
             "R 0x1C 0x0F [3D]",                         // WHO_AM_I
             "W 0x1C 0x21 [04]",                         // CTRL_REG2: SOFT_RST
-            "R 0x1C 0x21 [00]",                         // SOFT_RST cleared
+            "R 0x1C 0x0F [3D]",                         // WHO_AM_I again after the reset time
             "W 0x1C 0x21 [00]",                         // CTRL_REG2: ±4 gauss
             "W 0x1C 0x23 [0C]",                         // CTRL_REG4: OMZ ultra-high performance
             "W 0x1C 0x24 [40]",                         // CTRL_REG5: BDU
@@ -156,13 +156,13 @@ import Testing
                 == .wrongChipID(chip: "lis3mdl", bus: "sim", address: 0x1E, register: 0x0F, expected: [0x3D], found: 0x33))
     }
 
-    @Test func aSoftResetBitThatNeverClearsGivesNotReady() {
+    @Test func aChipThatLosesItsIdentityAcrossTheResetGivesNotReady() {
         let bus = SimulatedBus()
-        bus.attach(LIS3MDLModel(), at: 0x1C)
-        bus.inject(.stuck(address: 0x1C, register: 0x21, value: 0x04))
+        let model = LIS3MDLModel()
+        bus.attach(IdentityLostAfterWrite(model, idRegister: 0x0F), at: 0x1C)
         var driver = LIS3MDL(bus: bus)
-        #expect(thrownError { try driver.probe() } == .notReady(chip: "lis3mdl", bus: "sim", address: 0x1C, waitedMs: 5))
-        #expect(logLines(bus).filter { $0.hasPrefix("R 0x1C 0x21") }.count == 5)
+        #expect(thrownError { try driver.probe() } == .notReady(chip: "lis3mdl", bus: "sim", address: 0x1C, waitedMs: 1))
+        #expect(logLines(bus) == ["R 0x1C 0x0F [3D]", "W 0x1C 0x21 [04]", "R 0x1C 0x0F [FF]"])
     }
 
     @Test func aStuckOutputByteShowsInTheAutoIncrementedBurst() throws {

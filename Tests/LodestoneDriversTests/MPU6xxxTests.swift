@@ -34,7 +34,7 @@ import Testing
         #expect(logLines(bus) == [
             "R 0x68 0x75 [68]",     // WHO_AM_I
             "W 0x68 0x6B [80]",     // PWR_MGMT_1: DEVICE_RESET
-            "R 0x68 0x6B [40]",     // reset done (SLEEP is the 6050's reset state)
+            "R 0x68 0x75 [68]",     // WHO_AM_I again after the 100 ms reset time
             "W 0x68 0x6B [01]",     // wake, CLKSEL = PLL
             "W 0x68 0x6B [01]",     // configure: awake
             "W 0x68 0x19 [09]",     // SMPLRT_DIV: 1 kHz / 10 = 100 Hz
@@ -66,7 +66,7 @@ import Testing
         #expect(logLines(bus) == [
             "R 0x68 0x75 [71]",     // WHO_AM_I
             "W 0x68 0x6B [80]",     // H_RESET
-            "R 0x68 0x6B [01]",     // reset done (awake, CLKSEL 1 is the 6500/9250 reset state)
+            "R 0x68 0x75 [71]",     // WHO_AM_I again after the reset time
             "W 0x68 0x6B [01]",     // CLKSEL = auto/PLL
             "W 0x68 0x37 [02]",     // INT_PIN_CFG: BYPASS_EN
             "R 0x0C 0x00 [48]",     // AK8963 WIA
@@ -226,24 +226,34 @@ import Testing
 
     // MARK: Faults
 
-    @Test func nackOnTheThirdTransferNamesTheResetPoll() {
+    @Test func nackOnTheThirdTransferNamesTheIdentityRecheck() {
         let bus = SimulatedBus()
         MPUModel(variant: .mpu6050).attach(to: bus)
         bus.inject(.failTransfer(number: 3, address: 0x68, kind: .nack))
         var driver = MPU6xxx(bus: bus)
         #expect(thrownError { try driver.probe() } == .bus(BusError(
-            kind: .nack, bus: "sim", address: 0x68, register: 0x6B, errno: BusError.Errno.EREMOTEIO, operation: "read 1 byte")))
+            kind: .nack, bus: "sim", address: 0x68, register: 0x75, errno: BusError.Errno.EREMOTEIO, operation: "read 1 byte")))
     }
 
-    @Test func aResetBitThatNeverClearsGivesNotReadyAfterTenPolls() {
+    @Test func aChipThatLosesItsIdentityAcrossTheResetGivesNotReady() {
         let bus = SimulatedBus()
-        MPUModel(variant: .mpu6500).attach(to: bus)
-        bus.inject(.stuck(address: 0x68, register: 0x6B, value: 0x80))
+        let model = MPUModel(variant: .mpu6500)
+        bus.attach(IdentityLostAfterWrite(model, idRegister: 0x75), at: 0x68)
         let delays = DelayRecorder()
         var driver = MPU6xxx(bus: bus, delay: delays.delay)
-        #expect(thrownError { try driver.probe() } == .notReady(chip: "mpu6500", bus: "sim", address: 0x68, waitedMs: 190))
-        #expect(logLines(bus).filter { $0.hasPrefix("R 0x68 0x6B") }.count == 10)
-        #expect(delays.delaysUs == [100_000] + Array(repeating: 10_000, count: 9))
+        #expect(thrownError { try driver.probe() } == .notReady(chip: "mpu6500", bus: "sim", address: 0x68, waitedMs: 100))
+        #expect(logLines(bus) == ["R 0x68 0x75 [70]", "W 0x68 0x6B [80]", "R 0x68 0x75 [FF]"])
+        #expect(delays.delaysUs == [100_000])
+    }
+
+    /// A register file that emulates no self-clearing bits (like the kernel's i2c-stub): a reset write leaves
+    /// DEVICE_RESET set. The driver must not wait for it to clear.
+    @Test func aResetBitThatNeverSelfClearsDoesNotStopTheProbe() throws {
+        let bus = SimulatedBus()
+        MPUModel(variant: .mpu6050).attach(to: bus)
+        bus.inject(.stuck(address: 0x68, register: 0x6B, value: 0x80))
+        var driver = MPU6xxx(bus: bus)
+        #expect(try driver.probe() == ChipIdentity(chip: "mpu6050", idValue: 0x68))
     }
 
     @Test func anIOErrorInTheMagnetometerReadIsReportedAgainstTheAK8963() throws {

@@ -41,3 +41,20 @@ func isClose(_ a: Vector3?, _ b: Vector3, tolerance: Double) -> Bool {
     let d = a - b
     return abs(d.x) <= tolerance && abs(d.y) <= tolerance && abs(d.z) <= tolerance
 }
+
+/// Wraps a chip model so that its ID register reads 0xFF after the first write: a chip that does not come
+/// back from a reset.
+final class IdentityLostAfterWrite: SimulatedChip {
+    let inner: any SimulatedChip
+    let idRegister: UInt8
+    private var written = false
+    init(_ inner: any SimulatedChip, idRegister: UInt8) { self.inner = inner; self.idRegister = idRegister }
+    func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
+        inner.read(register: register, into: buffer)
+        if written, register == idRegister, buffer.count > 0 { buffer[0] = 0xFF }
+    }
+    func write(register: UInt8, bytes: UnsafeRawBufferPointer) {
+        written = true
+        inner.write(register: register, bytes: bytes)
+    }
+}
