@@ -1,5 +1,6 @@
 import Foundation
 import LodestoneCore
+import LodestoneDrivers
 
 /// A board description: which chips sit on which bus at which address, how each is mounted, and how
 /// fast to sample it. Stored as JSON in `boards/` (format documented in `boards/README.md`).
@@ -84,8 +85,8 @@ public struct BoardFileError: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 extension BoardDescription {
-    /// The chips a board file may name.
-    public static let knownChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "iio"]
+    /// The chips a board file may name: every register driver in the catalog, and `iio`.
+    public static var knownChips: [String] { ChipCatalog.names + ["iio"] }
 
     /// Reads and validates a board file.
     public static func load(path: String) throws(BoardFileError) -> BoardDescription {

@@ -33,3 +33,20 @@ if [ $RC -ne 0 ]; then
   exit 1
 fi
 python3 "$HERE/kernel-vm-check.py" "$OUT"
+
+# Second boot: the package's own kernel-gated tests (LodestoneLinuxTests' KernelI2CStub and KernelIIO suites,
+# skipped on the host) run inside the guest against the same stub chips and kernel drivers.
+echo "kernel-vm: running the kernel-gated test suites in the guest"
+(cd "$ROOT" && swift build --build-tests 2>&1 | tail -1)
+BUNDLE="$ROOT/.build/debug/LodestonePackageTests.xctest"
+rm -rf "$PAYLOAD"/*; cp "$BUNDLE" "$PAYLOAD/"
+OUT2="$OUT/tests"; mkdir -p "$OUT2"
+set +e
+bash "$VM" --timeout 300 --mem 1024 "$PAYLOAD" "$HERE/kernel-vm-tests-guest.sh" "$OUT2" > "$OUT2/host.log" 2>&1
+RC=$?
+set -e
+grep -E "✔ Suite|✘|Test run with|skipped" "$OUT2/guest.log" | grep -vE "^✔ Test " || true
+if [ $RC -ne 0 ] || ! grep -qE "Test run with [0-9]+ tests .*passed" "$OUT2/guest.log" || grep -q "skipped" "$OUT2/guest.log"; then
+  echo "kernel-vm: the kernel-gated suites failed, were skipped or did not run (exit $RC)"; tail -30 "$OUT2/guest.log"; exit 1
+fi
+echo "kernel-vm: kernel-gated suites passed"
