@@ -11,11 +11,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Lodestone", path: ".."),
-        // Only the MallocInterposer trait: it counts mallocs on Swift 6.3+. The default RuntimeInterposer
-        // trait (ARC counters on Linux 6.3) is left off: it is not needed for malloc counts and its
-        // swift-runtime-interposer dependency is not available here.
-        // Pinned exactly: Package.resolved is not committed, and the `thresholds check` semantics the CI script
-        // relies on (exit code 2 on a regression) are those of this version.
+        // package-benchmark (now published as ordo-one/benchmark). Only the MallocInterposer trait, which
+        // counts mallocs on Swift 6.3+; the default RuntimeInterposer trait (ARC counters on Linux 6.3) is left
+        // off: malloc counts do not need it, and without it SwiftPM does not fetch swift-runtime-interposer.
+        // Pinned exactly: Package.resolved is not committed, and ../scripts/benchmarks relies on this
+        // version's `baseline update` / `thresholds check` behaviour.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
