@@ -14,6 +14,8 @@ public protocol LineOutput: AnyObject {
 public final class StandardOutput: LineOutput {
     private var buffer = Data()
     private let handle: FileHandle
+    /// True once a write failed (the reader went away); callers stop producing.
+    public private(set) var isBroken = false
     public init(handle: FileHandle = .standardOutput) { self.handle = handle }
     public func write(_ line: String) { writeRaw(line + "\n") }
     public func writeRaw(_ text: String) {
@@ -22,9 +24,9 @@ public final class StandardOutput: LineOutput {
     }
     public func flush() {
         guard !buffer.isEmpty else { return }
-        // A closed pipe (`lodestone run --json | head`) must not crash the engine: swallow the error;
-        // the next flush will fail the same way and the job ends on its own schedule.
-        try? handle.write(contentsOf: buffer)
+        // A closed pipe (`lodestone run --json | head`) must not crash the engine: note it so the job can stop
+        // cleanly (and close its recording).
+        do { try handle.write(contentsOf: buffer) } catch { isBroken = true }
         buffer.removeAll(keepingCapacity: true)
     }
     deinit { flush() }

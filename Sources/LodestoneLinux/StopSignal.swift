@@ -25,6 +25,18 @@ public struct StopSignal: Sendable {
             // sigaction(2) fails only for an invalid signal number or pointer; neither can happen here.
             _ = Syscalls.call { sigaction(signalNumber, &action, nil) }
         }
+        // A blocked signal mask is inherited across exec (a parent such as a test runner may block nearly
+        // everything): unblock the signals we handle, or Ctrl-C would stay pending forever.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signalNumber in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&handled, signalNumber) }
+        _ = Syscalls.call(.returnsErrno) { pthread_sigmask(SIG_UNBLOCK, &handled, nil) }
+        // A closed output pipe (`lodestone run --json | head`) must end the run cleanly — finish the recording,
+        // exit — rather than kill the process mid-write: ignore SIGPIPE and let the write fail with EPIPE.
+        var ignore = sigaction()
+        ignore.__sigaction_handler.sa_handler = SIG_IGN
+        sigemptyset(&ignore.sa_mask)
+        _ = Syscalls.call { sigaction(SIGPIPE, &ignore, nil) }
         return StopSignal()
     }
 

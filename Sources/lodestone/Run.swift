@@ -39,7 +39,7 @@ struct Run: ParsableCommand {
         let out = StandardOutput()
         do {
             let code = try RunJob(options: options).run(output: out, errors: standardErrorOutput(), clock: SystemClock(),
-                                                        shouldStop: { stop.requested })
+                                                        shouldStop: { stop.requested || out.isBroken })
             if code != 0 { throw ExitCode(code) }
         } catch let e as JobError { fail(e.message) }
     }

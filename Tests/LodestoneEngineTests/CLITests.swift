@@ -15,6 +15,16 @@ enum CLI {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
+    /// Waits at most `timeoutS` for `p` to exit; kills it (SIGKILL) and returns false if it does not.
+    static func waitForExit(_ p: Process, timeoutS: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeoutS)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard p.isRunning else { return true }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        return false
+    }
+
     static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
         let p = Process()
         p.executableURL = executable
@@ -96,6 +106,46 @@ enum CLI {
         let r = try CLI.run(["read", "--i2c", "/dev/i2c-1", "--chip", "bmp999"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("bmp280"))
+    }
+
+    /// Ctrl-C mid-run: the run ends cleanly and the recording holds every row up to then, each complete.
+    @Test func interruptedRunKeepsAWholeRecording() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("interrupted-\(getpid()).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["run", "--json", "--record", path]
+        p.currentDirectoryURL = repositoryRoot
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 2.5)
+        p.interrupt()   // SIGINT
+        #expect(CLI.waitForExit(p, timeoutS: 10), "the run did not stop on SIGINT")
+        #expect(p.terminationReason == .exit)
+        #expect(p.terminationStatus == 0)
+        var parser = TraceParser(text: try TraceFiles.readText(path: path), path: path)
+        var rows = 0, last = -1.0
+        while let row = try parser.next() { rows += 1; last = row.timeS }
+        #expect(rows > 150)
+        #expect(last > 1.5)
+    }
+
+    /// `lodestone run --json | head -2`: the reader goes away; the run ends cleanly instead of dying on SIGPIPE.
+    @Test func closedOutputPipeEndsTheRunCleanly() throws {
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["run", "--json", "--duration", "60", "--speed", "10"]
+        p.currentDirectoryURL = repositoryRoot
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        _ = out.fileHandleForReading.availableData
+        try out.fileHandleForReading.close()
+        #expect(CLI.waitForExit(p, timeoutS: 10), "the run did not stop when its reader went away")
+        #expect(p.terminationReason == .exit)
+        #expect(p.terminationStatus == 0)
     }
 
     @Test func helpNamesEveryCommand() throws {
