@@ -30,10 +30,13 @@ enum CLI {
         p.executableURL = executable
         p.arguments = arguments
         p.currentDirectoryURL = repositoryRoot
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out
         p.standardError = err
+        p.standardInput = input
         try p.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
@@ -148,8 +151,18 @@ enum CLI {
         #expect(p.terminationStatus == 0)
     }
 
+    @Test func geoDeclinationReadsCSVOnStandardInput() throws {
+        let r = try CLI.run(["geo", "declination"], stdin: "decimal_year,lat_deg,lon_deg,height_km\n2025.0,80,0,0\nnot,a,row\n")
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.first == "decimal_year,lat_deg,lon_deg,height_km,D_deg,I_deg,H_nT,X_nT,Y_nT,Z_nT,F_nT,GV_deg")
+        #expect(lines.count == 2)
+        #expect(lines.last?.hasPrefix("2025.0,80,0,0,1.28") == true)
+        #expect(r.stderr == "lodestone: geo declination: line 3: 3 fields; expected decimal_year,lat_deg,lon_deg,height_km\n")
+    }
+
     @Test func helpNamesEveryCommand() throws {
         let r = try CLI.run(["--help"])
-        for c in ["run", "read", "scan", "replay"] { #expect(r.stdout.contains(c)) }
+        for c in ["run", "read", "scan", "replay", "geo"] { #expect(r.stdout.contains(c)) }
     }
 }
