@@ -54,7 +54,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "lodestone",
-            dependencies: ["LodestoneEngine", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
         .testTarget(name: "LodestoneCoreTests", dependencies: ["LodestoneCore"], swiftSettings: strict),

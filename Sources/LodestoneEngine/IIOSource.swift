@@ -48,7 +48,4 @@ public struct IIOSource: SensorSource {
             throw SourceError(sensor: id, message: error.description)
         }
     }
-
-    /// What an IIO device measures, from its channel list.
-    public static func kinds(of device: IIODeviceInfo) -> [SensorKind] { device.kinds }
 }

@@ -44,7 +44,7 @@ public struct ScanJob {
             do {
                 let context = try IIOContext(uri: iioURI)
                 for d in context.devices {
-                    let kinds = IIOSource.kinds(of: d)
+                    let kinds = d.kinds
                     findings.append(Finding(bus: .iio(device: d.name ?? d.id, uri: iioURI), address: nil,
                                             chip: kinds.isEmpty ? nil : "iio",
                                             detail: "\(d.id) \(d.name ?? "(no name)"): " + (kinds.isEmpty ? "no motion/baro/mag channels" : kinds.map(\.rawValue).joined(separator: ", "))))

@@ -12,16 +12,7 @@ public enum GzipFile {
     ///   "unexpected end of file"), `.corrupt` for bad data or a CRC mismatch, or the errno's kind when the
     ///   file cannot be opened or read.
     public static func readAll(path: String) throws(FileError) -> [UInt8] {
-        let opened = path.withCString { p in Syscalls.pointer { gzopen(p, "rb") } }
-        let file: gzFile
-        switch opened {
-        case .success(let f): file = f
-        case .failure(let e):
-            // gzopen sets errno when open(2) fails; errno 0 means zlib could not allocate its state.
-            throw e.rawValue == 0
-                ? FileError(kind: .other, path: path, operation: "gzopen", detail: "zlib could not allocate its state")
-                : FileError(e, path: path, operation: "open for reading")
-        }
+        let file = try gzOpen(path, mode: "rb", operation: "open for reading")
         var closed = false
         defer { if !closed { _ = gzclose_r(file) } }
         _ = gzbuffer(file, 128 * 1024)
@@ -125,14 +116,7 @@ public final class GzipWriter {
     public init(path: String, level: Int = 6) throws(FileError) {
         self.path = path
         let mode = "wb\(max(0, min(9, level)))e"   // e: O_CLOEXEC
-        let opened = path.withCString { p in mode.withCString { m in Syscalls.pointer { gzopen(p, m) } } }
-        switch opened {
-        case .success(let f): file = f
-        case .failure(let e):
-            throw e.rawValue == 0
-                ? FileError(kind: .other, path: path, operation: "gzopen", detail: "zlib could not allocate its state")
-                : FileError(e, path: path, operation: "create for writing")
-        }
+        file = try gzOpen(path, mode: mode, operation: "create for writing")
     }
 
     deinit { if let file { _ = gzclose_w(file) } }
@@ -172,5 +156,18 @@ public final class GzipWriter {
         let message = gzerror(file, &code).map { String(cString: $0) } ?? ""
         if code == Z_ERRNO { return FileError(Syscalls.currentErrno(), path: path, operation: operation) }
         return FileError(kind: .other, path: path, operation: operation, detail: message)
+    }
+}
+
+/// `gzopen(path, mode)` with its failure classified: gzopen sets errno when open(2) fails; errno 0 means zlib
+/// could not allocate its state.
+private func gzOpen(_ path: String, mode: String, operation: String) throws(FileError) -> gzFile {
+    let opened = path.withCString { p in mode.withCString { m in Syscalls.pointer { gzopen(p, m) } } }
+    switch opened {
+    case .success(let f): return f
+    case .failure(let e):
+        throw e.rawValue == 0
+            ? FileError(kind: .other, path: path, operation: "gzopen", detail: "zlib could not allocate its state")
+            : FileError(e, path: path, operation: operation)
     }
 }

@@ -117,14 +117,7 @@ public final class SimulatedBus: RegisterBus {
     }
 
     public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
-        if let kind = fault(for: address) {
-            record(.read, address, register, [], kind)
-            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: Self.operation("read", buffer.count))
-        }
-        guard let chip = chips[address] else {
-            record(.read, address, register, [], .nack)
-            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: Self.operation("read", buffer.count))
-        }
+        let chip = try target(.read, address, register, byteCount: buffer.count)
         chip.read(register: register, into: buffer)
         for f in faults {
             if case let .stuck(a, r, v) = f, a == address {
@@ -135,19 +128,26 @@ public final class SimulatedBus: RegisterBus {
     }
 
     public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {
-        if let kind = fault(for: address) {
-            record(.write, address, register, [], kind)
-            throw BusError(kind: kind, bus: name, address: address, register: register, errno: Self.errno(for: kind), operation: Self.operation("write", bytes.count))
-        }
-        guard let chip = chips[address] else {
-            record(.write, address, register, [], .nack)
-            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.ENXIO, operation: Self.operation("write", bytes.count))
-        }
+        let chip = try target(.write, address, register, byteCount: bytes.count)
         chip.write(register: register, bytes: bytes)
         if isLogging { record(.write, address, register, Array(bytes), nil) }
     }
 
     // MARK: - private
+
+    /// Counts the transfer and returns the chip it reaches, or logs and throws the injected fault, or a NACK
+    /// when nothing is attached at `address`.
+    private func target(_ d: BusTransaction.Direction, _ address: UInt8, _ register: UInt8, byteCount: Int) throws(BusError) -> any SimulatedChip {
+        let injected = fault(for: address)
+        guard injected == nil, let chip = chips[address] else {
+            let kind = injected ?? .nack
+            record(d, address, register, [], kind)
+            throw BusError(kind: kind, bus: name, address: address, register: register,
+                           errno: injected == nil ? BusError.Errno.ENXIO : Self.errno(for: kind),
+                           operation: Self.operation(d.rawValue, byteCount))
+        }
+        return chip
+    }
 
     private func record(_ d: BusTransaction.Direction, _ a: UInt8, _ r: UInt8, _ b: [UInt8], _ f: BusErrorKind?) {
         if isLogging || f != nil { log.append(BusTransaction(direction: d, address: a, register: r, bytes: b, fault: f)) }

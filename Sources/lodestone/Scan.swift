@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LodestoneCore
 import LodestoneEngine
 import LodestoneLinux
 
@@ -23,7 +24,7 @@ struct Scan: ParsableCommand {
         if !boardOnly {
             if findings.isEmpty { out.write("no known chip found on " + list.joined(separator: ", ")) }
             for f in findings {
-                let where_ = f.address.map { "\(f.bus) \(hexAddress($0))" } ?? "\(f.bus)"
+                let where_ = f.address.map { "\(f.bus) \(hex($0))" } ?? "\(f.bus)"
                 out.write("\(where_): \(f.detail)")
             }
             out.write("")
@@ -32,10 +33,4 @@ struct Scan: ParsableCommand {
         out.write(ScanJob.draftBoard(findings))
         out.flush()
     }
-
-    private func hexAddress(_ a: UInt8) -> String { "0x" + String(a, radix: 16, uppercase: true).leftPadded(2) }
-}
-
-extension String {
-    func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
 }
