@@ -6,6 +6,10 @@
 //                          but swift-numerics' RealModule (pure math: sin/atan2/exp without Foundation or Glibc)
 //   LodestoneGeomagnetism  World Magnetic Model                     — Core only
 //   LodestoneDrivers       chip drivers, generic over RegisterBus    — Core only
+//   LodestoneFusion        orientation filter, heading (magnetic/true) — Core, Geomagnetism
+//   LodestoneMotion        altitude, activity, pedometer              — Core
+//   LodestoneLocation      NMEA/UBX decoding, geodesy, location fusion — Core, Geomagnetism
+//   LodestoneCalibration   magnetometer/accelerometer/gyro/baro calibration — Core, Geomagnetism
 //   LodestoneSimulation    register-file simulator bus, chip models, scenarios — Core, Drivers, Geomagnetism
 //   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
 //   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio
@@ -26,6 +30,10 @@ let package = Package(
         .library(name: "LodestoneDrivers", targets: ["LodestoneDrivers"]),
         .library(name: "LodestoneSimulation", targets: ["LodestoneSimulation"]),
         .library(name: "LodestoneGeomagnetism", targets: ["LodestoneGeomagnetism"]),
+        .library(name: "LodestoneFusion", targets: ["LodestoneFusion"]),
+        .library(name: "LodestoneMotion", targets: ["LodestoneMotion"]),
+        .library(name: "LodestoneLocation", targets: ["LodestoneLocation"]),
+        .library(name: "LodestoneCalibration", targets: ["LodestoneCalibration"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
     ],
     dependencies: [
@@ -40,6 +48,27 @@ let package = Package(
                 dependencies: ["LodestoneCore", .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: strict),
         .target(name: "LodestoneDrivers", dependencies: ["LodestoneCore"], swiftSettings: strict),
+
+        // Orientation and heading (issue 4).
+        .target(name: "LodestoneFusion",
+                dependencies: ["LodestoneCore", "LodestoneGeomagnetism", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+
+        // Altitude, activity and pedometer (issue 5).
+        .target(name: "LodestoneMotion",
+                dependencies: ["LodestoneCore", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+
+        // GNSS decoding, geodesy and location fusion (issue 6).
+        .target(name: "LodestoneLocation",
+                dependencies: ["LodestoneCore", "LodestoneGeomagnetism", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+
+        // Calibration (issue 7).
+        .target(name: "LodestoneCalibration",
+                dependencies: ["LodestoneCore", "LodestoneGeomagnetism", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+
         .target(
             name: "LodestoneSimulation",
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneGeomagnetism",
@@ -50,7 +79,8 @@ let package = Package(
         .target(name: "LodestoneLinux", dependencies: ["LodestoneCore", "CLodestoneLinux"], swiftSettings: strict),
         .target(
             name: "LodestoneEngine",
-            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux"],
+            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
+                           "LodestoneFusion", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration"],
             swiftSettings: strict),
         .executableTarget(
             name: "lodestone",
@@ -61,6 +91,10 @@ let package = Package(
         .testTarget(name: "LodestoneGeomagnetismTests", dependencies: ["LodestoneGeomagnetism"], swiftSettings: strict),
         .testTarget(name: "LodestoneDriversTests", dependencies: ["LodestoneDrivers", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneSimulationTests", dependencies: ["LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneFusionTests", dependencies: ["LodestoneFusion", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneLocationTests", dependencies: ["LodestoneLocation", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
         .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "lodestone"], swiftSettings: strict),
     ]

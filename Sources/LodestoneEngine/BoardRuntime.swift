@@ -129,8 +129,19 @@ struct SimulatedGNSSSource: SensorSource {
 
     mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
         guard world.board.hasNewFix, let f = world.board.latestFix else { return .none }
-        return .fix(LocationFix(timeS: timeS, latitudeDeg: f.latitudeDeg, longitudeDeg: f.longitudeDeg, heightM: f.heightM,
-                                speedMps: f.speedMps, courseDeg: f.courseDeg ?? .nan, horizontalAccuracyM: f.horizontalAccuracyM,
-                                verticalAccuracyM: f.verticalAccuracyM))
+        var fix = ReceiverFix(timeS: timeS, mode: f.fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
+        fix.quality = .simulated
+        fix.latitudeDeg = f.latitudeDeg
+        fix.longitudeDeg = f.longitudeDeg
+        fix.heightAboveEllipsoidM = f.heightM
+        fix.altitudeMSLM = f.altitudeMSLM
+        fix.geoidSeparationM = f.heightM - f.altitudeMSLM
+        fix.speedMps = f.speedMps
+        fix.courseDeg = f.courseDeg
+        fix.horizontalAccuracyM = f.horizontalAccuracyM
+        fix.verticalAccuracyM = f.verticalAccuracyM
+        fix.speedAccuracyMps = f.speedAccuracyMps
+        fix.satellitesUsed = f.satellitesUsed
+        return .fix(fix)
     }
 }

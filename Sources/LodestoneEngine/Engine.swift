@@ -33,7 +33,7 @@ public struct Engine {
         public var samples: Int
         public var failures: Int
         public var lastReading: SensorReading?
-        public var lastFix: LocationFix?
+        public var lastFix: ReceiverFix?
         /// Measured delivery rate over the last second, Hz.
         public var measuredRateHz: Double
     }
@@ -41,7 +41,7 @@ public struct Engine {
     /// What happened during a step.
     public enum Event: Sendable {
         case reading(sensor: String, SensorReading)
-        case fix(sensor: String, LocationFix)
+        case fix(sensor: String, ReceiverFix)
         /// A source started failing or failed again after a retry (one per state change, not per sample).
         case degraded(sensor: String, message: String, timeS: Double)
         /// A failing source delivers again.

@@ -13,7 +13,8 @@ public struct HumanView {
     }
 
     /// The screen for the current engine state.
-    public func render(timeS: Double, statuses: [Engine.SourceStatus], truth: Wire.Status.Truth?, notes: [String]) -> [String] {
+    public func render(timeS: Double, statuses: [Engine.SourceStatus], truth: Wire.Status.Truth?, fusion: [String] = [],
+                       notes: [String]) -> [String] {
         var lines: [String] = []
         lines.append("lodestone — \(boardName) — t = \(formatFixed(timeS, digits: 1)) s")
         lines.append("")
@@ -24,9 +25,17 @@ public struct HumanView {
             if let r = s.lastReading {
                 for v in Self.values(r) { lines.append(pad("", 10) + v) }
             }
-            if let f = s.lastFix {
-                lines.append(pad("", 10) + "lat \(formatFixed(f.latitudeDeg, digits: 6))°  lon \(formatFixed(f.longitudeDeg, digits: 6))°  h \(formatFixed(f.heightM, digits: 1)) m  ±\(formatFixed(f.horizontalAccuracyM, digits: 1)) m  \(formatFixed(f.speedMps, digits: 1)) m/s")
+            if let f = s.lastFix, let lat = f.latitudeDeg, let lon = f.longitudeDeg {
+                var line = pad("", 10) + "lat \(formatFixed(lat, digits: 6))°  lon \(formatFixed(lon, digits: 6))°"
+                if let h = f.ellipsoidalHeightM { line += "  h \(formatFixed(h, digits: 1)) m" }
+                if let a = f.horizontalAccuracyM { line += "  ±\(formatFixed(a, digits: 1)) m" }
+                if let v = f.speedMps { line += "  \(formatFixed(v, digits: 1)) m/s" }
+                lines.append(line)
             }
+        }
+        if !fusion.isEmpty {
+            lines.append("")
+            lines.append(contentsOf: fusion)
         }
         if let t = truth {
             lines.append("")

@@ -68,26 +68,33 @@ public enum Wire {
         }
     }
 
-    /// `{"class":"FIX",…}` — a position fix.
+    /// `{"class":"FIX",…}` — a receiver's fix as reported (before fusion). Unknown values are omitted.
     public struct Fix: Codable, Sendable {
         public var `class` = "FIX"
         public var tS: Double
         public var sensor: String
-        public var latDeg: Double
-        public var lonDeg: Double
-        public var heightM: Double
-        public var speedMps: Double
+        /// gpsd's mode: 0 unknown, 1 no fix, 2 2D, 3 3D.
+        public var mode: Int
+        public var latDeg: Double?
+        public var lonDeg: Double?
+        /// Height above the WGS84 ellipsoid, m.
+        public var heightM: Double?
+        public var altMSLM: Double?
+        public var speedMps: Double?
         /// Course over ground, deg; omitted when too slow to define one.
         public var courseDeg: Double?
-        public var horizontalAccuracyM: Double
-        public var verticalAccuracyM: Double
+        public var horizontalAccuracyM: Double?
+        public var verticalAccuracyM: Double?
         enum CodingKeys: String, CodingKey {
-            case `class`, tS = "t_s", sensor, latDeg = "lat_deg", lonDeg = "lon_deg", heightM = "height_m", speedMps = "speed_mps"
+            case `class`, tS = "t_s", sensor, mode, latDeg = "lat_deg", lonDeg = "lon_deg", heightM = "height_m"
+            case altMSLM = "alt_msl_m", speedMps = "speed_mps"
             case courseDeg = "course_deg", horizontalAccuracyM = "h_acc_m", verticalAccuracyM = "v_acc_m"
         }
-        public init(sensor: String, fix f: LocationFix) {
-            tS = f.timeS; self.sensor = sensor; latDeg = f.latitudeDeg; lonDeg = f.longitudeDeg; heightM = f.heightM
-            speedMps = f.speedMps; courseDeg = f.courseDeg.finite; horizontalAccuracyM = f.horizontalAccuracyM; verticalAccuracyM = f.verticalAccuracyM
+        public init(sensor: String, fix f: ReceiverFix) {
+            tS = f.timeS; self.sensor = sensor; mode = f.mode.rawValue
+            latDeg = f.latitudeDeg.finite; lonDeg = f.longitudeDeg.finite; heightM = f.ellipsoidalHeightM.finite
+            altMSLM = f.altitudeMSLM.finite; speedMps = f.speedMps.finite; courseDeg = f.courseDeg.finite
+            horizontalAccuracyM = f.horizontalAccuracyM.finite; verticalAccuracyM = f.verticalAccuracyM.finite
         }
     }
 

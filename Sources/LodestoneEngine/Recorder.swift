@@ -49,9 +49,10 @@ public final class TraceRecorder {
     }
 
     /// Adds a position fix at its time.
-    public func add(_ f: LocationFix) {
+    public func add(_ f: ReceiverFix) {
+        guard f.hasPosition else { return }
         var row = rowFor(f.timeS)
-        row.latitudeDeg = f.latitudeDeg; row.longitudeDeg = f.longitudeDeg; row.heightM = f.heightM
+        row.latitudeDeg = f.latitudeDeg; row.longitudeDeg = f.longitudeDeg; row.heightM = f.ellipsoidalHeightM
         row.speedMps = f.speedMps; row.horizontalAccuracyM = f.horizontalAccuracyM
         pending = row
     }

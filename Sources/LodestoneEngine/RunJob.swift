@@ -27,11 +27,15 @@ public struct RunOptions: Sendable {
     public var speed: Double
     /// Draw the live view in place (a terminal) rather than printing frames.
     public var isTerminal: Bool
+    /// What fusion is told before it starts.
+    public var fusion: FusionConfiguration
 
     public init(board: BoardDescription, scenario: String? = nil, durationS: Double? = nil, seed: UInt64 = 1, json: Bool = false,
-                recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false) {
+                recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false,
+                fusion: FusionConfiguration = FusionConfiguration()) {
         self.board = board; self.scenario = scenario; self.durationS = durationS; self.seed = seed; self.json = json
         self.recordPath = recordPath; self.speed = speed; self.isTerminal = isTerminal
+        self.fusion = fusion
     }
 }
 
@@ -64,6 +68,7 @@ public struct RunJob {
                                               scenario: runtime.world?.scenarioName, seed: isSimulated ? options.seed : nil)))
         }
         var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
+        var fusion = FusionPipeline(configuration: options.fusion)
         var notes: [String] = []
         let wallStartS = clock.nowS()
         var nextStatusS = 1.0
@@ -81,10 +86,12 @@ public struct RunJob {
                 case let .reading(sensor, r):
                     everDelivered = true
                     recorder?.add(r, from: sensor)
+                    fusion.process(FusionSample(reading: r))
                     if options.json { output.write(Wire.line(Wire.Sample(sensor: sensor, reading: r, messageClass: "SAMPLE"))) }
                 case let .fix(sensor, f):
                     everDelivered = true
                     recorder?.add(f)
+                    fusion.process(FusionSample(reading: SensorReading(timeS: f.timeS), fix: f))
                     if options.json { output.write(Wire.line(Wire.Fix(sensor: sensor, fix: f))) }
                 case let .degraded(sensor, message, timeS):
                     let line = "\(sensor) degraded at t=\(formatFixed(timeS, digits: 2)) s: \(message); retrying"
@@ -111,7 +118,7 @@ public struct RunJob {
                 let now = clock.nowS()
                 if now >= nextRedrawWallS {
                     nextRedrawWallS = now + (options.isTerminal ? 0.25 : 1.0)
-                    output.writeRaw(view.frame(view.render(timeS: t, statuses: engine.statuses, truth: runtime.world?.truthSummary, notes: notes)))
+                    output.writeRaw(view.frame(view.render(timeS: t, statuses: engine.statuses, truth: runtime.world?.truthSummary, fusion: fusion.liveLines, notes: notes)))
                     output.flush()
                 }
             } else if speed > 0 {
@@ -123,7 +130,7 @@ public struct RunJob {
         if options.json {
             if lastStatusS != engine.timeS { output.write(Wire.line(status(engine.timeS, engine, runtime))) }
         } else {
-            output.writeRaw(view.frame(view.render(timeS: engine.timeS, statuses: engine.statuses, truth: runtime.world?.truthSummary, notes: notes)))
+            output.writeRaw(view.frame(view.render(timeS: engine.timeS, statuses: engine.statuses, truth: runtime.world?.truthSummary, fusion: fusion.liveLines, notes: notes)))
         }
         output.flush()
         if let r = recorder { errors.write("recorded \(r.rowCount) rows to \(r.path)") }

@@ -20,29 +20,10 @@ public protocol SensorSource {
 public enum SourceReading: Sendable {
     /// A sensor sample (board axes, SI).
     case sensor(SensorReading)
-    /// A position fix.
-    case fix(LocationFix)
+    /// A position fix as the receiver reported it.
+    case fix(ReceiverFix)
     /// Nothing new at this instant (e.g. a 1 Hz GNSS polled at 100 Hz, or an outage).
     case none
-}
-
-/// A position fix (minimal until the GNSS issue brings the full `Location`).
-public struct LocationFix: Sendable, Hashable {
-    public var timeS: Double
-    public var latitudeDeg: Double
-    public var longitudeDeg: Double
-    /// Height above the WGS84 ellipsoid, m.
-    public var heightM: Double
-    public var speedMps: Double
-    public var courseDeg: Double
-    public var horizontalAccuracyM: Double
-    public var verticalAccuracyM: Double
-    public init(timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, speedMps: Double,
-                courseDeg: Double, horizontalAccuracyM: Double, verticalAccuracyM: Double) {
-        self.timeS = timeS; self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg; self.heightM = heightM
-        self.speedMps = speedMps; self.courseDeg = courseDeg
-        self.horizontalAccuracyM = horizontalAccuracyM; self.verticalAccuracyM = verticalAccuracyM
-    }
 }
 
 /// A source failure, already phrased for a person: one line.

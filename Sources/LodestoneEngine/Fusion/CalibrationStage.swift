@@ -1,0 +1,11 @@
+import LodestoneCore
+
+// Placeholder until issue 7 lands here: applies no calibration.
+
+/// Applies a board's calibration (issue 7) to every sample before fusion sees it.
+public struct CalibrationStage {
+    public init(configuration: FusionConfiguration) {}
+    /// Corrects the sample's sensor values in place.
+    public mutating func apply(to sample: inout FusionSample) {}
+    public var liveLines: [String] { [] }
+}

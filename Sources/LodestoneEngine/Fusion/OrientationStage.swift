@@ -1,0 +1,12 @@
+import LodestoneCore
+
+// Placeholder until issue 4 lands its stage here: no columns, no estimates.
+
+/// The orientation stage of fusion (issue 4).
+public struct OrientationStage: FusionStage {
+    public init(configuration: FusionConfiguration) {}
+    public var columns: [String] { [] }
+    public mutating func process(_ sample: FusionSample, context: inout FusionContext) {}
+    public func appendCells(to line: inout String) {}
+    public var liveLines: [String] { [] }
+}
