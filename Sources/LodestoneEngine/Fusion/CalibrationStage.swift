@@ -4,6 +4,9 @@ import LodestoneCore
 
 /// Applies a board's calibration (issue 7) to every sample before fusion sees it.
 public struct CalibrationStage {
+    /// The stage's settings (part of `FusionConfiguration`).
+    public struct Configuration: Sendable { public init() {} }
+
     public init(configuration: FusionConfiguration) {}
     /// Corrects the sample's sensor values in place.
     public mutating func apply(to sample: inout FusionSample) {}

@@ -46,6 +46,11 @@ public struct FusionConfiguration: Sendable {
     public var heightAboveEllipsoidM: Double?
     /// The date of the recording as a decimal year, when it is not known from a receiver.
     public var decimalYear: Double?
+    /// Each stage's own settings (defined beside the stage).
+    public var calibration = CalibrationStage.Configuration()
+    public var orientation = OrientationStage.Configuration()
+    public var motion = MotionStage.Configuration()
+    public var location = LocationStage.Configuration()
 
     public init() {}
 }

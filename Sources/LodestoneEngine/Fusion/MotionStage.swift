@@ -4,6 +4,9 @@ import LodestoneCore
 
 /// The motion stage of fusion (issue 5).
 public struct MotionStage: FusionStage {
+    /// The stage's settings (part of `FusionConfiguration`).
+    public struct Configuration: Sendable { public init() {} }
+
     public init(configuration: FusionConfiguration) {}
     public var columns: [String] { [] }
     public mutating func process(_ sample: FusionSample, context: inout FusionContext) {}

@@ -4,6 +4,9 @@ import LodestoneCore
 
 /// The orientation stage of fusion (issue 4).
 public struct OrientationStage: FusionStage {
+    /// The stage's settings (part of `FusionConfiguration`).
+    public struct Configuration: Sendable { public init() {} }
+
     public init(configuration: FusionConfiguration) {}
     public var columns: [String] { [] }
     public mutating func process(_ sample: FusionSample, context: inout FusionContext) {}
