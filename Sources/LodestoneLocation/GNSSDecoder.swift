@@ -117,6 +117,8 @@ public struct GNSSDecoder {
     var attitudeHeadingDeg = Double.nan
     /// UBX: the iTOW of the epoch being assembled.
     var ubxEpochTOW: UInt32?
+    /// UBX: HNR-PVT messages arrive (a dead-reckoning receiver's high-rate solution).
+    var sawHighRatePVT = false
 
     /// gpsd's MAXCHANNELS.
     static let maximumChannels = 184
@@ -193,7 +195,7 @@ public struct GNSSDecoder {
         }
         fix.merge(newdata, set)
         errorModel()
-        if !cycleEndReliable && !set.isDisjoint(with: [.attitude, .latLon, .mode]) { set.insert(.report) }
+        if !cycleEndReliable && !set.isDisjoint(with: [.attitude, .latLon, .mode, .time]) { set.insert(.report) }
         if set.contains(.satellites) && satellitesVisible > 0 { handle(.sky) }
         if set.contains(.attitude), attitudeHeadingDeg.isFinite { handle(.heading(attitudeHeadingDeg)) }
         if set.contains(.report) { handle(.report(report(), endsCycle: received.contains(.report))) }
@@ -211,7 +213,7 @@ public struct GNSSDecoder {
             r.longitudeDeg = fix.longitude.finite
             r.altitudeHAEM = fix.altHAE.finite
             r.altitudeMSLM = fix.altMSL.finite
-            r.geoidSeparationM = fix.geoidSeparation.finite
+            r.geoidSeparationM = fix.mode >= 3 ? fix.geoidSeparation.finite : nil   // gpsd prints it in 3D only
             r.speedMps = fix.speed.finite
             r.trackDeg = fix.track.finite
             r.magneticTrackDeg = fix.magneticTrack.finite
@@ -221,7 +223,11 @@ public struct GNSSDecoder {
             r.epvM = fix.epv.finite
             r.epsMps = fix.eps.finite
             r.epdDeg = fix.epd.finite
-            if fix.velN.isFinite && fix.velE.isFinite && fix.velD.isFinite { r.velN = fix.velN; r.velE = fix.velE; r.velD = fix.velD }
+            if fix.velN.isFinite && fix.velE.isFinite && fix.velD.isFinite {
+                r.velN = fix.velN; r.velE = fix.velE; r.velD = fix.velD
+            } else if fix.reportedVelN.isFinite && fix.reportedVelE.isFinite && fix.reportedVelD.isFinite {
+                r.velN = fix.reportedVelN; r.velE = fix.reportedVelE; r.velD = fix.reportedVelD
+            }
             if fix.dgpsAge.isFinite && fix.dgpsStation >= 0 { r.dgpsAgeS = fix.dgpsAge; r.dgpsStation = fix.dgpsStation }
         }
         r.hdop = dop.hdop.finite
@@ -280,8 +286,14 @@ public struct GNSSDecoder {
                                                     latitude2Deg: oldfix.latitude, longitude2Deg: oldfix.longitude) / deltaTime
                 if abs(fix.speed) > 9999.9 { fix.speed = .nan }
             }
-            if fix.mode >= 3, oldfix.mode >= 3, !fix.climb.isFinite, fix.altHAE.isFinite, oldfix.altHAE.isFinite {
-                fix.climb = (fix.altHAE - oldfix.altHAE) / deltaTime
+            if fix.mode >= 3, oldfix.mode >= 3, !fix.climb.isFinite {
+                if fix.altHAE.isFinite, oldfix.altHAE.isFinite {
+                    fix.climb = (fix.altHAE - oldfix.altHAE) / deltaTime
+                } else if fix.altMSL.isFinite, oldfix.altMSL.isFinite {
+                    // No geoid separation from the receiver: over one epoch's baseline the geoid is flat to
+                    // well under a millimetre, so the MSL difference is the ellipsoidal one.
+                    fix.climb = (fix.altMSL - oldfix.altMSL) / deltaTime
+                }
                 if abs(fix.climb) > 9999.9 { fix.climb = .nan }
             }
         }
@@ -315,6 +327,8 @@ struct Fix {
     var climb = Double.nan
     var ept = Double.nan, eph = Double.nan, epv = Double.nan, eps = Double.nan, epd = Double.nan
     var velN = Double.nan, velE = Double.nan, velD = Double.nan
+    /// A velocity the receiver reported that does not feed the derived quantities (UBX NAV-PVT), m/s NED.
+    var reportedVelN = Double.nan, reportedVelE = Double.nan, reportedVelD = Double.nan
     var dgpsAge = Double.nan, dgpsStation = -1
 
     /// Time difference to `other`, s.
@@ -346,7 +360,10 @@ struct Fix {
         if new.eps.isFinite { eps = new.eps }
         if new.geoidSeparation.isFinite { geoidSeparation = new.geoidSeparation }
         if new.epv.isFinite { epv = new.epv }
-        if set.contains(.velocityNED) { velN = new.velN; velE = new.velE; velD = new.velD }
+        if set.contains(.velocityNED) {
+            velN = new.velN; velE = new.velE; velD = new.velD
+            reportedVelN = new.reportedVelN; reportedVelE = new.reportedVelE; reportedVelD = new.reportedVelD
+        }
         if new.dgpsAge.isFinite && new.dgpsStation >= 0 { dgpsAge = new.dgpsAge; dgpsStation = new.dgpsStation }
     }
 }

@@ -5,7 +5,7 @@ import LodestoneCore
 /// detection as they do in gpsd.
 public enum NMEASentenceType: Int, CaseIterable, Sendable {
     case pglor, pgrme, pgrmf, pgrmm, pgrmz, accuracy, bwc, dbt, dtm, gbs, gga, gll, gns, grs, gsa, gst, gsv
-    case hdg, hdt, mwd, mwv, pashr, pmgnst, psrfepe, psti, ptnta, ptnthtm, rmc, sti, ths, txt, vtg, zda
+    case hdg, hdm, hdt, mwd, mwv, rot, xdr, pashr, pmgnst, psrfepe, psti, ptnta, ptnthtm, rmc, sti, ths, txt, vtg, zda
 
     /// Minimum field count (tag included) below which gpsd ignores the sentence.
     var minimumFields: Int {
@@ -28,7 +28,7 @@ public enum NMEASentenceType: Int, CaseIterable, Sendable {
         case .rmc: 8
         case .txt, .vtg: 5
         case .zda: 4
-        case .grs, .gsv, .hdg, .mwd, .mwv, .ths: 0
+        case .grs, .gsv, .hdg, .hdm, .mwd, .mwv, .rot, .xdr, .ths: 0
         }
     }
 
@@ -78,6 +78,9 @@ public enum NMEASentenceType: Int, CaseIterable, Sendable {
         case (0x47, 0x53, 0x56): return (.gsv, true)
         case (0x48, 0x44, 0x47): return (.hdg, true)
         case (0x48, 0x44, 0x54): return (.hdt, true)
+        case (0x48, 0x44, 0x4D): return (.hdm, true)
+        case (0x52, 0x4F, 0x54): return (.rot, true)
+        case (0x58, 0x44, 0x52): return (.xdr, true)
         case (0x4D, 0x57, 0x44): return (.mwd, true)
         case (0x4D, 0x57, 0x56): return (.mwv, true)
         case (0x52, 0x4D, 0x43): return (.rmc, true)
@@ -217,6 +220,24 @@ extension GNSSDecoder {
         case .gbs: return decodeGBS(s)
         case .hdt: return decodeHDT(s)
         case .hdg: return decodeHDG(s)
+        case .hdm:
+            // HDM, magnetic heading (§8.3.51): gpsd 3.27's ATT `mheading`.
+            guard let h = s[1].double, (0...360).contains(h) else { return .online }
+            return [.online, .attitude]
+        case .rot:
+            // ROT, rate of turn (§8.3.69), degrees/minute, valid when field 2 is A.
+            return s[2].first == 0x41 && !s[1].isEmpty ? [.online, .attitude] : .online
+        case .xdr:
+            // XDR, transducer measurements (§8.3.91): angular (A) pitch and roll become ATT.
+            var i = 1
+            while i + 3 <= s.count {
+                if s[i].first == 0x41, !s[i + 1].isEmpty, s[i + 3].equals("PTCH") || s[i + 3].equals("ROLL")
+                    || s[i + 3].equals("PITCH") {
+                    return [.online, .attitude]
+                }
+                i += 4
+            }
+            return .online
         case .gst: return [.online, .noise]
         case .dbt:
             if let d = s[3].double ?? s[1].double.map({ $0 * 0.3048 }) ?? s[5].double.map({ $0 * 1.8288 }) {

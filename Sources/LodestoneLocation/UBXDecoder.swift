@@ -19,9 +19,12 @@ extension GNSSDecoder {
         newdata = Fix()
         if (cls, id) == UBXMessage.navPVT && payload.count >= 84 {
             decodedUBX += 1
+            // A dead-reckoning receiver's high-rate HNR-PVT is the solution to report once it flows (as gpsd).
+            if sawHighRatePVT { return }
             completePacket(decodePVT(payload, highRate: false), handle)
         } else if (cls, id) == UBXMessage.hnrPVT && payload.count >= 72 {
             decodedUBX += 1
+            sawHighRatePVT = true
             completePacket(decodePVT(payload, highRate: true), handle)
         } else if (cls, id) == UBXMessage.navSAT && payload.count >= 8 {
             decodedUBX += 1
@@ -90,9 +93,10 @@ extension GNSSDecoder {
             } else {
                 newdata.eph = Double(Bytes.leU32(p, 40)) * 1e-3
                 newdata.epv = Double(Bytes.leU32(p, 44)) * 1e-3
-                newdata.velN = Double(Bytes.leS32(p, 48)) * 1e-3
-                newdata.velE = Double(Bytes.leS32(p, 52)) * 1e-3
-                newdata.velD = Double(Bytes.leS32(p, 56)) * 1e-3
+                // Reported, but not used for climb: gpsd 3.27 derives climb from successive heights here.
+                newdata.reportedVelN = Double(Bytes.leS32(p, 48)) * 1e-3
+                newdata.reportedVelE = Double(Bytes.leS32(p, 52)) * 1e-3
+                newdata.reportedVelD = Double(Bytes.leS32(p, 56)) * 1e-3
                 newdata.speed = Double(Bytes.leS32(p, 60)) * 1e-3
                 newdata.track = Double(Bytes.leS32(p, 64)) * 1e-5
                 newdata.eps = Double(Bytes.leU32(p, 68)) * 1e-3
