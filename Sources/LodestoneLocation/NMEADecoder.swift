@@ -446,7 +446,9 @@ extension GNSSDecoder {
                 mask.insert(.altitude)
                 if satellites >= 4 { newdata.mode = 3 }
             }
-            if satellites < 3 { newdata.mode = 1 }
+            // Fewer than 3 satellites: no fix, unless the talker just changed (per-constellation GGAs, SiRFstarV,
+            // Telit: each counts only its own system's satellites).
+            if satellites < 3 && !(previousTalker != 0 && previousTalker != lastGGATalker) { newdata.mode = 1 }
         } else {
             newdata.mode = 1
         }
