@@ -27,8 +27,10 @@ public struct GNSSChange: OptionSet, Sendable, Hashable {
     public static let velocityNED = GNSSChange(rawValue: 1 << 18)
     public static let speedError = GNSSChange(rawValue: 1 << 19)
     public static let oscillator = GNSSChange(rawValue: 1 << 20)
-    /// The sentence ends a reporting cycle: the epoch's solution is complete.
+    /// Report the epoch now (gpsd's `REPORT_IS`).
     public static let report = GNSSChange(rawValue: 1 << 30)
+    /// The sentence ends the receiver's reporting cycle: the epoch's solution is complete.
+    public static let cycleEnd = GNSSChange(rawValue: 1 << 29)
     /// The sentence starts a new epoch: the previous epoch's state is cleared before merging.
     public static let clear = GNSSChange(rawValue: 1 << 31)
 }
@@ -198,7 +200,7 @@ public struct GNSSDecoder {
         if !cycleEndReliable && !set.isDisjoint(with: [.attitude, .latLon, .mode, .time]) { set.insert(.report) }
         if set.contains(.satellites) && satellitesVisible > 0 { handle(.sky) }
         if set.contains(.attitude), attitudeHeadingDeg.isFinite { handle(.heading(attitudeHeadingDeg)) }
-        if set.contains(.report) { handle(.report(report(), endsCycle: received.contains(.report))) }
+        if set.contains(.report) { handle(.report(report(), endsCycle: received.contains(.cycleEnd))) }
     }
 
     /// The epoch as gpsd would print its TPV: position fields only from 2D up.

@@ -195,7 +195,7 @@ extension GNSSDecoder {
             }
         }
         if (latchFractionalTime || cycleContinue) && cycleEnders[thisTag] && !gsxMore {
-            mask.insert(.report)
+            mask.formUnion([.report, .cycleEnd])
         }
         if latchFractionalTime { lastTag = thisTag }
 

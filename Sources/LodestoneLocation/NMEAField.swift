@@ -7,7 +7,8 @@ public struct NMEAField {
     /// The field's bytes, without the separating commas.
     public let bytes: UnsafeBufferPointer<UInt8>
 
-    @inlinable init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// A view of `bytes` (valid while they are).
+    @inlinable public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// An empty field (also what a field past the end of the sentence reads as).
     @inlinable static var empty: NMEAField { NMEAField(UnsafeBufferPointer(start: nil, count: 0)) }

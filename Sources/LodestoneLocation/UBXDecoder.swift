@@ -36,7 +36,7 @@ extension GNSSDecoder {
 
     /// NAV-PVT (§32.17.30) or HNR-PVT (§32.9.1): time, fix type and flags, position, velocity, accuracies.
     mutating func decodePVT(_ p: UnsafeRawBufferPointer, highRate: Bool) -> GNSSChange {
-        var mask: GNSSChange = [.online, .report]
+        var mask: GNSSChange = [.online, .report, .cycleEnd]
         let iTOW = Bytes.leU32(p, 0)
         if ubxEpochTOW != iTOW { mask.insert(.clear) }
         ubxEpochTOW = iTOW
