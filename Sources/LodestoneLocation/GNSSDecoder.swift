@@ -383,8 +383,9 @@ extension Double {
 /// Distance on the WGS84 ellipsoid, for gpsd's speed-from-positions: Vincenty's inverse formula (T. Vincenty,
 /// "Direct and inverse solutions of geodesics on the ellipsoid", Survey Review 23(176), 1975, eqs. 13–19 and
 /// 3–6), iterated to 1e-12 rad. Adequate for the short baselines between successive fixes.
-enum EarthDistance {
-    static func vincentyM(latitude1Deg: Double, longitude1Deg: Double, latitude2Deg: Double, longitude2Deg: Double) -> Double {
+public enum EarthDistance {
+    /// Distance between two points, m (NaN if the iteration does not converge, near-antipodal points).
+    public static func vincentyM(latitude1Deg: Double, longitude1Deg: Double, latitude2Deg: Double, longitude2Deg: Double) -> Double {
         let a = 6_378_137.0, f = 1 / 298.257223563
         let b = a * (1 - f)
         let L = Angle.radians(fromDegrees: longitude2Deg - longitude1Deg)
