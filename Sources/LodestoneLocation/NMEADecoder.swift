@@ -293,6 +293,14 @@ extension GNSSDecoder {
         latchFractionalTime = true
     }
 
+    /// A sentence's own `hhmmss` time stamp: merged into the date and registered for the cycle detector. True
+    /// when the time is usable as the epoch's (a date is known).
+    mutating func stamp(_ f: NMEAField) -> Bool {
+        guard !f.isEmpty, mergeTimeOfDay(f) else { return false }
+        registerFractionalTime(f)
+        return dateYear != 0
+    }
+
     /// `ddmm.mmmm,N,dddmm.mmmm,E` at `index` into `newdata`; false when a field is empty or malformed.
     mutating func latitudeLongitude(_ s: NMEASentence, _ index: Int) -> Bool {
         let lat = s[index], ns = s[index + 1], lon = s[index + 2], ew = s[index + 3]
@@ -433,10 +441,7 @@ extension GNSSDecoder {
             storeGGATimestamp(s[1])
         }
         let satellites = s[7].int
-        if !s[1].isEmpty, mergeTimeOfDay(s[1]) {
-            registerFractionalTime(s[1])
-            if dateYear != 0 { mask.insert(.time) }
-        }
+        if stamp(s[1]) { mask.insert(.time) }
         if latitudeLongitude(s, 2) {
             newdata.mode = 2
             mask.insert(.latLon)
@@ -483,10 +488,7 @@ extension GNSSDecoder {
     /// GLL, geographic position (§8.3.37).
     mutating func decodeGLL(_ s: NMEASentence) -> GNSSChange {
         var mask = GNSSChange.online
-        if !s[5].isEmpty, mergeTimeOfDay(s[5]) {
-            registerFractionalTime(s[5])
-            if dateYear != 0 { mask = .time }
-        }
+        if stamp(s[5]) { mask = .time }
         let valid = s[6].first
         if valid == 0x41 && (s.count < 8 || s[7].first != 0x4E) && latitudeLongitude(s, 1) {
             mask.insert(.latLon)
@@ -511,10 +513,7 @@ extension GNSSDecoder {
     /// GNS, GNSS fix data (§8.3.41).
     mutating func decodeGNS(_ s: NMEASentence) -> GNSSChange {
         var mask = GNSSChange.online
-        if !s[1].isEmpty, mergeTimeOfDay(s[1]) {
-            registerFractionalTime(s[1])
-            if dateYear != 0 { mask = .time }
-        }
+        if stamp(s[1]) { mask = .time }
         let faa = s[6].first
         if faa == 0 || faa == 0x4E {
             newdata.mode = 1
@@ -805,10 +804,7 @@ extension GNSSDecoder {
     /// SiRF's estimated position errors: time stamp, HDOP, EHPE and EVPE (m).
     mutating func decodePSRFEPE(_ s: NMEASentence) -> GNSSChange {
         var mask = GNSSChange.status
-        if !s[1].isEmpty, mergeTimeOfDay(s[1]) {
-            registerFractionalTime(s[1])
-            if dateYear != 0 { mask.insert(.time) }
-        }
+        if stamp(s[1]) { mask.insert(.time) }
         guard s[2].first == 0x41 else { return mask }
         if let h = s[3].double { dop.hdop = h; mask.insert(.dop) }
         if let e = s[4].double { newdata.eph = e; mask.insert(.horizontalError) }
