@@ -57,3 +57,13 @@ static inline int lodestone_deflate_init_gzip(z_stream *strm, int level) {
 /* errno is a macro over a thread-local; expose it as a function. */
 static inline int lodestone_errno(void) { return errno; }
 static inline void lodestone_set_errno(int e) { errno = e; }
+
+/* TIOCSPTLCK / TIOCGPTN on /dev/ptmx: unlock a pseudo-terminal master's slave and get its number, the
+ * ioctls behind unlockpt(3)/ptsname(3) (which Swift's Glibc module does not export). */
+static inline int lodestone_pty_unlock(int fd) {
+    int unlock = 0;
+    return ioctl(fd, TIOCSPTLCK, &unlock);
+}
+static inline int lodestone_pty_number(int fd, unsigned int *number) {
+    return ioctl(fd, TIOCGPTN, number);
+}

@@ -27,6 +27,14 @@ public enum Bytes {
     @inlinable public static func leU24(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
         UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16
     }
+    /// Unsigned 32-bit little-endian (u-blox UBX `U4`).
+    @inlinable public static func leU32(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
+        UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24
+    }
+    /// Signed 32-bit little-endian (u-blox UBX `I4`).
+    @inlinable public static func leS32(_ b: UnsafeRawBufferPointer, _ o: Int) -> Int32 {
+        Int32(bitPattern: leU32(b, o))
+    }
     /// Unsigned 20-bit big-endian left-aligned in 3 bytes (Bosch BMP280 ADC: msb, lsb, xlsb[7:4]).
     @inlinable public static func beU20(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
         beU24(b, o) >> 4

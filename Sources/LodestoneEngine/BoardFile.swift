@@ -1,6 +1,7 @@
 import Foundation
 import LodestoneCore
 import LodestoneDrivers
+import LodestoneLinux
 
 /// A board description: which chips sit on which bus at which address, how each is mounted, and how
 /// fast to sample it. Stored as JSON in `boards/` (format documented in `boards/README.md`).
@@ -31,12 +32,21 @@ public struct BoardDescription: Sendable, Hashable {
         case iio(device: String, uri: String)
         /// The simulator bus of the simulated board.
         case simulated
+        /// A serial port (a GNSS receiver's UART or USB-serial adapter) at a baud rate, bit/s.
+        case serial(path: String, baudRate: Int)
+        /// A running gpsd, reached over TCP (its JSON protocol).
+        case gpsd(host: String, port: Int)
+        /// A file played back as the device: a recorded receiver log, or a GPX file.
+        case file(path: String)
 
         public var description: String {
             switch self {
             case .i2c(let p): p
             case let .iio(d, u): "iio \(d) (\(u))"
             case .simulated: "simulated bus"
+            case let .serial(p, b): "\(p) \(b) bit/s"
+            case let .gpsd(h, p): "gpsd \(h):\(p)"
+            case .file(let p): p
             }
         }
     }
@@ -86,7 +96,14 @@ public struct BoardFileError: Error, Sendable, Hashable, CustomStringConvertible
 
 extension BoardDescription {
     /// The chips a board file may name: every register driver in the catalog, and `iio`.
-    public static var knownChips: [String] { ChipCatalog.names + ["iio"] }
+    public static var knownChips: [String] { ChipCatalog.names + ["iio"] + gnssChips }
+
+    /// GNSS sources: `nmea` and `ublox` (one decoder reads NMEA 0183 and UBX, mixed) on a serial port or from a
+    /// recorded log file; `gpsd` (a running gpsd); `gpx` (a GPX file played back as a simulated receiver).
+    public static let gnssChips = ["nmea", "ublox", "gpsd", "gpx"]
+
+    /// Default poll rate of GNSS sources, Hz (how often the engine looks for new bytes; not the fix rate).
+    public static let defaultGNSSPollRateHz = 20.0
 
     /// Reads and validates a board file.
     public static func load(path: String) throws(BoardFileError) -> BoardDescription {
@@ -148,10 +165,18 @@ extension BoardDescription {
                 }
                 mount = mm
             }
-            guard let rate = s["rateHz"] as? NSNumber, rate.doubleValue.isFinite, rate.doubleValue > 0, rate.doubleValue <= 8000 else {
-                throw p.fail(at + ".rateHz", "\(Self.show(s["rateHz"])) is not allowed; use a number of Hz in (0, 8000]")
+            let isGNSS = gnssChips.contains(chip)
+            if isGNSS, address != nil { throw p.fail(at + ".address", "not allowed for a GNSS source") }
+            let rateValue: Double
+            if isGNSS && s["rateHz"] == nil {
+                rateValue = defaultGNSSPollRateHz
+            } else {
+                guard let rate = s["rateHz"] as? NSNumber, rate.doubleValue.isFinite, rate.doubleValue > 0, rate.doubleValue <= 8000 else {
+                    throw p.fail(at + ".rateHz", "\(Self.show(s["rateHz"])) is not allowed; use a number of Hz in (0, 8000]")
+                }
+                rateValue = rate.doubleValue
             }
-            sensors.append(SensorEntry(id: id, chip: chip, bus: bus, address: address, mount: mount, rateHz: rate.doubleValue))
+            sensors.append(SensorEntry(id: id, chip: chip, bus: bus, address: address, mount: mount, rateHz: rateValue))
         }
         var simulation: SimulationSettings?
         if let simAny = root["simulation"] {
@@ -227,6 +252,7 @@ private struct Validator {
     func bus(_ v: Any?, at: String, chip: String) throws(BoardFileError) -> BoardDescription.BusLocation {
         let allowed = "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
         guard let o = v as? [String: Any] else { throw fail(at, "\(BoardDescription.show(v)) is not a bus; " + allowed) }
+        if BoardDescription.gnssChips.contains(chip) { return try gnssBus(o, at: at, chip: chip) }
         if let dev = o["i2c"] {
             try allowOnly(o, ["i2c"], at: at)
             guard let d = dev as? String, d.hasPrefix("/dev/") else { throw fail(at + ".i2c", "\(BoardDescription.show(dev)) must be a device path like \"/dev/i2c-1\"") }
@@ -248,5 +274,40 @@ private struct Validator {
             return .simulated
         }
         throw fail(at, "no bus given; " + allowed)
+    }
+
+    /// The bus of a GNSS source: `{"serial": "/dev/ttyS0", "baudRate": 9600}` or `{"file": "log.nmea"}` for
+    /// `nmea`/`ublox`; `{"gpsd": "127.0.0.1:2947"}` for `gpsd`; `{"file": "track.gpx"}` for `gpx`.
+    func gnssBus(_ o: [String: Any], at: String, chip: String) throws(BoardFileError) -> BoardDescription.BusLocation {
+        switch chip {
+        case "gpsd":
+            try allowOnly(o, ["gpsd"], at: at)
+            guard let text = o["gpsd"] as? String, let colon = text.lastIndex(of: ":"),
+                  let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port), colon > text.startIndex else {
+                throw fail(at + ".gpsd", "\(BoardDescription.show(o["gpsd"])) must be \"HOST:PORT\", e.g. \"127.0.0.1:2947\"")
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return .gpsd(host: host, port: port)
+        case "gpx":
+            try allowOnly(o, ["file"], at: at)
+            guard let f = o["file"] as? String, !f.isEmpty else { throw fail(at + ".file", "must be the path of a GPX file") }
+            return .file(path: f)
+        default:
+            if let f = o["file"] {
+                try allowOnly(o, ["file"], at: at)
+                guard let path = f as? String, !path.isEmpty else { throw fail(at + ".file", "must be the path of a recorded receiver log") }
+                return .file(path: path)
+            }
+            try allowOnly(o, ["serial", "baudRate"], at: at)
+            guard let d = o["serial"] as? String, d.hasPrefix("/dev/") else {
+                throw fail(at + ".serial", "\(BoardDescription.show(o["serial"])) must be a device path like \"/dev/ttyS0\" (or give {\"file\": LOG})")
+            }
+            let baud = (o["baudRate"] as? NSNumber)?.intValue ?? 9600
+            guard o["baudRate"] == nil || (o["baudRate"] is NSNumber && SerialPort.supportedBaudRates.contains(baud)) else {
+                throw fail(at + ".baudRate", "\(BoardDescription.show(o["baudRate"])) is not a baud rate; allowed: 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600")
+            }
+            return .serial(path: d, baudRate: baud)
+        }
     }
 }

@@ -50,10 +50,27 @@ public struct BoardRuntime {
                 sources.append(try driverSource(s, bus: bus, path: path))
             case let .iio(device, uri):
                 sources.append(try IIOSource(id: s.id, device: device, uri: uri, rateHz: s.rateHz, mount: s.mount))
+            case let .serial(path, baud):
+                sources.append(GNSSSerialSource(id: s.id, path: path, baudRate: baud, rateHz: s.rateHz))
+            case let .gpsd(host, port):
+                sources.append(GNSSGpsdSource(id: s.id, host: host, port: port, rateHz: s.rateHz))
+            case .file(let path):
+                let resolved = Self.resolve(path, relativeTo: board.path)
+                if s.chip == "gpx" {
+                    sources.append(GNSSGPXSource(id: s.id, path: resolved, rateHz: s.rateHz))
+                } else {
+                    sources.append(GNSSLogSource(id: s.id, path: resolved, rateHz: s.rateHz))
+                }
             }
         }
         if let w = world { sources.append(SimulatedGNSSSource(world: w)) }
         return BoardRuntime(sources: sources, world: world)
+    }
+
+    /// A relative file path in a board file is relative to the board file's directory.
+    static func resolve(_ path: String, relativeTo boardPath: String?) -> String {
+        guard !path.hasPrefix("/"), let b = boardPath, let slash = b.lastIndex(of: "/") else { return path }
+        return String(b[...slash]) + path
     }
 
     private static func driverSource<Bus: RegisterBus>(_ s: BoardDescription.SensorEntry, bus: Bus, path: String) throws(JobError) -> DriverSource {

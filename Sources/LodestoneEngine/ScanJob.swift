@@ -75,7 +75,7 @@ public struct ScanJob {
                 entries.append("    { \"id\": \"\(id)\", \"chip\": \"\(chip)\", \"bus\": { \"i2c\": \"\(path)\" }, \"address\": \"\(f.address.map(hex) ?? "")\", \"rateHz\": \(rate) }")
             case let .iio(device, uri):
                 entries.append("    { \"id\": \"\(id)\", \"chip\": \"iio\", \"bus\": { \"iio\": \"\(device)\", \"uri\": \"\(uri)\" }, \"rateHz\": \(rate) }")
-            case .simulated: continue
+            case .simulated, .serial, .gpsd, .file: continue
             }
         }
         return """

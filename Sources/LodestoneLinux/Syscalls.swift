@@ -214,6 +214,13 @@ enum Syscalls {
 
     // MARK: terminals
 
+    /// `poll(2)` with no wait: true when `fd` reports a hang-up or an error (a serial device gone).
+    static func hungUp(_ fd: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard case .success(let n) = call(.minusOneSetsErrno, { poll(&p, 1, 0) }), n > 0 else { return false }
+        return p.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+    }
+
     /// `isatty(3)`.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 

@@ -1,0 +1,198 @@
+import LodestoneCore
+
+/// A UTC instant with nanosecond resolution, as receivers report it (no leap-second smearing; POSIX seconds).
+public struct UTCTime: Sendable, Hashable, Comparable {
+    /// Seconds since 1970-01-01T00:00:00Z (POSIX: 86 400 per day).
+    public var seconds: Int64
+    /// Nanoseconds within the second, 0 ..< 1 000 000 000.
+    public var nanoseconds: Int32
+
+    public init(seconds: Int64, nanoseconds: Int32 = 0) { self.seconds = seconds; self.nanoseconds = nanoseconds }
+
+    /// Seconds since 1970 as a Double (µs resolution until 2242).
+    public var secondsSince1970: Double { Double(seconds) + Double(nanoseconds) * 1e-9 }
+
+    public static func < (a: UTCTime, b: UTCTime) -> Bool { (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds) }
+
+    /// POSIX seconds of a civil UTC date and time. Out-of-range days and months roll over like `timegm(3)`
+    /// (day 32 of January is 1 February), which is how a midnight wrap within an epoch is carried.
+    /// Days-from-civil after H. Hinnant, "chrono-Compatible Low-Level Date Algorithms" (2013).
+    public static func secondsSince1970(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64 {
+        var y = year + (month - 1).floorDiv(12)
+        let m = (month - 1).floorMod(12) + 1
+        y -= m <= 2 ? 1 : 0
+        let era = y.floorDiv(400)
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468 + (day - 1)
+        return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    /// The civil date and time of the instant (proleptic Gregorian, UTC).
+    public var civil: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        let days = Int(seconds.floorDiv(86_400))
+        let secs = Int(seconds - Int64(days) * 86_400)
+        let z = days + 719_468
+        let era = z.floorDiv(146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d, secs / 3600, secs / 60 % 60, secs % 60)
+    }
+
+    /// ISO 8601 with milliseconds, as gpsd prints it (`2010-07-08T00:59:47.000Z`; rounded to the millisecond).
+    public var iso8601: String {
+        var t = self
+        var millis = (Int(nanoseconds) + 500_000) / 1_000_000
+        if millis >= 1000 { t.seconds += 1; millis = 0 }
+        let c = t.civil
+        func pad(_ v: Int, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        }
+        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)).\(pad(millis, 3))Z"
+    }
+}
+
+extension Int {
+    @inlinable func floorDiv(_ d: Int) -> Int { let q = self / d; return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q }
+    @inlinable func floorMod(_ d: Int) -> Int { self - floorDiv(d) * d }
+}
+
+extension Int64 {
+    @inlinable func floorDiv(_ d: Int64) -> Int64 { let q = self / d; return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q }
+}
+
+/// One report of a receiver's solution, with gpsd's TPV fields (`gpsd_json(5)`), SI units. Absent values are
+/// `nil`.
+///
+/// Receiver-reported fields: `mode`, `status`, `time`, `latitudeDeg`, `longitudeDeg`, `altitudeMSLM`,
+/// `geoidSeparationM` (when the receiver gives it), `speedMps`, `trackDeg`, velocities. Derived as gpsd derives
+/// them: `altitudeHAEM` = MSL + separation, `climbMps` = Δ altHAE / Δt between epochs (unless the receiver
+/// reports a vertical velocity), `speedMps` from the distance between fixes when the receiver gives none, and
+/// gpsd's error model: `ephM` = HDOP × 19 m (× 4.75 m with DGPS), `epvM` = VDOP × 23 m (5.75 m DGPS),
+/// `eptS` = 0.005 s whenever time is known; receivers that report accuracies (UBX) override them.
+public struct GNSSFixReport: Sendable, Hashable {
+    /// Fix mode.
+    public var mode: ReceiverFix.Mode = .unknown
+    /// How the position was obtained; `nil` for plain GNSS or unknown (gpsd prints status only from 2 up).
+    public var status: ReceiverFix.Quality?
+    /// UTC of the epoch; `nil` until the receiver has told the date.
+    public var time: UTCTime?
+    /// WGS84 geodetic latitude, degrees, + north.
+    public var latitudeDeg: Double?
+    /// Longitude, degrees, + east.
+    public var longitudeDeg: Double?
+    /// Height above the WGS84 ellipsoid, m.
+    public var altitudeHAEM: Double?
+    /// Altitude above mean sea level (the receiver's geoid), m.
+    public var altitudeMSLM: Double?
+    /// Geoid separation (geoid − ellipsoid), m, as the receiver reported it.
+    public var geoidSeparationM: Double?
+    /// Speed over ground, m/s.
+    public var speedMps: Double?
+    /// Course over ground, degrees true, [0, 360).
+    public var trackDeg: Double?
+    /// Course over ground, degrees magnetic, [0, 360), when the receiver reports it.
+    public var magneticTrackDeg: Double?
+    /// Magnetic variation, degrees, + east, when the receiver reports it.
+    public var magneticVariationDeg: Double?
+    /// Vertical speed, m/s, + up.
+    public var climbMps: Double?
+    /// Velocity north, east, down, m/s (UBX).
+    public var velocityNEDMps: (north: Double, east: Double, down: Double)? {
+        get { velN.map { ($0, velE ?? 0, velD ?? 0) } }
+        set { velN = newValue?.north; velE = newValue?.east; velD = newValue?.down }
+    }
+    var velN: Double?, velE: Double?, velD: Double?
+    /// Horizontal position error, m (gpsd `eph`, 95 % by gpsd's convention, or the receiver's own estimate).
+    public var ephM: Double?
+    /// Vertical position error, m (gpsd `epv`).
+    public var epvM: Double?
+    /// Time error, s (gpsd `ept`).
+    public var eptS: Double?
+    /// Speed error, m/s (gpsd `eps`, when the receiver reports it).
+    public var epsMps: Double?
+    /// Course error, degrees (gpsd `epd`, when the receiver reports it).
+    public var epdDeg: Double?
+    /// Dilutions of precision reported by the receiver.
+    public var hdop: Double?, vdop: Double?, pdop: Double?
+    /// Satellites used in the solution.
+    public var satellitesUsed: Int?
+    /// Age of differential corrections, s, and the reference station.
+    public var dgpsAgeS: Double?
+    public var dgpsStation: Int?
+
+    public init() {}
+
+    public static func == (a: GNSSFixReport, b: GNSSFixReport) -> Bool {
+        a.mode == b.mode && a.status == b.status && a.time == b.time && a.latitudeDeg == b.latitudeDeg
+            && a.longitudeDeg == b.longitudeDeg && a.altitudeHAEM == b.altitudeHAEM && a.altitudeMSLM == b.altitudeMSLM
+            && a.geoidSeparationM == b.geoidSeparationM && a.speedMps == b.speedMps && a.trackDeg == b.trackDeg
+            && a.climbMps == b.climbMps && a.ephM == b.ephM && a.epvM == b.epvM && a.eptS == b.eptS
+            && a.velN == b.velN && a.velE == b.velE && a.velD == b.velD && a.magneticTrackDeg == b.magneticTrackDeg
+            && a.magneticVariationDeg == b.magneticVariationDeg && a.epsMps == b.epsMps && a.epdDeg == b.epdDeg
+            && a.hdop == b.hdop && a.vdop == b.vdop && a.pdop == b.pdop && a.satellitesUsed == b.satellitesUsed
+            && a.dgpsAgeS == b.dgpsAgeS && a.dgpsStation == b.dgpsStation
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(mode); h.combine(time); h.combine(latitudeDeg); h.combine(longitudeDeg); h.combine(altitudeHAEM)
+    }
+
+    /// The report as fusion's input, stamped with the engine's clock.
+    public func receiverFix(timeS: Double) -> ReceiverFix {
+        var f = ReceiverFix(timeS: timeS, mode: mode)
+        f.utcS = time?.secondsSince1970
+        f.quality = status ?? (mode >= .twoDimensional ? .gnss : nil)
+        if mode >= .twoDimensional {
+            f.latitudeDeg = latitudeDeg
+            f.longitudeDeg = longitudeDeg
+            f.altitudeMSLM = altitudeMSLM
+            f.heightAboveEllipsoidM = altitudeHAEM
+            f.geoidSeparationM = geoidSeparationM
+            f.speedMps = speedMps
+            f.courseDeg = trackDeg
+            f.climbMps = climbMps
+            if let n = velN, let e = velE, let d = velD { f.velocityENUMps = Vector3(e, n, -d) }
+            f.horizontalAccuracyM = ephM
+            f.verticalAccuracyM = mode == .threeDimensional ? epvM : nil
+            f.speedAccuracyMps = epsMps
+            f.courseAccuracyDeg = epdDeg
+        }
+        f.hdop = hdop
+        f.vdop = vdop
+        f.pdop = pdop
+        f.satellitesUsed = satellitesUsed
+        return f
+    }
+}
+
+/// One satellite of a sky view (gpsd's SKY `satellites[]`).
+public struct GNSSSatellite: Sendable, Hashable {
+    /// gpsd's extended PRN (NMEA 4.0 numbering: GPS 1–32, SBAS 33–64/120–158, GLONASS 65–96, QZSS 193–202,
+    /// Galileo 301–336, BeiDou 401–437).
+    public var prn: Int
+    /// u-blox GNSS id (0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou, 4 IMES, 5 QZSS, 6 GLONASS, 7 NavIC) and the
+    /// satellite's number within it.
+    public var gnssID: Int
+    public var svID: Int
+    /// Signal id (u-blox numbering), when the receiver says.
+    public var signalID: Int?
+    /// Elevation and azimuth, degrees; signal strength C/N0, dB-Hz. `nil` when not reported.
+    public var elevationDeg: Double?
+    public var azimuthDeg: Double?
+    public var signalDBHz: Double?
+    /// True when the satellite is used in the solution.
+    public var used: Bool
+
+    public init(prn: Int, gnssID: Int, svID: Int, signalID: Int? = nil, elevationDeg: Double?, azimuthDeg: Double?,
+                signalDBHz: Double?, used: Bool) {
+        self.prn = prn; self.gnssID = gnssID; self.svID = svID; self.signalID = signalID
+        self.elevationDeg = elevationDeg; self.azimuthDeg = azimuthDeg; self.signalDBHz = signalDBHz; self.used = used
+    }
+}
