@@ -44,7 +44,8 @@ public struct GNSSChange: OptionSet, Sendable, Hashable {
 /// advances) and reports then; until the cycle end is known it reports whenever position or mode change.
 ///
 /// Derived quantities follow gpsd's error model (`gpsd_error_model()`): height above the ellipsoid from MSL
-/// altitude and the receiver's geoid separation, climb from successive heights, speed from successive
+/// altitude and the receiver's geoid separation, climb from successive heights (in a u-blox high-rate epoch the
+/// navigation solution's vertical velocity instead, UBXDecoder.swift), speed from successive
 /// positions when the receiver gives none, and `eph`/`epv` from the receiver's DOPs (19 m and 23 m UERE,
 /// 4.75 m and 5.75 m with DGPS). gpsd's own geoid table, magnetic model and sky-geometry DOPs are not
 /// reproduced: a geoid separation the receiver does not send stays unknown.
@@ -121,6 +122,8 @@ public struct GNSSDecoder {
     var ubxEpochTOW: UInt32?
     /// UBX: HNR-PVT messages arrive (a dead-reckoning receiver's high-rate solution).
     var sawHighRatePVT = false
+    /// UBX: the latest navigation solution, what the high-rate epochs inherit from it.
+    var navigationSolution = UBXNavigationSolution()
 
     /// gpsd's MAXCHANNELS.
     static let maximumChannels = 184
@@ -210,6 +213,7 @@ public struct GNSSDecoder {
         r.status = fix.status >= 2 ? ReceiverFix.Quality(rawValue: fix.status) : nil
         if fix.timeSeconds > 0 { r.time = UTCTime(seconds: fix.timeSeconds, nanoseconds: fix.timeNanos) }
         r.eptS = fix.ept.finite
+        r.isHighRateSolution = fix.highRate
         if fix.mode >= 2 {
             r.latitudeDeg = fix.latitude.finite
             r.longitudeDeg = fix.longitude.finite
@@ -288,7 +292,8 @@ public struct GNSSDecoder {
                                                     latitude2Deg: oldfix.latitude, longitude2Deg: oldfix.longitude) / deltaTime
                 if abs(fix.speed) > 9999.9 { fix.speed = .nan }
             }
-            if fix.mode >= 3, oldfix.mode >= 3, !fix.climb.isFinite {
+            // Not between high-rate epochs: each navigation epoch re-anchors them (UBXDecoder.swift).
+            if fix.mode >= 3, oldfix.mode >= 3, !fix.climb.isFinite, !fix.highRate {
                 if fix.altHAE.isFinite, oldfix.altHAE.isFinite {
                     fix.climb = (fix.altHAE - oldfix.altHAE) / deltaTime
                 } else if fix.altMSL.isFinite, oldfix.altMSL.isFinite {
@@ -332,6 +337,8 @@ struct Fix {
     /// A velocity the receiver reported that does not feed the derived quantities (UBX NAV-PVT), m/s NED.
     var reportedVelN = Double.nan, reportedVelE = Double.nan, reportedVelD = Double.nan
     var dgpsAge = Double.nan, dgpsStation = -1
+    /// The receiver's high-rate solution (UBX HNR-PVT), not its navigation solution.
+    var highRate = false
 
     /// Time difference to `other`, s.
     func timeDifference(_ other: Fix) -> Double {
@@ -367,6 +374,7 @@ struct Fix {
             reportedVelN = new.reportedVelN; reportedVelE = new.reportedVelE; reportedVelD = new.reportedVelD
         }
         if new.dgpsAge.isFinite && new.dgpsStation >= 0 { dgpsAge = new.dgpsAge; dgpsStation = new.dgpsStation }
+        if new.highRate { highRate = true }
     }
 }
 

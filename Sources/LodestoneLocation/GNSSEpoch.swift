@@ -73,7 +73,8 @@ extension Int64 {
 /// Receiver-reported fields: `mode`, `status`, `time`, `latitudeDeg`, `longitudeDeg`, `altitudeMSLM`,
 /// `geoidSeparationM` (when the receiver gives it), `speedMps`, `trackDeg`, velocities. Derived as gpsd derives
 /// them: `altitudeHAEM` = MSL + separation, `climbMps` = Δ altHAE / Δt between epochs (unless the receiver
-/// reports a vertical velocity), `speedMps` from the distance between fixes when the receiver gives none, and
+/// reports a vertical velocity; in a high-rate epoch always the receiver's, see `isHighRateSolution`),
+/// `speedMps` from the distance between fixes when the receiver gives none, and
 /// gpsd's error model: `ephM` = HDOP × 19 m (× 4.75 m with DGPS), `epvM` = VDOP × 23 m (5.75 m DGPS),
 /// `eptS` = 0.005 s whenever time is known; receivers that report accuracies (UBX) override them.
 public struct GNSSFixReport: Sendable, Hashable {
@@ -126,6 +127,11 @@ public struct GNSSFixReport: Sendable, Hashable {
     /// Age of differential corrections, s, and the reference station.
     public var dgpsAgeS: Double?
     public var dgpsStation: Int?
+    /// True for a dead-reckoning receiver's high-rate solution (u-blox HNR-PVT, up to 30 Hz): its navigation
+    /// solution propagated by the receiver's own sensor fusion between navigation epochs, so successive reports
+    /// are not independent measurements. Its `status` (when plain GNSS) and `climbMps` are those of the latest
+    /// navigation solution, which HNR-PVT does not restate; `climbMps` is nil until there is one.
+    public var isHighRateSolution = false
 
     public init() {}
 
@@ -137,7 +143,7 @@ public struct GNSSFixReport: Sendable, Hashable {
             && a.velN == b.velN && a.velE == b.velE && a.velD == b.velD && a.magneticTrackDeg == b.magneticTrackDeg
             && a.magneticVariationDeg == b.magneticVariationDeg && a.epsMps == b.epsMps && a.epdDeg == b.epdDeg
             && a.hdop == b.hdop && a.vdop == b.vdop && a.pdop == b.pdop && a.satellitesUsed == b.satellitesUsed
-            && a.dgpsAgeS == b.dgpsAgeS && a.dgpsStation == b.dgpsStation
+            && a.dgpsAgeS == b.dgpsAgeS && a.dgpsStation == b.dgpsStation && a.isHighRateSolution == b.isHighRateSolution
     }
 
     public func hash(into h: inout Hasher) {

@@ -3,6 +3,25 @@ import LodestoneCore
 /// u-blox UBX messages (u-blox 8 / M8 Receiver Description, UBX-13003221, §32): NAV-PVT (the navigation
 /// solution), HNR-PVT (the high-rate solution of dead-reckoning receivers) and NAV-SAT (the sky view).
 /// Each PVT message is a complete epoch: it clears the previous one and reports.
+///
+/// A dead-reckoning receiver (ADR/UDR: NEO-M8L, NEO-M8U) sends two solutions. NAV-PVT is the navigation
+/// solution, once per navigation epoch (typically 1 Hz), and arrives late: after the high-rate messages of the
+/// following few hundred milliseconds. HNR-PVT is the output of the receiver's fusion filter at up to 30 Hz
+/// (set by CFG-HNR), the navigation solution propagated with the receiver's own inertial sensors between
+/// navigation epochs (§32.9.1). Once HNR-PVT flows it is the solution reported, as gpsd does: it is the newer
+/// of the two, and reporting the late NAV-PVT would step time backwards.
+///
+/// HNR-PVT does not restate everything the navigation solution knows. Its flags have no carrier-phase solution
+/// (`carrSoln`), and it has no vertical velocity (only a 3-D and a 2-D speed, which give the magnitude of the
+/// vertical speed but not its sign, and badly when the motion is nearly level). So a high-rate epoch inherits
+/// from the latest navigation solution, while that is current (see `UBXNavigationSolution.maximumAgeMs`):
+/// - its correction status (DGNSS, RTK float/fixed), when the high-rate fix is itself a plain GNSS fix (gpsFix
+///   2 or 3): the fusion filter propagates that corrected solution. A dead-reckoning fix (gpsFix 1, or 4: GNSS
+///   combined with dead reckoning) keeps its dead-reckoning status, which says more about how it was made;
+/// - its vertical velocity, climb = −velD.
+/// Climb is never the difference of successive high-rate heights: each navigation epoch re-anchors the
+/// high-rate solution, and the step (9.7 cm in gpsd's ublox-neo-m8u-hnr log) would read as a 0.97 m/s climb.
+/// Before the first navigation solution a high-rate epoch has no climb.
 extension GNSSDecoder {
     /// UBX class and message ids.
     enum UBXMessage {
@@ -19,13 +38,19 @@ extension GNSSDecoder {
         newdata = Fix()
         if (cls, id) == UBXMessage.navPVT && payload.count >= 84 {
             decodedUBX += 1
-            // A dead-reckoning receiver's high-rate HNR-PVT is the solution to report once it flows (as gpsd).
+            let iTOW = Bytes.leU32(payload, 0)
+            let change = decodePVT(payload, highRate: false)
+            navigationSolution.note(iTOW: iTOW, fixType: payload[20], flags: payload[21], velD: newdata.reportedVelD)
+            // Once the high-rate solution flows, the navigation solution only lends it what it lacks.
             if sawHighRatePVT { return }
-            completePacket(decodePVT(payload, highRate: false), handle)
+            completePacket(change.union(startEpoch(iTOW)), handle)
         } else if (cls, id) == UBXMessage.hnrPVT && payload.count >= 72 {
             decodedUBX += 1
             sawHighRatePVT = true
-            completePacket(decodePVT(payload, highRate: true), handle)
+            let iTOW = Bytes.leU32(payload, 0)
+            var change = decodePVT(payload, highRate: true)
+            change.formUnion(inheritNavigationSolution(iTOW: iTOW))
+            completePacket(change.union(startEpoch(iTOW)), handle)
         } else if (cls, id) == UBXMessage.navSAT && payload.count >= 8 {
             decodedUBX += 1
             completePacket(decodeNAVSAT(payload), handle)
@@ -34,12 +59,55 @@ extension GNSSDecoder {
         }
     }
 
+    /// `.clear` when `iTOW` (GPS time of week, ms) starts a new epoch: messages of one epoch share it (§32.2).
+    mutating func startEpoch(_ iTOW: UInt32) -> GNSSChange {
+        defer { ubxEpochTOW = iTOW }
+        return ubxEpochTOW == iTOW ? [] : .clear
+    }
+
+    /// Gives the high-rate epoch in `newdata` what it inherits from a current navigation solution (see above).
+    mutating func inheritNavigationSolution(iTOW: UInt32) -> GNSSChange {
+        guard newdata.mode >= 2, let age = navigationSolution.ageMs(at: iTOW),
+              age <= navigationSolution.maximumAgeMs else { return [] }
+        var change: GNSSChange = []
+        if newdata.status == statusGPS || newdata.status == statusDGPS,
+           Self.correctionRank(navigationSolution.correction) > Self.correctionRank(newdata.status) {
+            newdata.status = navigationSolution.correction
+        }
+        if navigationSolution.velD.isFinite {
+            newdata.climb = -navigationSolution.velD
+            change.insert(.climb)
+        }
+        return change
+    }
+
+    /// Orders the correction statuses: plain GNSS < DGNSS < RTK float < RTK fixed.
+    static func correctionRank(_ status: Int) -> Int {
+        switch status {
+        case statusDGPS: 1
+        case statusRTKFloat: 2
+        case statusRTKFixed: 3
+        default: 0
+        }
+    }
+
+    /// The correction status a PVT message's flags state for a GNSS fix: bit 1 `diffSoln` (DGNSS, SBAS), and in
+    /// NAV-PVT bits 6–7 `carrSoln` (1 RTK float, 2 RTK fixed). HNR-PVT's bits 6–7 are reserved.
+    static func correctionStatus(flags: UInt8, carrierSolution: Bool) -> Int {
+        if carrierSolution {
+            switch flags >> 6 {
+            case 1: return statusRTKFloat
+            case 2: return statusRTKFixed
+            default: break
+            }
+        }
+        return flags & 0x02 != 0 ? statusDGPS : statusGPS
+    }
+
     /// NAV-PVT (§32.17.30) or HNR-PVT (§32.9.1): time, fix type and flags, position, velocity, accuracies.
     mutating func decodePVT(_ p: UnsafeRawBufferPointer, highRate: Bool) -> GNSSChange {
         var mask: GNSSChange = [.online, .report, .cycleEnd]
-        let iTOW = Bytes.leU32(p, 0)
-        if ubxEpochTOW != iTOW { mask.insert(.clear) }
-        ubxEpochTOW = iTOW
+        newdata.highRate = highRate
         let valid = p[11]
         let nano = Int(Bytes.leS32(p, highRate ? 12 : 16))
         let fixType = p[highRate ? 16 : 20]
@@ -64,12 +132,7 @@ extension GNSSDecoder {
         }
         if !fixOK && fixType != 1 { newdata.mode = 1; newdata.status = statusUnknown }
         if newdata.mode >= 2 && newdata.status == statusGPS {
-            if flags & 0x02 != 0 { newdata.status = statusDGPS }
-            switch flags >> 6 {
-            case 1: newdata.status = statusRTKFloat
-            case 2: newdata.status = statusRTKFixed
-            default: break
-            }
+            newdata.status = Self.correctionStatus(flags: flags, carrierSolution: !highRate)
         }
         mask.formUnion([.mode, .status])
         let o = highRate ? 20 : 24
@@ -138,5 +201,46 @@ extension GNSSDecoder {
             satellitesVisible += 1
         }
         return [.online, .satellites]
+    }
+}
+
+/// The latest navigation solution (NAV-PVT) of a receiver that also sends a high-rate solution (HNR-PVT): what
+/// the high-rate epochs inherit from it (see `GNSSDecoder.handleUBX`).
+struct UBXNavigationSolution {
+    /// GPS time of week of the latest navigation epoch, ms; nil before the first NAV-PVT.
+    var iTOW: UInt32?
+    /// Interval between the last two navigation epochs, ms; 0 until two have arrived.
+    var intervalMs: Int64 = 0
+    /// Its correction status for a GNSS fix (gpsd statusGPS, statusDGPS, statusRTKFloat, statusRTKFixed);
+    /// statusUnknown when it had none (no fix, dead reckoning only, time only, gnssFixOK clear).
+    var correction = statusUnknown
+    /// Its velocity down, m/s (NAV-PVT `velD`); NaN when it had no valid velocity.
+    var velD = Double.nan
+
+    /// GPS week, ms.
+    static let weekMs: Int64 = 604_800_000
+
+    /// How long a navigation solution stays current for the high-rate epochs after it, ms: two navigation
+    /// intervals (one for the epoch itself, one for NAV-PVT's output latency), and at least 2 s, two intervals
+    /// at the default 1 Hz navigation rate, until a second NAV-PVT has shown the rate. A receiver that stops
+    /// sending NAV-PVT, or misses one, leaves its high-rate epochs on their own.
+    var maximumAgeMs: Int64 { max(2000, 2 * intervalMs) }
+
+    /// Time from the navigation epoch to the high-rate epoch at `iTOW`, ms, across the week's end; nil before
+    /// the first navigation solution. A high-rate epoch before the navigation epoch comes out near a week.
+    func ageMs(at highRateTOW: UInt32) -> Int64? {
+        iTOW.map { (Int64(highRateTOW) - Int64($0) + Self.weekMs) % Self.weekMs }
+    }
+
+    /// Records a NAV-PVT: `fixType` and `flags` as sent (§32.17.30), `velD` as decoded (m/s, NaN without a fix).
+    mutating func note(iTOW now: UInt32, fixType: UInt8, flags: UInt8, velD down: Double) {
+        if let previous = iTOW {
+            let step = (Int64(now) - Int64(previous) + Self.weekMs) % Self.weekMs
+            if step > 0 && step <= 60_000 { intervalMs = step }
+        }
+        iTOW = now
+        let gnssFix = flags & 0x01 != 0 && (2...4).contains(fixType)
+        correction = gnssFix ? GNSSDecoder.correctionStatus(flags: flags, carrierSolution: true) : statusUnknown
+        velD = down
     }
 }

@@ -8,11 +8,30 @@ import Testing
 /// `altMSL`/`altHAE`/`geoidSep` 1e-3 m, `speed` 1e-3 m/s, `track` 1e-3° (mod 360), `climb` 1e-3 m/s;
 /// TPVs without `time` counted (and their modes) separately.
 ///
-/// Values gpsd makes from its own models rather than the receiver's data are not compared (README step 4):
-/// a geoid separation the receiver did not send (gpsd's 5° EGM2008 table) and the height above the ellipsoid
-/// made from it, and a true track made from a magnetic heading (HDG) with gpsd's magnetic model. Each is
-/// recognised from our decode (the receiver sent no separation: we have none; the receiver sent only a
-/// magnetic heading: we have `magtrack` and no track), never from the expected file.
+/// Three things are not compared, each recognised from our decode, never from the expected file:
+///
+/// - A geoid separation the receiver did not send (we have none), and the height above the ellipsoid gpsd
+///   made from it. gpsd fills both from its own 5° × 5° EGM2008 table, a modelled field (README step 4,
+///   tolerance 1e-2 m even for a deliberate reimplementation). The only geoid model this machine can have
+///   offline is EGM96 on a 15′ grid (Debian's proj-data, `egm96_15.gtx`, public domain); no Debian package
+///   ships an EGM2008 grid, and gpsd's table is not to be copied. EGM96 differs from gpsd's values by 0.33 m
+///   (quectelLC79D-1), 0.56 m (ublox-neo-m8n), 1.31 m (triton400), 1.32 m (bundg_zeus_9) and 2.32 m
+///   (ublox-neo-m8u-hnr, unicore-um621) on the 127 epochs of six logs where gpsd filled it (44 with
+///   altHAE): no geoid model short of gpsd's own table agrees to a centimetre, so the exemption stays.
+/// - A true track made from a magnetic heading (HDG; we have `magtrack` and no track; 28 epochs of
+///   bundg_zeus_9). gpsd subtracts its WMM declination (about 1.57° there, in 2018) from the HDG heading.
+///   The README says not to treat gpsd as the oracle for HDG arithmetic, and a heading (where the bow
+///   points) is not a course over ground (where the boat goes: these epochs are at 0–0.39 m/s, drifting);
+///   the project's WMM2025 is not valid in 2018 either. The exemption stays.
+/// - Climb in a dead-reckoning receiver's high-rate epochs (u-blox HNR-PVT, `isHighRateSolution`). README
+///   step 3 compares climb only where it is derived as ΔaltHAE/Δt; there it is the receiver's own vertical
+///   velocity, the latest navigation solution's −velD (HNR-PVT has none, UBXDecoder.swift), and never a
+///   difference of high-rate heights. gpsd's values there are not a derivation to match: 0.037 m/s in
+///   ublox-neo-m8u-hnr after the navigation epoch is NAV-VELECEF's centimetre-resolution ECEF velocity
+///   projected on the vertical (0.0374 m/s; NAV-PVT's velD gives 0.039 m/s, ours), and the 0.000 m/s before
+///   it is, by its values, the height difference of the first two epochs carried on while the heights went
+///   on changing (ΔaltHAE/Δt there is −0.010 m/s at 05.1 and 05.3). Status, position, heights, speed and
+///   track of those epochs are compared as everywhere.
 enum DevelopmentLogs {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../shared/datasets/nmea").standardized
@@ -87,20 +106,12 @@ enum DevelopmentLogs {
         check("geoidSep", a.geoidSeparationM, 1e-3, exempt: receiverSentNoSeparation)
         check("speed", a.speedMps, 1e-3)
         check("track", a.trackDeg, 1e-3, angle: true, exempt: onlyMagneticHeading)
-        check("climb", a.climbMps, 1e-3)
+        if !a.isHighRateSolution { check("climb", a.climbMps, 1e-3) }
         return bad
     }
 }
 
 @Suite struct GoldenReplayTests {
-    /// Logs where our decode knowingly differs from gpsd 3.27.6, with how many epochs differ. Each entry is an
-    /// honest gap, not a tolerance: the test fails if more epochs differ, and if fewer do (lower the number).
-    static let knownDifferences: [String: Int] = [
-        // u-blox HNR-PVT (dead-reckoning M8U): gpsd carries NAV-PVT's status and vertical velocity into the
-        // high-rate epochs; we report each HNR-PVT on its own. 8 of 12 epochs differ in status or climb.
-        "ublox-neo-m8u-hnr.log": 8,
-    ]
-
     @Test func everyDevelopmentLogIsPresent() {
         #expect(DevelopmentLogs.names.count == 27, "expected the 27 development logs in \(DevelopmentLogs.directory.path)")
     }
@@ -115,9 +126,7 @@ enum DevelopmentLogs {
             let bad = DevelopmentLogs.disagreements(expected: e, decoded: a)
             if !bad.isEmpty { differing.append("\(time): " + bad.joined(separator: "; ")) }
         }
-        let allowed = Self.knownDifferences[log] ?? 0
-        #expect(differing.count <= allowed, "\(log): \(differing.count) of \(expected.timed.count) epochs differ:\n\(differing.prefix(8).joined(separator: "\n"))")
-        if allowed > 0 { #expect(differing.count == allowed, "\(log): now \(differing.count) differ; lower knownDifferences") }
+        #expect(differing.isEmpty, "\(log): \(differing.count) of \(expected.timed.count) epochs differ:\n\(differing.prefix(8).joined(separator: "\n"))")
         // Reports before the receiver knows the date: same number, same modes.
         #expect(decoded.untimedModes.sorted() == expected.untimedModes.sorted(), "\(log): untimed TPV modes differ")
     }
