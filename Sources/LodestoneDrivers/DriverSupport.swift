@@ -19,6 +19,12 @@ extension RegisterBus {
         do { try read(address: address, register: register, into: buffer) } catch { throw .bus(error) }
     }
 
+    /// Reads `buffer.count` bytes from the FIFO port `register` (see `RegisterBus.readFIFO`); a bus failure becomes
+    /// `SensorError.bus`.
+    func sensorReadFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(SensorError) {
+        do { try readFIFO(address: address, register: register, into: buffer) } catch { throw .bus(error) }
+    }
+
     /// Waits `initialDelayUs`, then reads `register` up to `attempts` times, `intervalUs` apart, until
     /// `isReady(value)` holds. Throws `SensorError.notReady` with the total time waited when it never does.
     func pollRegister(chip: String, address: UInt8, register: UInt8, initialDelayUs: Int, attempts: Int, intervalUs: Int,

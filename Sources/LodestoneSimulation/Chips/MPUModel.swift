@@ -67,14 +67,24 @@ public final class MPUModel: SimulatedChip {
         MPU6xxxDatasheet.GyroFullScale(rawValue: F.fsSel.extract(from: registers[Register.gyroConfig.rawValue])) ?? .dps250
     }
 
+    /// Whether the I2C master is on (`USER_CTRL.I2C_MST_EN`), reaching the AK8963 without the bypass.
+    public var isI2CMasterEnabled: Bool { F.i2cMstEn.extract(from: registers[Register.userCtrl.rawValue]) == 1 }
+
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
         let clearOnAnyRead = F.intRdClear.extract(from: registers[Register.intPinCfg.rawValue]) == 1
+        let master = InvenSenseI2CMasterLayout.mpu9250
+        if InvenSenseI2CMasterModel.readTouchesExternalData(layout: master, bank: nil, register: register, count: buffer.count) {
+            InvenSenseI2CMasterModel.runSlave0(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                                               auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
+                                               get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
+        }
         for i in 0..<buffer.count {
             let r = UInt8(truncatingIfNeeded: Int(register) + i)
             buffer[i] = registers[r]
             if r == Register.intStatus.rawValue || clearOnAnyRead {
                 registers[Register.intStatus.rawValue] = F.dataRdyInt.inserting(0, into: registers[Register.intStatus.rawValue])
             }
+            if r == master.i2cMstStatus.register { registers[r] = 0 }  // I2C_MST_STATUS clears as it is read
         }
     }
 
@@ -96,7 +106,16 @@ public final class MPUModel: SimulatedChip {
             case .accelConfig2, .lpAccelOdr:
                 if variant != .mpu6050 { registers[r] = value }  // registers 29–30 do not exist on the 6050
             default:
+                let master = InvenSenseI2CMasterLayout.mpu9250
+                if r == master.i2cMstStatus.register || (r >= master.extSensData00.register && r < master.extSensData00.register + 24) {
+                    break  // read-only
+                }
                 registers[r] = value
+                if r == master.i2cSlv4Ctrl.register {
+                    InvenSenseI2CMasterModel.runSlave4(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                                                       auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
+                                                       get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
+                }
             }
         }
         // Time passes between transfers: an awake chip has taken a new sample with the new settings.
