@@ -243,7 +243,7 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
             ctrlReg8: F.bdu.inserting(1, into: F.ifAddInc.inserting(1, into: 0)),
             ctrlReg9: F.i2cDisable.inserting(transport == .spi ? 1 : 0, into: 0),
             int1Ctrl: F.int1IgXL.inserting(wom ? 1 : 0, into: F.int1DrdyXL.inserting(1, into: F.int1DrdyG.inserting(gyroOn ? 1 : 0, into: 0))),
-            intGenCfgXL: wom ? F.highEvents.inserting(0b111, into: 0) : 0,
+            intGenCfgXL: wom ? F.highEvents.mask : 0,  // not a contiguous field: the three enable bits as they stand
             intGenThsXL: threshold,
             accelFullScale: accel, gyroFullScale: gyro,
             actual: SensorConfiguration(rateHz: odr.rateHz, powerMode: requested.powerMode, oversampling: 1,
@@ -334,8 +334,9 @@ extension LSM9DS1: MotionWakeReporting {
 }
 
 /// ST LSM9DS1 magnetometer: the register map is the LIS3MDL's (`LIS3MDLDatasheet.Register`, same addresses and
-/// fields, and the same rates and operating modes), with other sensitivities, no temperature output, `CTRL_REG3_M`
-/// bit 7 `I2C_DISABLE`, and `SIM` meaning "SPI reads enabled" (reset 0: the magnetometer's SPI is write-only).
+/// fields, and the same rates and operating modes), with other sensitivities, no temperature output, and
+/// `CTRL_REG3_M` bit 7 `I2C_DISABLE`. This driver leaves `SIM` (bit 2) at its reset value 0, as ArduPilot's
+/// LSM9DS1 compass driver does on the Navio2's 4-wire SPI bus.
 ///
 /// Source: DocID025715 rev. 3, table 3 (M_GN), table 22 (register map), §8.1–§8.15.
 public enum LSM9DS1MagnetometerDatasheet {
@@ -344,8 +345,6 @@ public enum LSM9DS1MagnetometerDatasheet {
 
     /// `CTRL_REG3_M.I2C_DISABLE`.
     public static let i2cDisable = BitField(mask: 0b1000_0000)
-    /// `CTRL_REG3_M.SIM`: 1 = SPI read and write (0 = write only).
-    public static let simReadEnabled = BitField(mask: 0b0000_0100)
     /// The `WHO_AM_I_M` value (the LIS3MDL's too: the two cannot be told apart by identity).
     public static let whoAmIValue: UInt8 = 0x3D
     /// 7-bit I2C addresses: SDO_M low 0x1C, high 0x1E (§6.1.1; the Sense HAT's is 0x1C).
@@ -371,8 +370,7 @@ public enum LSM9DS1MagnetometerDatasheet {
 ///
 /// Reports µT in the magnetometer's axes, which are not the accelerometer's (DocID025715 figure 1): give it its own
 /// mount matrix. Configuration is the LIS3MDL's (`LIS3MDL.registerSettings`: ultra-high-performance up to 80 Hz,
-/// fast ODR above, low-power mode, power-down for `.suspend`), with `TEMP_COMP` on and, on SPI, `SIM` set first so
-/// that the chip answers reads.
+/// fast ODR above, low-power mode, power-down for `.suspend`), with `TEMP_COMP` on; on SPI, `I2C_DISABLE` is set.
 public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
     /// The register map (`LSM9DS1MagnetometerDatasheet.Register`).
     public typealias Register = LSM9DS1MagnetometerDatasheet.Register
@@ -396,18 +394,15 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
         self.bus = bus; self.address = address; self.delay = delay
     }
 
-    /// `CTRL_REG3_M` that keeps the chip answering on this bus: `SIM` on SPI, plus `MD` (and `LP`) as given.
+    /// `CTRL_REG3_M` as the LIS3MDL settings give it, with `I2C_DISABLE` on SPI.
     private func ctrlReg3(_ value: UInt8) -> UInt8 {
-        M.simReadEnabled.inserting(bus.transport == .spi ? 1 : 0, into: value)
+        M.i2cDisable.inserting(bus.transport == .spi ? 1 : 0, into: value)
     }
 
-    /// On SPI first enables reads (`CTRL_REG3_M.SIM`, keeping power-down), then checks `WHO_AM_I_M`, soft-resets
-    /// (`CTRL_REG2_M.SOFT_RST`), waits, enables reads again on SPI and checks the identity again.
+    /// Checks `WHO_AM_I_M`, soft-resets (`CTRL_REG2_M.SOFT_RST`), waits and checks the identity again.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         fullScale = nil
         configuration = nil
-        let powerDown = LIS3MDLDatasheet.Field.md.inserting(LIS3MDLDatasheet.MeasurementMode.powerDown.rawValue, into: 0)
-        if bus.transport == .spi { try write(.ctrlReg3, ctrlReg3(powerDown)) }
         let id = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
         guard id == M.whoAmIValue else {
             throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
@@ -415,7 +410,6 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
         }
         try write(.ctrlReg2, LIS3MDLDatasheet.Field.softRst.inserting(1, into: 0))
         delay(LIS3MDLDatasheet.softResetTimeUs)
-        if bus.transport == .spi { try write(.ctrlReg3, ctrlReg3(powerDown)) }
         guard try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue) == id else {
             throw .notReady(chip: Self.chipName, bus: bus.name, address: address, waitedMs: max(1, LIS3MDLDatasheet.softResetTimeUs / 1000))
         }
@@ -423,7 +417,7 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
 
-    /// Applies `configuration` with the LIS3MDL's register settings (`TEMP_EN` is `TEMP_COMP` here), `SIM` kept on SPI.
+    /// Applies `configuration` with the LIS3MDL's register settings (`TEMP_EN` is `TEMP_COMP` here).
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard fullScale != nil else { throw notProbed(chip: Self.chipName) }

@@ -67,7 +67,7 @@ public struct ScanJob {
                 findings.append(Finding(bus: location, address: nil, chip: identity.chip, detail: Self.describe(identity)))
             } else {
                 findings.append(Finding(bus: location, address: nil, chip: nil,
-                                        detail: "no known chip answers (an LSM9DS1 magnetometer answers SPI reads only once configured)"))
+                                        detail: "no known chip answers"))
             }
         }
         if iio {

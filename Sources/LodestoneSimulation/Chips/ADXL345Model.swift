@@ -85,12 +85,11 @@ public final class ADXL345Model: InertialChipModel {
         let range = Int(F.range.extract(from: format))
         let fullResolution = F.fullRes.extract(from: format) == 1
         let lsbPerG = fullResolution ? D.lsbPerG : D.lsbPerG / Double(1 << range)
-        let limit = Int16(fullResolution ? (512 << range) - 1 : 511)
+        // A two's-complement output of 10 bits (…13 at ±16 g in full resolution): −2^(n−1) … 2^(n−1) − 1.
+        let half = Double(fullResolution ? 512 << range : 512)
         let accelG = accelerationMps2 / PhysicalConstants.standardGravityMps2
-        var sample: (Int16, Int16, Int16) = (0, 0, 0)
-        sample.0 = saturatedRaw(accelG.x * lsbPerG, limit: limit)
-        sample.1 = saturatedRaw(accelG.y * lsbPerG, limit: limit)
-        sample.2 = saturatedRaw(accelG.z * lsbPerG, limit: limit)
+        func clamp(_ v: Double) -> Int16 { v.isNaN ? 0 : Int16(min(max(v.rounded(), -half), half - 1)) }
+        let sample = (clamp(accelG.x * lsbPerG), clamp(accelG.y * lsbPerG), clamp(accelG.z * lsbPerG))
         if fifoMode == .bypass {
             registers.storeLE16(sample.0, at: 0x32); registers.storeLE16(sample.1, at: 0x34); registers.storeLE16(sample.2, at: 0x36)
         } else {

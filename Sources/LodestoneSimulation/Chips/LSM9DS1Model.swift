@@ -126,20 +126,16 @@ public final class LSM9DS1Model: InertialChipModel {
 }
 
 /// A simulated ST LSM9DS1 magnetometer: a `LIS3MDLModel` (same register map and behaviour) with the LSM9DS1's
-/// sensitivities (the field handed to the inner model is scaled so its raw outputs follow `M_GN`), no temperature
-/// output (0x2E–0x2F read 0), and, on SPI, reads answered only once `CTRL_REG3_M.SIM` enables them (before that
-/// the chip leaves its output undriven and the host reads 0xFF).
+/// sensitivities (the field handed to the inner model is scaled so its raw outputs follow `M_GN`) and no temperature
+/// output (0x2E–0x2F read 0).
 public final class LSM9DS1MagnetometerModel: MagneticChipModel {
     private let inner: LIS3MDLModel
-    /// Whether the chip sits on SPI (where reads need `SIM`).
-    public let isOnSPI: Bool
     /// Magnetic flux density in the magnetometer's axes, µT.
     public var magneticFieldMicroTesla = Vector3.zero { didSet { rescale() } }
 
     /// An LSM9DS1 magnetometer in its power-on state.
-    public init(whoAmI: UInt8 = LSM9DS1MagnetometerDatasheet.whoAmIValue, isOnSPI: Bool = false) {
+    public init(whoAmI: UInt8 = LSM9DS1MagnetometerDatasheet.whoAmIValue) {
         inner = LIS3MDLModel(whoAmI: whoAmI)
-        self.isOnSPI = isOnSPI
     }
 
     /// The register file (for tests to inspect).
@@ -150,11 +146,6 @@ public final class LSM9DS1MagnetometerModel: MagneticChipModel {
     public func registerAddress(start: UInt8, offset: Int) -> UInt8 { inner.registerAddress(start: start, offset: offset) }
 
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
-        let simSet = LSM9DS1MagnetometerDatasheet.simReadEnabled.extract(from: inner.registers[LIS3MDLDatasheet.Register.ctrlReg3.rawValue]) == 1
-        if isOnSPI, !simSet {
-            for i in 0..<buffer.count { buffer[i] = 0xFF }
-            return
-        }
         inner.read(register: register, into: buffer)
         for i in 0..<buffer.count where (0x2E...0x2F).contains(registerAddress(start: register, offset: i)) { buffer[i] = 0 }
     }
