@@ -144,29 +144,22 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
         self.bus = bus; self.address = address; self.delay = delay
     }
 
-    /// Checks `WIA1` and `WIA2` (one 2-byte read), soft-resets (`CNTL3.SRST`) and waits; the chip is then in
-    /// power-down.
+    /// Checks `WIA2` (0x09, the device ID; `WIA1` is AKM's company code, shared by every AKM magnetometer), soft-resets
+    /// (`CNTL3.SRST`) and waits; the chip is then in power-down. One ID read, not two, also because through the
+    /// ICM-20948's I2C master each byte is a slave-4 transaction (ArduPilot's AP_Compass_AK09916 checks `WIA2` alone too).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         isProbed = false
-        let bus = self.bus, address = self.address
-        let ids = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> (UInt8, UInt8) in
-            try bus.sensorRead(address: address, register: Register.wia1.rawValue, into: raw)
-            return (raw[0], raw[1])
-        }
-        guard ids.0 == AK09916Datasheet.wia1Value else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.wia1.rawValue,
-                               expected: [AK09916Datasheet.wia1Value], found: ids.0)
-        }
-        guard ids.1 == AK09916Datasheet.wia2Value else {
+        let id = try bus.sensorReadByte(address: address, register: Register.wia2.rawValue)
+        guard id == AK09916Datasheet.wia2Value else {
             throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.wia2.rawValue,
-                               expected: [AK09916Datasheet.wia2Value], found: ids.1)
+                               expected: [AK09916Datasheet.wia2Value], found: id)
         }
         try bus.sensorWriteByte(address: address, register: Register.cntl3.rawValue,
                                 value: AK09916Datasheet.Field.srst.inserting(1, into: 0))
         delay(AK09916Datasheet.modeChangeWaitUs)
         isProbed = true
         configuration = nil
-        return ChipIdentity(chip: Self.chipName, idValue: ids.1)
+        return ChipIdentity(chip: Self.chipName, idValue: id)
     }
 
     /// The mode for `requested` and the configuration it gives (pure): `.normal` → the slowest continuous mode of

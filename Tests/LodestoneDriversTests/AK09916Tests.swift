@@ -25,7 +25,7 @@ import Testing
         #expect(try driver.configure(SensorConfiguration(rateHz: 40)).rateHz == 50)
         let r = try driver.read(timeS: 0)
         #expect(logLines(bus) == [
-            "R 0x0C 0x00 [48 09]",  // WIA1, WIA2
+            "R 0x0C 0x01 [09]",     // WIA2
             "W 0x0C 0x32 [01]",     // CNTL3: SRST
             "W 0x0C 0x31 [00]",     // CNTL2: power-down first
             "W 0x0C 0x31 [06]",     // continuous mode 3, 50 Hz

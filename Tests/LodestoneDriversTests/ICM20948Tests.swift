@@ -77,11 +77,7 @@ import Testing
             "W 0x69 0x7F [30]",     // bank 3
             "W 0x69 0x01 [07]",     // I2C_MST_CTRL: 345.6 kHz
             "W 0x69 0x7F [00]",     // bank 0
-            // AK09916 WIA1 through slave 4: address (read), register, enable; status in bank 0; data in bank 3
-            "W 0x69 0x7F [30]", "W 0x69 0x13 [8C]", "W 0x69 0x14 [00]", "W 0x69 0x15 [80]",
-            "W 0x69 0x7F [00]", "R 0x69 0x17 [40]",
-            "W 0x69 0x7F [30]", "R 0x69 0x17 [48]", "W 0x69 0x7F [00]",
-            // WIA2
+            // AK09916 WIA2 through slave 4: address (read), register, enable; status in bank 0; data in bank 3
             "W 0x69 0x7F [30]", "W 0x69 0x13 [8C]", "W 0x69 0x14 [01]", "W 0x69 0x15 [80]",
             "W 0x69 0x7F [00]", "R 0x69 0x17 [40]",
             "W 0x69 0x7F [30]", "R 0x69 0x17 [09]", "W 0x69 0x7F [00]",
