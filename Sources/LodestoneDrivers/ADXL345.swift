@@ -154,22 +154,13 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         let g = PhysicalConstants.standardGravityMps2
-        let wanted = requested.accelerationRangeMps2 ?? 4 * g
-        guard let fullScale = D.FullScale.allCases.first(where: { covers($0.rangeG * g, wanted) }) else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "acceleration range \(wanted) m/s²: at most ±16 g (156.9 m/s²)")
-        }
+        let fullScale = try accelerationFullScale(D.FullScale.allCases, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2,
+                                                  chip: chipName)
         guard let code = (UInt8(0)...15).first(where: { covers(D.rateHz(code: $0), requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 3200 Hz")
         }
-        var threshold: UInt8 = 0
-        if let wantedThreshold = requested.wakeOnMotionThresholdMps2 {
-            let steps = (wantedThreshold / g / D.activityStepG).rounded()
-            guard wantedThreshold.isFinite, wantedThreshold > 0, steps <= 255 else {
-                throw .unsupportedConfiguration(chip: chipName, detail: "wake-on-motion threshold \(wantedThreshold) m/s²: must be in "
-                                                    + "(0, \(255 * D.activityStepG * g)] m/s² (steps of 62.5 mg)")
-            }
-            threshold = UInt8(max(steps, 1))
-        }
+        let threshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: D.activityStepG * g,
+                                              maximumSteps: 255, chip: chipName) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let lowPower = requested.powerMode == .lowPower && D.lowPowerCodes.contains(code)
         let fifo = requested.fifo == .stream

@@ -299,14 +299,9 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         let g = PhysicalConstants.standardGravityMps2
-        let accelWanted = requested.accelerationRangeMps2 ?? 4 * g
-        guard let accel = D.AccelFullScale.allCases.first(where: { covers($0.rangeG * g, accelWanted) }) else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
-        }
-        let gyroWanted = Angle.degrees(fromRadians: requested.angularRateRangeRadS ?? Angle.radians(fromDegrees: 2000))
-        guard let gyro = D.GyroFullScale.allCases.first(where: { covers($0.rangeDegPerS, gyroWanted) }) else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "angular rate range \(gyroWanted) °/s: at most ±2000 °/s")
-        }
+        let accel = try accelerationFullScale(D.AccelFullScale.allCases, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
+        let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
+                                            requestedRadS: requested.angularRateRangeRadS, chip: chipName)
         if let range = requested.magneticRangeMicroTesla, !covers(AK09916Datasheet.rangeMicroTesla, range) {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(range) µT: at most 4912 µT")
         }
@@ -321,15 +316,8 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         // DLPF settings 0…6 (7 is the widest, above Nyquist for every divided rate).
         let gyroDLPF = (0...6).first { D.gyroBandwidthHz[$0] <= gyroRateHz / 2 } ?? 6
         let accelDLPF = (1...6).first { D.accelBandwidthHz[$0] <= accelRateHz / 2 } ?? 6
-        var womThreshold: UInt8 = 0
-        if let threshold = requested.wakeOnMotionThresholdMps2 {
-            let steps = (threshold / g / D.wakeOnMotionStepG).rounded()
-            guard threshold.isFinite, threshold > 0, steps <= 255 else {
-                throw .unsupportedConfiguration(chip: chipName,
-                                                detail: "wake-on-motion threshold \(threshold) m/s²: must be in (0, 10.0] m/s² (4 mg steps up to 1.02 g)")
-            }
-            womThreshold = UInt8(max(steps, 1))
-        }
+        let womThreshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: D.wakeOnMotionStepG * g,
+                                                 maximumSteps: 255, chip: chipName) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let fifo = requested.fifo == .stream
         var s = Settings(

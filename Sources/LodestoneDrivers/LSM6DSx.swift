@@ -292,29 +292,17 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         let chip = variant.rawValue
         try validateRate(requested.rateHz, chip: chip)
         let g = PhysicalConstants.standardGravityMps2
-        let accelWanted = requested.accelerationRangeMps2 ?? 4 * g
-        guard let accel = D.AccelFullScale.ascending.first(where: { covers($0.rangeG * g, accelWanted) }) else {
-            throw .unsupportedConfiguration(chip: chip, detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
-        }
-        let gyroWanted = Angle.degrees(fromRadians: requested.angularRateRangeRadS ?? Angle.radians(fromDegrees: 2000))
-        guard let gyro = D.GyroFullScale.allCases.first(where: { covers($0.rangeDegPerS, gyroWanted) }) else {
-            throw .unsupportedConfiguration(chip: chip, detail: "angular rate range \(gyroWanted) °/s: at most ±2000 °/s")
-        }
+        let accel = try accelerationFullScale(D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chip)
+        let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
+                                            requestedRadS: requested.angularRateRangeRadS, chip: chip)
         let maximumHz = requested.powerMode == .lowPower ? D.lowPowerMaximumRateHz : variant.maximumGyroRateHz
         guard let odr = D.rateCodesHz.first(where: { covers($0.rateHz, requested.rateHz) }), odr.rateHz <= maximumHz else {
             let mode = requested.powerMode == .lowPower ? "low-power rate" : "rate"
             throw .unsupportedConfiguration(chip: chip, detail: "\(mode) \(requested.rateHz) Hz: at most \(maximumHz) Hz")
         }
-        var wakeUpThreshold: UInt8 = 0
-        if let threshold = requested.wakeOnMotionThresholdMps2 {
-            let stepMps2 = accel.rangeG * g / 64
-            let steps = (threshold / stepMps2).rounded()
-            guard threshold.isFinite, threshold > 0, steps <= 63 else {
-                throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(threshold) m/s²: must be in "
-                                                    + "(0, \(63 * stepMps2)] m/s² at ±\(Int(accel.rangeG)) g (steps of \(stepMps2) m/s²)")
-            }
-            wakeUpThreshold = UInt8(max(steps, 1))
-        }
+        // WK_THS steps of full scale / 64.
+        let wakeUpThreshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: accel.rangeG * g / 64,
+                                                    maximumSteps: 63, chip: chip) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let fifo = requested.fifo == .stream
         if fifo, requested.powerMode != .normal {

@@ -207,14 +207,9 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration, transport: BusTransport = .i2c) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         let g = PhysicalConstants.standardGravityMps2
-        let accelWanted = requested.accelerationRangeMps2 ?? 4 * g
-        guard let accel = D.AccelFullScale.ascending.first(where: { covers($0.rangeG * g, accelWanted) }) else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
-        }
-        let gyroWanted = Angle.degrees(fromRadians: requested.angularRateRangeRadS ?? Angle.radians(fromDegrees: 2000))
-        guard let gyro = D.GyroFullScale.allCases.first(where: { covers($0.rangeDegPerS, gyroWanted) }) else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "angular rate range \(gyroWanted) °/s: at most ±2000 °/s")
-        }
+        let accel = try accelerationFullScale(D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
+        let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
+                                            requestedRadS: requested.angularRateRangeRadS, chip: chipName)
         if requested.fifo != .off {
             throw .unsupportedConfiguration(chip: chipName, detail: "FIFO batching is not supported by this driver for the LSM9DS1")
         }
@@ -222,16 +217,9 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
         guard let odr = table.first(where: { covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 952 Hz")
         }
-        var threshold: UInt8 = 0
-        if let wanted = requested.wakeOnMotionThresholdMps2 {
-            let stepMps2 = accel.rangeG * g / 128
-            let steps = (wanted / stepMps2).rounded()
-            guard wanted.isFinite, wanted > 0, steps <= 127 else {
-                throw .unsupportedConfiguration(chip: chipName, detail: "wake-on-motion threshold \(wanted) m/s²: must be in "
-                                                    + "(0, \(127 * stepMps2)] m/s² at ±\(Int(accel.rangeG)) g (steps of \(stepMps2) m/s²)")
-            }
-            threshold = UInt8(max(steps, 1))
-        }
+        // INT_GEN_THS_x_XL steps of full scale / 128 (the 8 high bits of the output).
+        let threshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: accel.rangeG * g / 128,
+                                              maximumSteps: 127, chip: chipName) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let gyroOn = requested.powerMode == .normal
         var s = Settings(
@@ -425,11 +413,7 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
             throw .unsupportedConfiguration(chip: Self.chipName, detail: "the LSM9DS1 magnetometer has no FIFO and no wake-on-motion")
         }
         let s = try LIS3MDL<Bus>.registerSettings(for: configuration)
-        try write(.ctrlReg2, s.ctrlReg2)
-        try write(.ctrlReg4, s.ctrlReg4)
-        try write(.ctrlReg5, s.ctrlReg5)
-        try write(.ctrlReg1, s.ctrlReg1)
-        try write(.ctrlReg3, ctrlReg3(s.ctrlReg3))
+        try LIS3MDL<Bus>.write(s, ctrlReg3: ctrlReg3(s.ctrlReg3), bus: bus, address: address)
         fullScale = s.fullScale
         self.configuration = s.actual
         return s.actual

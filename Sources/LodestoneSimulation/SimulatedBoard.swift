@@ -40,8 +40,7 @@ public final class SimulatedBoard {
     private enum Model {
         case barometer(BMP280Model)
         case magnetometer(LIS3MDLModel)
-        case imu(MPUModel)
-        /// Issue 3's IMUs (the ICM-20948 with its AK09916 inside) and the ADXL345.
+        /// The IMUs (an MPU-9250 or ICM-20948 with its magnetometer inside) and the ADXL345.
         case inertial(any InertialChipModel)
         /// Issue 3's stand-alone magnetometers without a temperature input.
         case magneticField(any MagneticChipModel)
@@ -116,7 +115,7 @@ public final class SimulatedBoard {
                     }
                 }
                 m.attach(to: bus, at: p.address)
-                model = .imu(m)
+                model = .inertial(m)
             case "icm20948":
                 guard used.insert(AK09916Datasheet.addresses[0]).inserted else {
                     throw SimulationError("simulated board: the ICM-20948's AK09916 needs address 0x0C, which is taken")
@@ -194,22 +193,6 @@ public final class SimulatedBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.magneticFieldMicroTesla = c * measured
                 }
-            case .imu(let m):
-                instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
-                instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt
-                let f = truth.specificForceBoardMps2 + instruments[i].errors.accelBiasMps2
-                    + Self.gaussianVector(&random) * (n.accelerometer.noiseDensityMps2PerRootHz * bandwidthRoot)
-                let w = truth.angularVelocityBoardRadS + instruments[i].errors.gyroBiasRadS
-                    + Self.gaussianVector(&random) * (n.gyroscope.noiseDensityRadSPerRootHz * bandwidthRoot)
-                m.temperatureC = truth.temperatureC
-                m.accelerationMps2 = c * f
-                m.angularVelocityRadS = c * w
-                if let ak = m.magnetometer, let b = magBoard {
-                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
-                    // AK8963 axes inside the MPU-9250 (product specification §9.1): x_ak = y_mpu, y_ak = x_mpu, z_ak = −z_mpu.
-                    let mpu = c * measured
-                    ak.magneticFieldMicroTesla = Vector3(mpu.y, mpu.x, -mpu.z)
-                }
             case .inertial(let m):
                 instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
                 instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt
@@ -220,7 +203,7 @@ public final class SimulatedBoard {
                 m.temperatureC = truth.temperatureC
                 m.accelerationMps2 = c * f
                 m.angularVelocityRadS = c * w
-                if let b = magBoard {
+                if m.hasMagnetometer, let b = magBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.setMagneticField(chipAxesMicroTesla: c * measured)
                 }

@@ -73,6 +73,9 @@ public final class ICM20948Model: InertialChipModel {
         D.GyroFullScale(rawValue: F.fsSel.extract(from: banks[2][B2.gyroConfig1.rawValue])) ?? .dps250
     }
 
+    /// True: the AK09916 is inside.
+    public var hasMagnetometer: Bool { true }
+
     /// Sets the AK09916's field from one given in the ICM's axes (the inverse of `ICM20948Datasheet.chipAxes`).
     public func setMagneticField(chipAxesMicroTesla v: Vector3) {
         magnetometer.magneticFieldMicroTesla = Vector3(v.x, -v.y, -v.z)

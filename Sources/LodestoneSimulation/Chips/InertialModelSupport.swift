@@ -9,11 +9,14 @@ public protocol InertialChipModel: SimulatedChip {
     var angularVelocityRadS: Vector3 { get set }
     /// Die temperature, °C.
     var temperatureC: Double { get set }
+    /// Whether the chip has a magnetometer inside (an MPU-9250's AK8963, an ICM-20948's AK09916).
+    var hasMagnetometer: Bool { get }
     /// Gives an embedded magnetometer its field, expressed in the IMU chip's axes, µT (ignored without one).
     func setMagneticField(chipAxesMicroTesla: Vector3)
 }
 
 extension InertialChipModel {
+    public var hasMagnetometer: Bool { false }
     public func setMagneticField(chipAxesMicroTesla: Vector3) {}
 }
 

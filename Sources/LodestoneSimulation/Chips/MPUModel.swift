@@ -11,7 +11,7 @@ import LodestoneDrivers
 /// and again after every write (as if the next sample came with the new settings).
 /// Asleep, or for axes in standby, the output registers keep the last values. The MPU-9250's `magnetometer`
 /// answers at 0x0C only while `isBypassEnabled`.
-public final class MPUModel: SimulatedChip {
+public final class MPUModel: InertialChipModel {
     public typealias Register = MPU6xxxDatasheet.Register
     private typealias F = MPU6xxxDatasheet.Field
 
@@ -40,6 +40,15 @@ public final class MPUModel: SimulatedChip {
         self.whoAmI = variant.whoAmIValues[0]
         powerOnReset()
         magnetometer?.host = self
+    }
+
+    /// Whether an AK8963 is inside (the MPU-9250).
+    public var hasMagnetometer: Bool { magnetometer != nil }
+
+    /// Sets the AK8963's field from one given in the MPU's axes: x_AK = y_MPU, y_AK = x_MPU, z_AK = −z_MPU
+    /// (PS-MPU-9250A-01 §9.1).
+    public func setMagneticField(chipAxesMicroTesla v: Vector3) {
+        magnetometer?.magneticFieldMicroTesla = Vector3(v.y, v.x, -v.z)
     }
 
     /// Attaches this chip at `address` and its magnetometer, if any, at 0x0C.

@@ -10,195 +10,121 @@ import LodestoneCore
 import LodestoneDrivers
 import LodestoneSimulation
 
-/// Fails the benchmark when a drain returned fewer samples than batched: it would measure the wrong thing.
-private func expectDrained(_ n: Int, _ wanted: Int, _ name: String) {
-    precondition(n >= wanted, "\(name): the drain returned \(n) samples, expected at least \(wanted)")
-}
-
-func imuBenchmarks(_ configuration: Benchmark.Configuration) {
-    let g = PhysicalConstants.standardGravityMps2
-
-    // The AK09916 reports a field once per measurement: set it each iteration (as MPU9250.read does).
-    Benchmark("ICM20948.read", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = ICM20948Model()
-        model.attach(to: bus, at: 0x69)
-        var driver = ICM20948(bus: bus, address: 0x69)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 100))
+/// One `read(timeS:)` per operation; `prepare(i)` runs first each time (giving a magnetometer a new measurement), and
+/// `hasField` is checked to hold for every reading when given.
+private func readBenchmark<Driver: SensorDriver>(_ name: String, _ configuration: Benchmark.Configuration,
+                                                 expectsField: Bool = false,
+                                                 _ make: @escaping () throws -> (driver: Driver, prepare: (Int) -> Void)) {
+    Benchmark(name, configuration: configuration) { benchmark in
+        var (driver, prepare) = try make()
         var fields = 0
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations {
-            model.setMagneticField(chipAxesMicroTesla: Vector3(22, 5, -41 + Double(i & 0xF)))
+            prepare(i)
             let r = try driver.read(timeS: Double(i))
             if r.magneticFieldMicroTesla != nil { fields += 1 }
             blackHole(r)
         }
         benchmark.stopMeasurement()
-        precondition(fields == benchmark.scaledIterations.count, "the AK09916 gave no field")
+        // A benchmark that silently skipped the magnetometer decode would measure the wrong thing.
+        precondition(!expectsField || fields == benchmark.scaledIterations.count, "\(name): a reading had no field")
     }
+}
 
-    Benchmark("ICM20948.drainFIFO", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = ICM20948Model()
-        model.attach(to: bus, at: 0x68)
-        var driver = ICM20948(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 100, fifo: .stream))
+/// The model batches 8 samples (`batch(k)` for k in 0..<8), then `drainFIFO` reads them into a 42-sample buffer.
+private func drainBenchmark<Driver: HardwareFIFO>(_ name: String, _ configuration: Benchmark.Configuration,
+                                                  _ make: @escaping () throws -> (driver: Driver, batch: (Int) -> Void)) {
+    Benchmark(name, configuration: configuration) { benchmark in
+        var (driver, batch) = try make()
         let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 42)
         defer { samples.deallocate() }
         _ = try driver.drainFIFO(into: samples, newestTimeS: 0)
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations {
-            for k in 0..<8 { model.accelerationMps2 = Vector3(Double(k), 0, g) }
+            for k in 0..<8 { batch(k) }
             let n = try driver.drainFIFO(into: samples, newestTimeS: Double(i))
-            expectDrained(n, 8, "ICM20948.drainFIFO")
+            precondition(n >= 8, "\(name): the drain returned \(n) samples, expected at least 8")
             blackHole(samples[n - 1])
         }
         benchmark.stopMeasurement()
     }
+}
 
-    Benchmark("LSM6DSL.read", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = LSM6DSxModel(variant: .lsm6dsl)
-        model.angularVelocityRadS = Vector3(0.01, -0.02, 0.03)
-        bus.attach(model, at: 0x6A)
-        var driver = LSM6DSx(bus: bus, variant: .lsm6dsl)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 208))
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations { blackHole(try driver.read(timeS: Double(i))) }
-        benchmark.stopMeasurement()
-    }
+/// A probed and configured driver on a fresh bus (logging off) holding `model` at `address`.
+private func running<Driver: SensorDriver>(_ model: some SimulatedChip, at address: UInt8, transport: BusTransport = .i2c,
+                                          _ configuration: SensorConfiguration,
+                                          _ make: (SimulatedBus) -> Driver) throws -> Driver {
+    let bus = SimulatedBus(name: "bench", isLogging: false, transport: transport)
+    bus.attach(model, at: address)
+    var driver = make(bus)
+    _ = try driver.probe()
+    try driver.configure(configuration)
+    return driver
+}
 
-    Benchmark("LSM6DSL.drainFIFO", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = LSM6DSxModel(variant: .lsm6dsl)
-        bus.attach(model, at: 0x6A)
-        var driver = LSM6DSx(bus: bus, variant: .lsm6dsl)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 104, fifo: .stream))
-        let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 32)
-        defer { samples.deallocate() }
-        _ = try driver.drainFIFO(into: samples, newestTimeS: 0)
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            for k in 0..<8 { model.accelerationMps2 = Vector3(0, Double(k), g) }
-            let n = try driver.drainFIFO(into: samples, newestTimeS: Double(i))
-            expectDrained(n, 8, "LSM6DSL.drainFIFO")
-            blackHole(samples[n - 1])
-        }
-        benchmark.stopMeasurement()
-    }
+func imuBenchmarks(_ configuration: Benchmark.Configuration) {
+    let g = PhysicalConstants.standardGravityMps2
 
-    Benchmark("LSM6DSOX.drainFIFO", configuration: configuration) { benchmark in
+    readBenchmark("ICM20948.read", configuration, expectsField: true) {
+        let model = ICM20948Model()
         let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = LSM6DSxModel(variant: .lsm6dsox)
-        bus.attach(model, at: 0x6A)
-        var driver = LSM6DSx(bus: bus, variant: .lsm6dsox)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 104, fifo: .stream))
-        let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 32)
-        defer { samples.deallocate() }
-        _ = try driver.drainFIFO(into: samples, newestTimeS: 0)
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            for k in 0..<8 { model.accelerationMps2 = Vector3(0, Double(k), g) }
-            let n = try driver.drainFIFO(into: samples, newestTimeS: Double(i))
-            expectDrained(n, 8, "LSM6DSOX.drainFIFO")
-            blackHole(samples[n - 1])
-        }
-        benchmark.stopMeasurement()
-    }
-
-    Benchmark("LSM9DS1.read", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        bus.attach(LSM9DS1Model(), at: 0x6A)
-        var driver = LSM9DS1(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 119))
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations { blackHole(try driver.read(timeS: Double(i))) }
-        benchmark.stopMeasurement()
-    }
-
-    Benchmark("LSM9DS1Magnetometer.read", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = LSM9DS1MagnetometerModel()
-        model.magneticFieldMicroTesla = Vector3(22, 5, -41)
-        bus.attach(model, at: 0x1C)
-        var driver = LSM9DS1Magnetometer(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 80))
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations { blackHole(try driver.read(timeS: Double(i))) }
-        benchmark.stopMeasurement()
-    }
-
-    Benchmark("ADXL345.read", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        bus.attach(ADXL345Model(), at: 0x53)
-        var driver = ADXL345(bus: bus)
+        model.attach(to: bus, at: 0x69)
+        var driver = ICM20948(bus: bus, address: 0x69)
         _ = try driver.probe()
         try driver.configure(SensorConfiguration(rateHz: 100))
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations { blackHole(try driver.read(timeS: Double(i))) }
-        benchmark.stopMeasurement()
+        return (driver, { i in model.setMagneticField(chipAxesMicroTesla: Vector3(22, 5, -41 + Double(i & 0xF))) })
     }
-
-    Benchmark("ADXL345.drainFIFO", configuration: configuration) { benchmark in
+    drainBenchmark("ICM20948.drainFIFO", configuration) {
+        let model = ICM20948Model()
         let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = ADXL345Model()
-        bus.attach(model, at: 0x53)
-        var driver = ADXL345(bus: bus)
+        model.attach(to: bus, at: 0x68)
+        var driver = ICM20948(bus: bus)
         _ = try driver.probe()
         try driver.configure(SensorConfiguration(rateHz: 100, fifo: .stream))
-        let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 32)
-        defer { samples.deallocate() }
-        _ = try driver.drainFIFO(into: samples, newestTimeS: 0)
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            for k in 0..<8 { model.accelerationMps2 = Vector3(Double(k), 0, g) }
-            let n = try driver.drainFIFO(into: samples, newestTimeS: Double(i))
-            expectDrained(n, 8, "ADXL345.drainFIFO")
-            blackHole(samples[n - 1])
-        }
-        benchmark.stopMeasurement()
+        return (driver, { k in model.accelerationMps2 = Vector3(Double(k), 0, g) })
     }
-
-    Benchmark("AK09916.read", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
+    readBenchmark("LSM6DSL.read", configuration) {
+        let model = LSM6DSxModel(variant: .lsm6dsl)
+        model.angularVelocityRadS = Vector3(0.01, -0.02, 0.03)
+        return (try running(model, at: 0x6A, SensorConfiguration(rateHz: 208)) { LSM6DSx(bus: $0, variant: .lsm6dsl) }, { _ in })
+    }
+    for variant in [LSM6DSxVariant.lsm6dsl, .lsm6dsox] {
+        drainBenchmark(variant == .lsm6dsl ? "LSM6DSL.drainFIFO" : "LSM6DSOX.drainFIFO", configuration) {
+            let model = LSM6DSxModel(variant: variant)
+            let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) { LSM6DSx(bus: $0, variant: variant) }
+            return (driver, { k in model.accelerationMps2 = Vector3(0, Double(k), g) })
+        }
+    }
+    readBenchmark("LSM9DS1.read", configuration) {
+        (try running(LSM9DS1Model(), at: 0x6A, SensorConfiguration(rateHz: 119)) { LSM9DS1(bus: $0) }, { _ in })
+    }
+    readBenchmark("LSM9DS1Magnetometer.read", configuration, expectsField: true) {
+        let model = LSM9DS1MagnetometerModel()
+        model.magneticFieldMicroTesla = Vector3(22, 5, -41)
+        return (try running(model, at: 0x1C, SensorConfiguration(rateHz: 80)) { LSM9DS1Magnetometer(bus: $0) }, { _ in })
+    }
+    readBenchmark("ADXL345.read", configuration) {
+        (try running(ADXL345Model(), at: 0x53, SensorConfiguration(rateHz: 100)) { ADXL345(bus: $0) }, { _ in })
+    }
+    drainBenchmark("ADXL345.drainFIFO", configuration) {
+        let model = ADXL345Model()
+        let driver = try running(model, at: 0x53, SensorConfiguration(rateHz: 100, fifo: .stream)) { ADXL345(bus: $0) }
+        return (driver, { k in model.accelerationMps2 = Vector3(Double(k), 0, 0) })
+    }
+    readBenchmark("AK09916.read", configuration, expectsField: true) {
         let model = AK09916Model()
-        bus.attach(model, at: 0x0C)
-        var driver = AK09916(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 100))
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            model.magneticFieldMicroTesla = Vector3(22, 5, -41 + Double(i & 0xF))
-            blackHole(try driver.read(timeS: Double(i)))
-        }
-        benchmark.stopMeasurement()
+        let driver = try running(model, at: 0x0C, SensorConfiguration(rateHz: 100)) { AK09916(bus: $0) }
+        return (driver, { i in model.magneticFieldMicroTesla = Vector3(22, 5, -41 + Double(i & 0xF)) })
     }
-
     // The MPU-9250 as on SPI (the Navio2): accelerometer, gyroscope, temperature and the AK8963 block slave 0 copied,
     // one 22-byte burst.
-    Benchmark("MPU9250.readThroughI2CMaster", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false, transport: .spi)
+    readBenchmark("MPU9250.readThroughI2CMaster", configuration, expectsField: true) {
         let magnetometer = AK8963Model()
+        let bus = SimulatedBus(name: "bench", isLogging: false, transport: .spi)
         MPUModel(variant: .mpu9250, magnetometer: magnetometer).attach(to: bus)
         var driver = MPU6xxx(bus: bus, variant: .mpu9250)
         _ = try driver.probe()
         try driver.configure(SensorConfiguration(rateHz: 100))
-        var fields = 0
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            magnetometer.magneticFieldMicroTesla = Vector3(22, 5, -41 + Double(i & 0xF))
-            let r = try driver.read(timeS: Double(i))
-            if r.magneticFieldMicroTesla != nil { fields += 1 }
-            blackHole(r)
-        }
-        benchmark.stopMeasurement()
-        precondition(fields == benchmark.scaledIterations.count, "the AK8963 gave no field through slave 0")
+        return (driver, { i in magnetometer.magneticFieldMicroTesla = Vector3(22, 5, -41 + Double(i & 0xF)) })
     }
 }
