@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <linux/i2c.h>
 #include <linux/i2c-dev.h>
+#include <linux/spi/spidev.h>
 #include <i2c/smbus.h>
 #include <iio.h>
 #include <zlib.h>
@@ -43,6 +44,24 @@ static inline int lodestone_i2c_write_message(int fd, uint16_t addr, uint8_t *bu
     struct i2c_msg msg = { .addr = addr, .flags = 0, .len = len, .buf = buf };
     return lodestone_i2c_rdwr(fd, &msg, 1);
 }
+/* SPI_IOC_MESSAGE(n): one SPI message of `n` (1 or 2) transfers with chip select held between them unless a
+ * transfer sets cs_change. SPI_IOC_MESSAGE(N) sizes the ioctl number by N, so each count gets its own constant;
+ * any other count is EINVAL. Returns the bytes transferred. */
+static inline int lodestone_spi_message(int fd, struct spi_ioc_transfer *transfers, unsigned int n) {
+    switch (n) {
+    case 1: return ioctl(fd, SPI_IOC_MESSAGE(1), transfers);
+    case 2: return ioctl(fd, SPI_IOC_MESSAGE(2), transfers);
+    default: errno = EINVAL; return -1;
+    }
+}
+/* SPI_IOC_WR_MODE / SPI_IOC_RD_MODE: clock polarity and phase (SPI_MODE_0 … SPI_MODE_3) and flags. */
+static inline int lodestone_spi_set_mode(int fd, uint8_t mode) { return ioctl(fd, SPI_IOC_WR_MODE, &mode); }
+static inline int lodestone_spi_get_mode(int fd, uint8_t *mode) { return ioctl(fd, SPI_IOC_RD_MODE, mode); }
+/* SPI_IOC_WR_BITS_PER_WORD: word size (8 for every register chip here). */
+static inline int lodestone_spi_set_bits_per_word(int fd, uint8_t bits) { return ioctl(fd, SPI_IOC_WR_BITS_PER_WORD, &bits); }
+/* SPI_IOC_WR_MAX_SPEED_HZ / SPI_IOC_RD_MAX_SPEED_HZ: the default clock of transfers that give no speed_hz. */
+static inline int lodestone_spi_set_max_speed(int fd, uint32_t hz) { return ioctl(fd, SPI_IOC_WR_MAX_SPEED_HZ, &hz); }
+static inline int lodestone_spi_get_max_speed(int fd, uint32_t *hz) { return ioctl(fd, SPI_IOC_RD_MAX_SPEED_HZ, hz); }
 /* TIOCGWINSZ: the terminal's size in character cells; returns -1 (errno set) when fd is no terminal. */
 static inline int lodestone_terminal_columns(int fd, unsigned short *columns) {
     struct winsize ws;

@@ -85,7 +85,10 @@ public struct BusError: Error, Sendable, Hashable, CustomStringConvertible {
         case .nack: "chip did not acknowledge (NACK): check wiring, power and the address"
         case .io: "I/O error on the bus"
         case .timeout: "bus timed out: a device may be holding the clock low"
+        case .permissionDenied where bus.contains("spidev"):
+            "permission denied: run as root or add your user to the 'spi' group (sudo usermod -aG spi $USER, then log in again)"
         case .permissionDenied: "permission denied: run as root or add your user to the 'i2c' group (sudo usermod -aG i2c $USER, then log in again)"
+        case .noSuchBus where bus.contains("spidev"): "no such bus: is SPI enabled (e.g. dtparam=spi=on) and the chip select bound to spidev?"
         case .noSuchBus: "no such bus: is the interface enabled (e.g. dtparam=i2c_arm=on) and i2c-dev loaded?"
         case .unsupported: "the bus adapter does not support this transfer"
         case .busy: "address is in use by a kernel driver"

@@ -65,14 +65,51 @@ public struct SensorConfiguration: Sendable, Hashable, Codable {
     public var angularRateRangeRadS: Double?
     /// Magnetometer full scale, µT (nil = driver default).
     public var magneticRangeMicroTesla: Double?
+    /// Whether the chip's hardware FIFO buffers samples (drained with `HardwareFIFO.drainFIFO`). Default `.off`;
+    /// chips without a FIFO reject `.stream`. `read(timeS:)` reads the output registers either way.
+    public var fifo: FIFOMode
+    /// Arms the chip's wake-on-motion interrupt: a change of specific force larger than this on any axis, m/s²,
+    /// sets the chip's motion flag (`MotionWakeReporting.motionDetected()`) and drives its INT1 pin. `nil` (the
+    /// default) leaves it off. Meant for `.lowPower`, where the chip duty-cycles its accelerometer and the host
+    /// sleeps until the pin fires; each chip's threshold step is in its driver's documentation.
+    public var wakeOnMotionThresholdMps2: Double?
 
     public init(rateHz: Double = 50, powerMode: PowerMode = .normal, oversampling: Int = 1,
                 accelerationRangeMps2: Double? = nil, angularRateRangeRadS: Double? = nil,
-                magneticRangeMicroTesla: Double? = nil) {
+                magneticRangeMicroTesla: Double? = nil, fifo: FIFOMode = .off, wakeOnMotionThresholdMps2: Double? = nil) {
         self.rateHz = rateHz; self.powerMode = powerMode; self.oversampling = oversampling
         self.accelerationRangeMps2 = accelerationRangeMps2; self.angularRateRangeRadS = angularRateRangeRadS
         self.magneticRangeMicroTesla = magneticRangeMicroTesla
+        self.fifo = fifo; self.wakeOnMotionThresholdMps2 = wakeOnMotionThresholdMps2
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case rateHz, powerMode, oversampling, accelerationRangeMps2, angularRateRangeRadS, magneticRangeMicroTesla,
+             fifo, wakeOnMotionThresholdMps2
+    }
+
+    /// Decodes a configuration; `fifo` and `wakeOnMotionThresholdMps2` may be absent (configurations written before
+    /// they existed) and then take their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(rateHz: try c.decode(Double.self, forKey: .rateHz),
+                  powerMode: try c.decode(PowerMode.self, forKey: .powerMode),
+                  oversampling: try c.decode(Int.self, forKey: .oversampling),
+                  accelerationRangeMps2: try c.decodeIfPresent(Double.self, forKey: .accelerationRangeMps2),
+                  angularRateRangeRadS: try c.decodeIfPresent(Double.self, forKey: .angularRateRangeRadS),
+                  magneticRangeMicroTesla: try c.decodeIfPresent(Double.self, forKey: .magneticRangeMicroTesla),
+                  fifo: try c.decodeIfPresent(FIFOMode.self, forKey: .fifo) ?? .off,
+                  wakeOnMotionThresholdMps2: try c.decodeIfPresent(Double.self, forKey: .wakeOnMotionThresholdMps2))
+    }
+}
+
+/// How a chip's hardware FIFO is used.
+public enum FIFOMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Bypassed: samples go to the output registers only.
+    case off
+    /// Continuous ("stream") mode: the FIFO holds the newest samples; when it is full the oldest are overwritten
+    /// (or, on chips that stop instead, new ones are dropped: see the driver), so drain it often enough.
+    case stream
 }
 
 /// A chip driver. Drivers are value types generic over their `RegisterBus`, do no I/O in `init`, verify the

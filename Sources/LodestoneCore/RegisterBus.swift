@@ -16,9 +16,34 @@ public protocol RegisterBus: AnyObject {
     func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError)
     /// True if a device answers at `address` (a quick probe that changes no register).
     func isPresent(address: UInt8) -> Bool
+    /// The wire under the bus. Default `.i2c`. On `.spi` the bus reaches one chip (its chip select), `address`
+    /// only names it in errors, and a chip's auxiliary I2C bus cannot be bridged onto the host bus (an MPU-9250
+    /// then reaches its AK8963 through its I2C master instead of its bypass).
+    var transport: BusTransport { get }
+    /// Reads `buffer.count` bytes from one register that does not advance (a FIFO data port such as the
+    /// ICM-20948's `FIFO_R_W`): every byte comes from `register`. The default is `read`, right for any bus that
+    /// moves the whole buffer in one transfer; a bus that splits long reads overrides it so that each piece
+    /// starts at `register` again.
+    func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError)
+}
+
+/// The kind of wire a `RegisterBus` drives.
+public enum BusTransport: String, Sendable, Hashable, Codable {
+    /// I2C (`/dev/i2c-N`, the simulator): one bus, many 7-bit addresses.
+    case i2c
+    /// SPI (`/dev/spidevB.C`): one chip per chip select; register framing per chip family (`SPIRegisterFraming`).
+    case spi
 }
 
 extension RegisterBus {
+    /// I2C unless the bus says otherwise.
+    public var transport: BusTransport { .i2c }
+
+    /// One transfer of the whole buffer: correct for every bus that does not split reads.
+    public func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
+        try read(address: address, register: register, into: buffer)
+    }
+
     /// Reads one register.
     @inlinable public func readByte(address: UInt8, register: UInt8) throws(BusError) -> UInt8 {
         var value: UInt8 = 0

@@ -107,6 +107,40 @@ public enum AK8963Datasheet {
         }
     }
 
+    /// One measurement as the chip presents it: the 8 bytes `ST1`, `HXL`…`HZH`, `ST2` read from `ST1` (register 0x02)
+    /// on, directly or through an MPU-9250's slave 0 into `EXT_SENS_DATA_00…07`.
+    public struct Measurement: Sendable, Hashable {
+        public var st1: UInt8
+        public var x: Int16, y: Int16, z: Int16
+        public var st2: UInt8
+        /// Bytes in a measurement block.
+        public static let byteCount = 8
+
+        /// Decodes the block at `offset` of `bytes` (little-endian axes).
+        @inlinable public init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+            st1 = Bytes.u8(bytes, offset)
+            x = Bytes.leS16(bytes, offset + 1); y = Bytes.leS16(bytes, offset + 3); z = Bytes.leS16(bytes, offset + 5)
+            st2 = Bytes.u8(bytes, offset + 7)
+        }
+
+        /// `ST1.DRDY`: the block holds a measurement not read before.
+        @inlinable public var isReady: Bool { Field.drdy.extract(from: st1) == 1 }
+        /// `ST2.HOFL`: the field overflowed the sensor; the data is not valid.
+        @inlinable public var isOverflow: Bool { Field.hofl.extract(from: st2) == 1 }
+        /// The data bytes and `ST2` packed into one word, to tell one measurement from the next when `DRDY` is not
+        /// trustworthy (slave 0 sampling faster than the magnetometer measures).
+        @inlinable public var identity: UInt64 {
+            UInt64(UInt16(bitPattern: x)) | UInt64(UInt16(bitPattern: y)) << 16 | UInt64(UInt16(bitPattern: z)) << 32
+                | UInt64(st2) << 48
+        }
+
+        /// The field in µT in the AK8963's axes, with the fuse-ROM adjustment and the output width `ST2.BITM` says.
+        @inlinable public func fieldMicroTesla(adjustment: SensitivityAdjustment) -> Vector3 {
+            AK8963Datasheet.magneticFieldMicroTesla(rawX: x, rawY: y, rawZ: z, adjustment: adjustment,
+                                                   is16Bit: Field.bitm.extract(from: st2) == 1)
+        }
+    }
+
     /// The adjustment factor for one axis: `(ASA − 128) · 0.5 / 128 + 1` (range 0.5…1.5).
     @inlinable public static func sensitivityFactor(asa: UInt8) -> Double {
         (Double(asa) - 128) * 0.5 / 128 + 1
@@ -227,20 +261,23 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     public mutating func readMagneticFieldMicroTesla() throws(SensorError) -> Vector3? {
         guard let adjustment = sensitivityAdjustment else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let sample = try withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) {
-            (raw) throws(SensorError) -> (st1: UInt8, x: Int16, y: Int16, z: Int16, st2: UInt8) in
+        let sample = try withUnsafeTemporaryAllocation(byteCount: AK8963Datasheet.Measurement.byteCount, alignment: 1) {
+            (raw) throws(SensorError) -> AK8963Datasheet.Measurement in
             try bus.sensorRead(address: address, register: Register.st1.rawValue, into: raw)
-            let b = UnsafeRawBufferPointer(raw)
-            return (Bytes.u8(b, 0), Bytes.leS16(b, 1), Bytes.leS16(b, 3), Bytes.leS16(b, 5), Bytes.u8(b, 7))
+            return AK8963Datasheet.Measurement(UnsafeRawBufferPointer(raw), at: 0)
         }
-        guard AK8963Datasheet.Field.drdy.extract(from: sample.st1) == 1 else { return nil }
-        if AK8963Datasheet.Field.hofl.extract(from: sample.st2) == 1 {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; "
-                                      + "a magnet is too close")
+        guard sample.isReady else { return nil }
+        return try Self.field(of: sample, adjustment: adjustment, bus: bus.name, address: address)
+    }
+
+    /// The field of `measurement` in µT (AK8963 axes), or `.invalidReading` when `ST2.HOFL` reports an overflow.
+    public static func field(of measurement: AK8963Datasheet.Measurement, adjustment: AK8963Datasheet.SensitivityAdjustment,
+                             bus: String, address: UInt8) throws(SensorError) -> Vector3 {
+        if measurement.isOverflow {
+            throw .invalidReading(chip: chipName, bus: bus, address: address,
+                                  detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; a magnet is too close")
         }
-        return AK8963Datasheet.magneticFieldMicroTesla(rawX: sample.x, rawY: sample.y, rawZ: sample.z, adjustment: adjustment,
-                                                       is16Bit: AK8963Datasheet.Field.bitm.extract(from: sample.st2) == 1)
+        return measurement.fieldMicroTesla(adjustment: adjustment)
     }
 
     /// One reading: the field in µT in the AK8963's axes, or no field when there is no new measurement.

@@ -38,9 +38,35 @@ public enum ChipCatalog {
               addresses: MPU6xxxDatasheet.addresses,
               idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu9250.whoAmIValues,
               description: "InvenSense MPU-9250/9255 9-axis accelerometer, gyroscope and AK8963 magnetometer"),
+        // Before the AK8963: an AK09916 also reads 0x48 at 0x00 (WIA1); its WIA2 (0x01) = 0x09 tells them apart.
+        Entry(name: "ak09916", kinds: [.magnetometer], addresses: AK09916Datasheet.addresses,
+              idRegister: AK09916Datasheet.Register.wia2.rawValue, idValues: [AK09916Datasheet.wia2Value],
+              description: "AKM AK09916 3-axis magnetometer (inside the ICM-20948, at 0x0C once its bypass is on)"),
         Entry(name: "ak8963", kinds: [.magnetometer], addresses: AK8963Datasheet.addresses,
               idRegister: AK8963Datasheet.Register.wia.rawValue, idValues: [AK8963Datasheet.wiaValue],
               description: "AKM AK8963 3-axis magnetometer (inside the MPU-9250, at 0x0C once its bypass is on)"),
+        // Issue 3, IMUs.
+        Entry(name: "icm20948", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer], addresses: ICM20948Datasheet.addresses,
+              idRegister: ICM20948Datasheet.Register.whoAmI.rawValue, idValues: [ICM20948Datasheet.whoAmIValue],
+              description: "TDK InvenSense ICM-20948 9-axis accelerometer, gyroscope and AK09916 magnetometer (read through its I2C master)"),
+        Entry(name: "lsm6ds3", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+              idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6ds3.whoAmI],
+              description: "ST LSM6DS3 6-axis accelerometer and gyroscope"),
+        Entry(name: "lsm6dsl", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+              idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsl.whoAmI],
+              description: "ST LSM6DSL (or LSM6DS3TR-C) 6-axis accelerometer and gyroscope"),
+        Entry(name: "lsm6dsox", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+              idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsox.whoAmI],
+              description: "ST LSM6DSOX 6-axis accelerometer and gyroscope"),
+        Entry(name: "lsm9ds1", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM9DS1Datasheet.addresses,
+              idRegister: LSM9DS1Datasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1Datasheet.whoAmIValue],
+              description: "ST LSM9DS1 accelerometer and gyroscope (its magnetometer is the separate device lsm9ds1-mag)"),
+        Entry(name: "lsm9ds1-mag", kinds: [.magnetometer], addresses: LSM9DS1MagnetometerDatasheet.addresses,
+              idRegister: LSM9DS1MagnetometerDatasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1MagnetometerDatasheet.whoAmIValue],
+              description: "ST LSM9DS1 magnetometer (same identity as the LIS3MDL: scan names it so when an LSM9DS1 shares the bus)"),
+        Entry(name: "adxl345", kinds: [.accelerometer], addresses: ADXL345Datasheet.addresses,
+              idRegister: ADXL345Datasheet.Register.devid.rawValue, idValues: [ADXL345Datasheet.devidValue],
+              description: "Analog Devices ADXL345 3-axis accelerometer"),
     ]
 
     /// The names `makeDriver` accepts, in table order.
@@ -102,6 +128,14 @@ public enum ChipCatalog {
         case "mpu6500": return MPU6xxx(bus: bus, address: address, variant: .mpu6500, delay: delay)
         case "mpu9250": return MPU6xxx(bus: bus, address: address, variant: .mpu9250, delay: delay)
         case "ak8963": return AK8963(bus: bus, address: address, delay: delay)
+        case "ak09916": return AK09916(bus: bus, address: address, delay: delay)
+        case "icm20948": return ICM20948(bus: bus, address: address, delay: delay)
+        case "lsm6ds3": return LSM6DSx(bus: bus, address: address, variant: .lsm6ds3, delay: delay)
+        case "lsm6dsl": return LSM6DSx(bus: bus, address: address, variant: .lsm6dsl, delay: delay)
+        case "lsm6dsox": return LSM6DSx(bus: bus, address: address, variant: .lsm6dsox, delay: delay)
+        case "lsm9ds1": return LSM9DS1(bus: bus, address: address, delay: delay)
+        case "lsm9ds1-mag": return LSM9DS1Magnetometer(bus: bus, address: address, delay: delay)
+        case "adxl345": return ADXL345(bus: bus, address: address, delay: delay)
         default:
             // Reached only if `entries` gains a name without a case here; LodestoneDrivers.docc/AddingADriver.md
             // lists both places.

@@ -19,6 +19,12 @@ extension RegisterBus {
         do { try read(address: address, register: register, into: buffer) } catch { throw .bus(error) }
     }
 
+    /// Reads `buffer.count` bytes from the FIFO port `register` (see `RegisterBus.readFIFO`); a bus failure becomes
+    /// `SensorError.bus`.
+    func sensorReadFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(SensorError) {
+        do { try readFIFO(address: address, register: register, into: buffer) } catch { throw .bus(error) }
+    }
+
     /// Waits `initialDelayUs`, then reads `register` up to `attempts` times, `intervalUs` apart, until
     /// `isReady(value)` holds. Throws `SensorError.notReady` with the total time waited when it never does.
     func pollRegister(chip: String, address: UInt8, register: UInt8, initialDelayUs: Int, attempts: Int, intervalUs: Int,
@@ -51,4 +57,38 @@ func covers(_ available: Double, _ requested: Double) -> Bool {
 /// thrown rather than trapped because it is reached on the I/O path).
 func notProbed(chip: String) -> SensorError {
     .unsupportedConfiguration(chip: chip, detail: "probe() must succeed before configure() or read()")
+}
+
+/// The smallest of `scales` (in ascending order) whose range covers the requested acceleration range, m/s² (default
+/// ±4 g), or `.unsupportedConfiguration` naming the largest.
+func accelerationFullScale<Scale>(_ scales: [Scale], rangeG: (Scale) -> Double, requestedMps2: Double?,
+                                  chip: String) throws(SensorError) -> Scale {
+    let g = PhysicalConstants.standardGravityMps2
+    let wanted = requestedMps2 ?? 4 * g
+    if let scale = scales.first(where: { covers(rangeG($0) * g, wanted) }) { return scale }
+    let largest = scales.last.map(rangeG) ?? 0
+    throw .unsupportedConfiguration(chip: chip, detail: "acceleration range \(wanted) m/s²: at most ±\(Int(largest)) g "
+                                        + "(\((largest * g * 10).rounded() / 10) m/s²)")
+}
+
+/// The smallest of `scales` (in ascending order) whose range covers the requested angular-rate range, rad/s (default
+/// ±2000 °/s), or `.unsupportedConfiguration` naming the largest.
+func angularRateFullScale<Scale>(_ scales: [Scale], rangeDegPerS: (Scale) -> Double, requestedRadS: Double?,
+                                 chip: String) throws(SensorError) -> Scale {
+    let wanted = Angle.degrees(fromRadians: requestedRadS ?? Angle.radians(fromDegrees: 2000))
+    if let scale = scales.first(where: { covers(rangeDegPerS($0), wanted) }) { return scale }
+    throw .unsupportedConfiguration(chip: chip, detail: "angular rate range \(wanted) °/s: at most ±\(Int(scales.last.map(rangeDegPerS) ?? 0)) °/s")
+}
+
+/// A wake-on-motion threshold register value: `wanted` m/s² in steps of `stepMps2`, rounded to the nearest step and at
+/// least 1; `nil` when no threshold is wanted; `.unsupportedConfiguration` when it is not positive or needs more than
+/// `maximumSteps`.
+func wakeOnMotionSteps(_ wanted: Double?, stepMps2: Double, maximumSteps: Int, chip: String) throws(SensorError) -> UInt8? {
+    guard let wanted else { return nil }
+    let steps = (wanted / stepMps2).rounded()
+    guard wanted.isFinite, wanted > 0, steps <= Double(maximumSteps) else {
+        throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(wanted) m/s²: must be in "
+                                            + "(0, \(Double(maximumSteps) * stepMps2)] m/s² (steps of \(stepMps2) m/s²)")
+    }
+    return UInt8(max(steps, 1))
 }

@@ -283,14 +283,20 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let s = try Self.registerSettings(for: configuration)
+        try Self.write(s, ctrlReg3: s.ctrlReg3, bus: bus, address: address)
+        fullScale = s.fullScale
+        self.configuration = s.actual
+        return s.actual
+    }
+
+    /// Writes `s` in `configure(_:)`'s order, with `ctrlReg3` for `CTRL_REG3` (a chip with this register map that
+    /// keeps other bits there, as the LSM9DS1's magnetometer does, passes its own value).
+    static func write(_ s: Settings, ctrlReg3: UInt8, bus: Bus, address: UInt8) throws(SensorError) {
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: s.ctrlReg2)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg4.rawValue, value: s.ctrlReg4)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg5.rawValue, value: s.ctrlReg5)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg1.rawValue, value: s.ctrlReg1)
-        try bus.sensorWriteByte(address: address, register: Register.ctrlReg3.rawValue, value: s.ctrlReg3)
-        fullScale = s.fullScale
-        self.configuration = s.actual
-        return s.actual
+        try bus.sensorWriteByte(address: address, register: Register.ctrlReg3.rawValue, value: ctrlReg3)
     }
 
     /// Reads X, Y, Z and temperature in one 8-byte auto-incrementing burst from `OUT_X_L` (sub-address bit 7 set).

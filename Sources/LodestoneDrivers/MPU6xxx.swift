@@ -114,6 +114,8 @@ public enum MPU6xxxDatasheet {
         public static let dataRdyInt = BitField(mask: 0b0000_0001)
         /// `USER_CTRL.I2C_MST_EN`.
         public static let i2cMstEn = BitField(mask: 0b0010_0000)
+        /// `USER_CTRL.I2C_IF_DIS` (6000/6500/9250): SPI only, the I2C slave interface off.
+        public static let i2cIfDis = BitField(mask: 0b0001_0000)
         /// `PWR_MGMT_1.DEVICE_RESET` (`H_RESET`); clears itself when the reset is done.
         public static let deviceReset = BitField(mask: 0b1000_0000)
         /// `PWR_MGMT_1.SLEEP`.
@@ -232,8 +234,14 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     public let delay: @Sendable (Int) -> Void
     /// The variant `probe()` found; `nil` before.
     public private(set) var variant: MPUVariant?
-    /// The MPU-9250's magnetometer (after `probe()`); `nil` for the other variants.
+    /// The MPU-9250's magnetometer behind the bypass (after `probe()` with `.bypass` access); `nil` otherwise.
     public private(set) var magnetometer: AK8963<Bus>?
+    /// The MPU-9250's magnetometer behind the I2C master (after `probe()` with `.i2cMaster` access); `nil` otherwise.
+    public private(set) var masterMagnetometer: AK8963<InvenSenseI2CMaster<Bus>>?
+    /// How the MPU-9250's AK8963 is reached: as asked in `init`, else `.bypass` on I2C and `.i2cMaster` on SPI
+    /// (the bypass cannot bridge the auxiliary bus onto SPI).
+    public let magnetometerAccess: AuxiliaryBusAccess
+    private var lastMagnetometerIdentity: UInt64?
     /// What `configure(_:)` last set; `nil` before.
     public private(set) var configuration: SensorConfiguration?
     private var accelFullScale = MPU6xxxDatasheet.AccelFullScale.g2
@@ -245,9 +253,11 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     /// - Parameters:
     ///   - variant: the variant expected (`probe()` throws `wrongChipID` for another), or `nil` for any.
     ///   - delay: sleeps for the given microseconds (the engine passes a real sleep; the default does not wait).
+    ///   - magnetometerAccess: how to reach an MPU-9250's AK8963; `nil` (default) picks by `bus.transport`.
     public init(bus: Bus, address: UInt8 = MPU6xxxDatasheet.addresses[0], variant: MPUVariant? = nil,
-                delay: @escaping @Sendable (Int) -> Void = { _ in }) {
+                magnetometerAccess: AuxiliaryBusAccess? = nil, delay: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.bus = bus; self.address = address; self.requestedVariant = variant; self.delay = delay
+        self.magnetometerAccess = magnetometerAccess ?? (bus.transport == .spi ? .i2cMaster : .bypass)
     }
 
     /// The kinds the probed variant reports (`kinds`, plus `.magnetometer` on the MPU-9250).
@@ -256,11 +266,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     }
 
     /// Checks `WHO_AM_I`, resets (`PWR_MGMT_1.DEVICE_RESET`), waits bounded for the reset to finish, wakes the chip
-    /// with the PLL clock (`CLKSEL` = 1) and, on the MPU-9250, enables the I2C bypass (`INT_PIN_CFG.I2C_BYPASS_EN`)
-    /// and probes the AK8963 at 0x0C.
+    /// with the PLL clock (`CLKSEL` = 1) and, on SPI, disables the I2C slave interface (`USER_CTRL.I2C_IF_DIS`). On
+    /// the MPU-9250 it then reaches the AK8963 at 0x0C: with `.bypass` access by enabling the I2C bypass
+    /// (`INT_PIN_CFG.I2C_BYPASS_EN`), with `.i2cMaster` by enabling the I2C master at 400 kHz
+    /// (`USER_CTRL.I2C_MST_EN`, `I2C_MST_CTRL.I2C_MST_CLK` = 13) and probing the AK8963 through slave 4.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         variant = nil  // until this probe succeeds
         magnetometer = nil
+        masterMagnetometer = nil
+        lastMagnetometerIdentity = nil
         let whoAmI = Register.whoAmI.rawValue
         let id = try bus.sensorReadByte(address: address, register: whoAmI)
         guard let found = MPUVariant(whoAmI: id), requestedVariant.map({ $0 == found }) ?? true else {
@@ -280,11 +294,23 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
             throw .notReady(chip: found.rawValue, bus: bus.name, address: address, waitedMs: MPU6xxxDatasheet.resetTimeUs / 1000)
         }
         try write(.pwrMgmt1, F.clksel.inserting(1, into: 0))
-        if found.hasMagnetometer {
-            try write(.intPinCfg, F.bypassEn.inserting(1, into: 0))
-            var magnetometer = AK8963(bus: bus, address: MPU6xxxDatasheet.magnetometerAddress, delay: delay)
+        let spiOnly: UInt8 = bus.transport == .spi ? 1 : 0
+        if found.hasMagnetometer, magnetometerAccess == .i2cMaster {
+            try write(.userCtrl, F.i2cMstEn.inserting(1, into: F.i2cIfDis.inserting(spiOnly, into: 0)))
+            try bus.sensorWriteByte(address: address, register: InvenSenseI2CMasterLayout.mpu9250.i2cMstCtrl.register,
+                                    value: InvenSenseI2CMasterLayout.Field.i2cMstClk.inserting(13, into: 0))
+            let auxiliary = InvenSenseI2CMaster(host: bus, hostAddress: address, layout: .mpu9250, delay: delay)
+            var magnetometer = AK8963(bus: auxiliary, address: MPU6xxxDatasheet.magnetometerAddress, delay: delay)
             _ = try magnetometer.probe()
-            self.magnetometer = magnetometer
+            masterMagnetometer = magnetometer
+        } else {
+            if spiOnly == 1 { try write(.userCtrl, F.i2cIfDis.inserting(1, into: 0)) }
+            if found.hasMagnetometer {
+                try write(.intPinCfg, F.bypassEn.inserting(1, into: 0))
+                var magnetometer = AK8963(bus: bus, address: MPU6xxxDatasheet.magnetometerAddress, delay: delay)
+                _ = try magnetometer.probe()
+                self.magnetometer = magnetometer
+            }
         }
         variant = found
         accelFullScale = .g2
@@ -414,6 +440,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         try write(.pwrMgmt2, s.pwrMgmt2)
         if let magnetometerConfiguration = s.magnetometer {
             _ = try magnetometer?.configure(magnetometerConfiguration)
+            if var master = masterMagnetometer {
+                _ = try master.configure(magnetometerConfiguration)
+                do {
+                    try master.bus.setSlave0Read(address: master.address, register: AK8963Datasheet.Register.st1.rawValue,
+                                                 count: AK8963Datasheet.Measurement.byteCount)
+                } catch { throw .bus(error) }
+                masterMagnetometer = master
+                lastMagnetometerIdentity = nil
+            }
         }
         if s.pwrMgmt1 != awake { try write(.pwrMgmt1, s.pwrMgmt1) }
         accelFullScale = s.accelFullScale
@@ -424,17 +459,22 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     }
 
     /// Reads accelerometer, temperature and gyroscope in one 14-byte burst from `ACCEL_XOUT_H` (register 59) and, on
-    /// the MPU-9250, the AK8963 (one 8-byte burst), rotating the field into the MPU's axes. Allocates nothing.
+    /// the MPU-9250, the AK8963: with `.bypass` access one 8-byte burst at 0x0C; with `.i2cMaster` the 8 bytes slave 0
+    /// copied into `EXT_SENS_DATA_00` (register 73), read in the same burst (22 bytes), the field reported when the
+    /// block holds a measurement not reported before (slave 0 samples faster than the AK8963 measures, so `ST1.DRDY`
+    /// alone cannot say it). The field is rotated into the MPU's axes. Allocates nothing.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let variant else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
+        let throughMaster = masterMagnetometer != nil
         typealias D = MPU6xxxDatasheet
-        var reading = try withUnsafeTemporaryAllocation(byteCount: 14, alignment: 1) {
-            (raw) throws(SensorError) -> SensorReading in
+        let byteCount = throughMaster ? 14 + AK8963Datasheet.Measurement.byteCount : 14
+        var (reading, measurement) = try withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 1) {
+            (raw) throws(SensorError) -> (SensorReading, AK8963Datasheet.Measurement?) in
             try bus.sensorRead(address: address, register: Register.accelXoutH.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            return SensorReading(
+            let reading = SensorReading(
                 timeS: timeS,
                 temperatureC: D.temperatureC(raw: Bytes.beS16(b, 6), variant: variant),
                 accelerationMps2: Vector3(D.accelerationMps2(raw: Bytes.beS16(b, 0), fullScale: accelFullScale),
@@ -443,6 +483,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
                 angularVelocityRadS: Vector3(D.angularVelocityRadS(raw: Bytes.beS16(b, 8), fullScale: gyroFullScale),
                                              D.angularVelocityRadS(raw: Bytes.beS16(b, 10), fullScale: gyroFullScale),
                                              D.angularVelocityRadS(raw: Bytes.beS16(b, 12), fullScale: gyroFullScale)))
+            return (reading, throughMaster ? AK8963Datasheet.Measurement(b, at: 14) : nil)
         }
         if powerMode == .lowPower {
             // Gyroscope in standby and temperature sensor off: those registers hold old values.
@@ -451,6 +492,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         }
         if let field = try magnetometer?.readMagneticFieldMicroTesla() {
             reading.magneticFieldMicroTesla = D.mpuAxes(fromMagnetometerAxes: field)
+        }
+        if let measurement, let adjustment = masterMagnetometer?.sensitivityAdjustment {
+            let identity = measurement.identity
+            if !(measurement.st1 == 0 && identity == 0), identity != lastMagnetometerIdentity {
+                let field = try AK8963<Bus>.field(of: measurement, adjustment: adjustment, bus: bus.name,
+                                                  address: D.magnetometerAddress)
+                lastMagnetometerIdentity = identity
+                reading.magneticFieldMicroTesla = D.mpuAxes(fromMagnetometerAxes: field)
+            }
         }
         return reading
     }

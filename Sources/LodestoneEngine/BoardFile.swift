@@ -38,9 +38,12 @@ public struct BoardDescription: Sendable, Hashable {
         case gpsd(host: String, port: Int)
         /// A file played back as the device: a recorded receiver log, or a GPX file.
         case file(path: String)
+        /// A Linux spidev chip select, e.g. `/dev/spidev0.1`, at `speedHz` (nil: 1 MHz, `SPISettings`' default).
+        case spi(path: String, speedHz: UInt32?)
 
         public var description: String {
             switch self {
+            case .spi(let p, _): p
             case .i2c(let p): p
             case let .iio(d, u): "iio \(d) (\(u))"
             case .simulated: "simulated bus"
@@ -154,6 +157,7 @@ extension BoardDescription {
                 address = v
             }
             if case .iio = bus, address != nil { throw p.fail(at + ".address", "not allowed for an IIO device (the kernel driver owns the address)") }
+            if case .spi = bus, address != nil { throw p.fail(at + ".address", "not allowed on SPI (the chip select picks the chip)") }
             var mount = Matrix3.identity
             if let m = s["mount"] {
                 guard let nums = m as? [Any], let values = Optional(nums.compactMap { ($0 as? NSNumber).map(\.doubleValue) }),
@@ -250,7 +254,7 @@ private struct Validator {
     }
 
     func bus(_ v: Any?, at: String, chip: String) throws(BoardFileError) -> BoardDescription.BusLocation {
-        let allowed = "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
+        let allowed = "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
         guard let o = v as? [String: Any] else { throw fail(at, "\(BoardDescription.show(v)) is not a bus; " + allowed) }
         if BoardDescription.gnssChips.contains(chip) { return try gnssBus(o, at: at, chip: chip) }
         if let dev = o["i2c"] {
@@ -266,6 +270,21 @@ private struct Validator {
             guard uri.hasPrefix("local:") || uri.hasPrefix("ip:") else { throw fail(at + ".uri", "\"\(uri)\" is not allowed; use \"local:\" or \"ip:HOST\"") }
             guard chip == "iio" else { throw fail(at, "an IIO device needs \"chip\": \"iio\" (the kernel driver does the chip work)") }
             return .iio(device: d, uri: uri)
+        }
+        if let dev = o["spi"] {
+            try allowOnly(o, ["spi", "speedHz"], at: at)
+            guard let d = dev as? String, d.hasPrefix("/dev/") else { throw fail(at + ".spi", "\(BoardDescription.show(dev)) must be a device path like \"/dev/spidev0.1\"") }
+            guard ChipCatalog.spiFraming(forChip: chip) != nil else {
+                throw fail(at, "chip \"\(chip)\" is not read over SPI; SPI chips: " + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
+            }
+            var speedHz: UInt32?
+            if let v = o["speedHz"] {
+                guard let n = v as? NSNumber, n.doubleValue.rounded() == n.doubleValue, n.doubleValue >= 1000, n.doubleValue <= 50_000_000 else {
+                    throw fail(at + ".speedHz", "\(BoardDescription.show(v)) is not allowed; use a whole number of Hz in [1000, 50000000]")
+                }
+                speedHz = n.uint32Value
+            }
+            return .spi(path: d, speedHz: speedHz)
         }
         if let s = o["simulated"] {
             try allowOnly(o, ["simulated"], at: at)

@@ -61,6 +61,13 @@ public struct BoardRuntime {
                 } else {
                     sources.append(GNSSLogSource(id: s.id, path: resolved, rateHz: s.rateHz))
                 }
+            case let .spi(path, speedHz):
+                // One chip per chip select: each SPI sensor gets its own bus with its chip's framing.
+                let bus: SPIDevBus
+                do { bus = try SPIDevBus.opening(path: path, chip: s.chip, speedHz: speedHz) } catch {
+                    throw JobError("\(board.path ?? board.name): sensor \(s.id): \(error.description)")
+                }
+                sources.append(try driverSource(s, bus: bus, path: path))
             }
         }
         if let w = world { sources.append(SimulatedGNSSSource(world: w)) }
@@ -160,5 +167,20 @@ struct SimulatedGNSSSource: SensorSource {
         fix.speedAccuracyMps = f.speedAccuracyMps
         fix.satellitesUsed = f.satellitesUsed
         return .fix(fix)
+    }
+}
+
+extension SPIDevBus {
+    /// Opens the chip select at `path` with `chip`'s framing (from `ChipCatalog.spiFramings`) and `speedHz` (nil:
+    /// `SPISettings`' default).
+    /// - Throws: `BusError` `.unsupported` when `chip` is not read over SPI, or what `init` throws.
+    static func opening(path: String, chip: String, speedHz: UInt32?) throws(BusError) -> SPIDevBus {
+        guard let framing = ChipCatalog.spiFraming(forChip: chip) else {
+            throw BusError(kind: .unsupported, bus: path, operation: "\(chip) is not read over SPI; SPI chips: "
+                               + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
+        }
+        var settings = SPISettings()
+        if let speedHz { settings.speedHz = speedHz }
+        return try SPIDevBus(path: path, framing: framing, settings: settings)
     }
 }

@@ -2,12 +2,14 @@ import LodestoneCore
 import LodestoneDrivers
 import LodestoneLinux
 
-/// `lodestone read`: reads one sensor, over I2C through libi2c or from a kernel IIO device through libiio,
-/// and prints SI values (one JSON object per sample with `--json`).
+/// `lodestone read`: reads one sensor, over I2C through libi2c, over SPI through spidev, or from a kernel IIO device
+/// through libiio, and prints SI values (one JSON object per sample with `--json`).
 public struct ReadJob {
     /// Which sensor.
     public enum Target: Sendable {
         case i2c(path: String, chip: String, address: UInt8?)
+        /// A chip on a spidev chip select, at `speedHz` (nil: 1 MHz).
+        case spi(path: String, chip: String, speedHz: UInt32?)
         case iio(device: String, uri: String)
     }
 
@@ -33,6 +35,14 @@ public struct ReadJob {
             }
             let label = "\(chip) @ \(path) \(hex(driver.address))"
             return DriverSource(id: chip, label: label, rateHz: rateHz, mount: .identity, driver: driver)
+        case let .spi(path, chip, speedHz):
+            let bus: SPIDevBus
+            do { bus = try SPIDevBus.opening(path: path, chip: chip, speedHz: speedHz) } catch { throw JobError(error.description) }
+            let driver: any SensorDriver
+            do { driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: nil, delay: SystemDelay.microseconds) } catch {
+                throw JobError(error.description)
+            }
+            return DriverSource(id: chip, label: "\(chip) @ \(path)", rateHz: rateHz, mount: .identity, driver: driver)
         case let .iio(device, uri):
             return try IIOSource(id: device, device: device, uri: uri, rateHz: rateHz, mount: .identity, applyKernelMountMatrix: false)
         }

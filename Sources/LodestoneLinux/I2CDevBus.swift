@@ -164,6 +164,21 @@ public final class I2CDevBus: RegisterBus {
         }
     }
 
+    /// Reads `buffer.count` bytes from the FIFO port `register` (a register that does not advance): as `read`, except
+    /// that when the adapter needs the read split into ≤ 32-byte I2C block reads, every piece reads `register` again.
+    public func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
+        guard case .chunkedI2CBlock? = readStrategy(count: buffer.count) else {
+            try read(address: address, register: register, into: buffer)
+            return
+        }
+        var offset = 0
+        while offset < buffer.count {
+            let n = min(Self.smbusBlockMaximumBytes, buffer.count - offset)
+            try readBlock(address: address, register: register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+            offset += n
+        }
+    }
+
     /// Writes `bytes` starting at `register` (see the type's table). Zero bytes write nothing.
     /// Writes longer than 32 bytes without `I2C_FUNC_I2C` are split like reads (auto-increment assumed).
     public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {

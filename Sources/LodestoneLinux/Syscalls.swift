@@ -307,6 +307,41 @@ enum Syscalls {
         call(.returnsNegatedErrno) { i2c_smbus_write_quick(fd, UInt8(I2C_SMBUS_WRITE)) }.map { _ in () }
     }
 
+    // MARK: SPI (spidev ioctls)
+
+    /// `ioctl(fd, SPI_IOC_MESSAGE(count))` with `count` (1 or 2) transfers; returns the bytes transferred.
+    @inline(__always)
+    static func spiMessage(_ fd: Int32, _ transfers: UnsafeMutablePointer<spi_ioc_transfer>, count: Int) -> Result<Int, Errno> {
+        call { lodestone_spi_message(fd, transfers, UInt32(count)) }.map { Int($0) }
+    }
+
+    /// `ioctl(fd, SPI_IOC_WR_MODE)`.
+    static func spiSetMode(_ fd: Int32, _ mode: UInt8) -> Result<Void, Errno> {
+        call { lodestone_spi_set_mode(fd, mode) }.map { _ in () }
+    }
+
+    /// `ioctl(fd, SPI_IOC_RD_MODE)`.
+    static func spiMode(_ fd: Int32) -> Result<UInt8, Errno> {
+        var mode: UInt8 = 0
+        return call { lodestone_spi_get_mode(fd, &mode) }.map { _ in mode }
+    }
+
+    /// `ioctl(fd, SPI_IOC_WR_BITS_PER_WORD)`.
+    static func spiSetBitsPerWord(_ fd: Int32, _ bits: UInt8) -> Result<Void, Errno> {
+        call { lodestone_spi_set_bits_per_word(fd, bits) }.map { _ in () }
+    }
+
+    /// `ioctl(fd, SPI_IOC_WR_MAX_SPEED_HZ)`.
+    static func spiSetMaxSpeed(_ fd: Int32, _ hz: UInt32) -> Result<Void, Errno> {
+        call { lodestone_spi_set_max_speed(fd, hz) }.map { _ in () }
+    }
+
+    /// `ioctl(fd, SPI_IOC_RD_MAX_SPEED_HZ)`.
+    static func spiMaxSpeed(_ fd: Int32) -> Result<UInt32, Errno> {
+        var hz: UInt32 = 0
+        return call { lodestone_spi_get_max_speed(fd, &hz) }.map { _ in hz }
+    }
+
     /// `i2c_smbus_read_byte` (SMBus "receive byte": no register pointer write).
     static func smbusReceiveByte(_ fd: Int32) -> Result<UInt8, Errno> {
         call(.returnsNegatedErrno) { i2c_smbus_read_byte(fd) }.map { UInt8(truncatingIfNeeded: $0) }

@@ -35,11 +35,15 @@ public final class SimulatedBoard {
 
     /// Chip names a simulated board can carry.
     public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250"]
+        + ["icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345", "ak09916"]
 
     private enum Model {
         case barometer(BMP280Model)
         case magnetometer(LIS3MDLModel)
-        case imu(MPUModel)
+        /// The IMUs (an MPU-9250 or ICM-20948 with its magnetometer inside) and the ADXL345.
+        case inertial(any InertialChipModel)
+        /// Issue 3's stand-alone magnetometers without a temperature input.
+        case magneticField(any MagneticChipModel)
     }
 
     /// Per-sensor error state (board axes).
@@ -111,7 +115,28 @@ public final class SimulatedBoard {
                     }
                 }
                 m.attach(to: bus, at: p.address)
-                model = .imu(m)
+                model = .inertial(m)
+            case "icm20948":
+                guard used.insert(AK09916Datasheet.addresses[0]).inserted else {
+                    throw SimulationError("simulated board: the ICM-20948's AK09916 needs address 0x0C, which is taken")
+                }
+                let m = ICM20948Model()
+                m.attach(to: bus, at: p.address)
+                model = .inertial(m)
+            case "lsm6ds3", "lsm6dsl", "lsm6dsox":
+                let m = LSM6DSxModel(variant: LSM6DSxVariant(rawValue: p.chip) ?? .lsm6dsl)
+                bus.attach(m, at: p.address)
+                model = .inertial(m)
+            case "lsm9ds1", "adxl345":
+                let m: any InertialChipModel
+                if p.chip == "lsm9ds1" { m = LSM9DS1Model() } else { m = ADXL345Model() }
+                bus.attach(m, at: p.address)
+                model = .inertial(m)
+            case "lsm9ds1-mag", "ak09916":
+                let m: any MagneticChipModel
+                if p.chip == "ak09916" { m = AK09916Model() } else { m = LSM9DS1MagnetometerModel() }
+                bus.attach(m, at: p.address)
+                model = .magneticField(m)
             default:
                 throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
                                       + Self.supportedChips.joined(separator: ", "))
@@ -168,7 +193,7 @@ public final class SimulatedBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.magneticFieldMicroTesla = c * measured
                 }
-            case .imu(let m):
+            case .inertial(let m):
                 instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
                 instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt
                 let f = truth.specificForceBoardMps2 + instruments[i].errors.accelBiasMps2
@@ -178,11 +203,15 @@ public final class SimulatedBoard {
                 m.temperatureC = truth.temperatureC
                 m.accelerationMps2 = c * f
                 m.angularVelocityRadS = c * w
-                if let ak = m.magnetometer, let b = magBoard {
+                if m.hasMagnetometer, let b = magBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
-                    // AK8963 axes inside the MPU-9250 (product specification §9.1): x_ak = y_mpu, y_ak = x_mpu, z_ak = −z_mpu.
-                    let mpu = c * measured
-                    ak.magneticFieldMicroTesla = Vector3(mpu.y, mpu.x, -mpu.z)
+                    m.setMagneticField(chipAxesMicroTesla: c * measured)
+                }
+            case .magneticField(let m):
+                instruments[i].errors.magOffsetMicroTesla += Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
+                if let b = magBoard {
+                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
+                    m.magneticFieldMicroTesla = c * measured
                 }
             }
         }

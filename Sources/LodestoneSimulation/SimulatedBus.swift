@@ -80,9 +80,15 @@ public final class SimulatedBus: RegisterBus {
     /// Total number of transfers attempted.
     public private(set) var transferCount = 0
 
-    public init(name: String = "sim", isLogging: Bool = true) {
+    /// The wire the bus stands for (default `.i2c`). With `.spi` drivers act as on a `/dev/spidevB.C` (an MPU-9250
+    /// reaches its AK8963 through its I2C master); the models see the same register accesses either way, because the
+    /// SPI framing (`SPIRegisterFraming`) is the real SPI bus's business.
+    public let transport: BusTransport
+
+    public init(name: String = "sim", isLogging: Bool = true, transport: BusTransport = .i2c) {
         self.name = name
         self.isLogging = isLogging
+        self.transport = transport
     }
 
     /// Attaches `chip` at `address` (replacing whatever was there).

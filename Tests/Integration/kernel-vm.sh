@@ -50,3 +50,7 @@ if [ $RC -ne 0 ] || ! grep -qE "Test run with [0-9]+ tests .*passed" "$OUT2/gues
   echo "kernel-vm: the kernel-gated suites failed, were skipped or did not run (exit $RC)"; tail -30 "$OUT2/guest.log"; exit 1
 fi
 echo "kernel-vm: kernel-gated suites passed"
+
+# Issue 3's IMUs (ICM-20948 with i2c-stub's banks, LSM6DS3/DSL/DSOX, LSM9DS1, ADXL345, AK09916 over I2C and the
+# kernel's ST/AKM drivers through IIO; four chips over spidev through a test-only SPI controller): a boot of their own.
+bash "$HERE/kernel-vm-imu.sh" "$OUT/imu"

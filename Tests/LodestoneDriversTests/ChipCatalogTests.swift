@@ -15,6 +15,12 @@ import Testing
         case "mpu6500": MPUModel(variant: .mpu6500).attach(to: bus, at: address)
         case "mpu9250": MPUModel(variant: .mpu9250, magnetometer: AK8963Model()).attach(to: bus, at: address)
         case "ak8963": bus.attach(AK8963Model(), at: address)
+        case "ak09916": bus.attach(AK09916Model(), at: address)
+        case "icm20948": ICM20948Model().attach(to: bus, at: address)
+        case "lsm6ds3", "lsm6dsl", "lsm6dsox": bus.attach(LSM6DSxModel(variant: LSM6DSxVariant(rawValue: chip)!), at: address)
+        case "lsm9ds1": bus.attach(LSM9DS1Model(), at: address)
+        case "lsm9ds1-mag": bus.attach(LSM9DS1MagnetometerModel(), at: address)
+        case "adxl345": bus.attach(ADXL345Model(), at: address)
         default: Issue.record("no model for \(chip)")
         }
         return bus
@@ -23,7 +29,8 @@ import Testing
     static let placements: [(String, UInt8)] = ChipCatalog.entries.flatMap { e in e.addresses.map { (e.name, $0) } }
 
     @Test func theTableListsEveryDriverOnceWithItsDefaultAddressFirst() {
-        #expect(ChipCatalog.names == ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "ak8963"])
+        #expect(ChipCatalog.names == ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "ak09916", "ak8963",
+                                      "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345"])
         #expect(ChipCatalog.entry(named: "BMP280")?.addresses == [0x76, 0x77])
         #expect(ChipCatalog.entry(named: "mpu9250")?.idValues == [0x71, 0x73])
         #expect(ChipCatalog.entry(named: "lis3mdl")?.idRegister == 0x0F)
@@ -34,7 +41,8 @@ import Testing
     func identifyNamesEachChipAtEachOfItsAddressesWithReadsOnly(chip: String, address: UInt8) {
         let bus = Self.bus(with: chip, at: address)
         let identity = ChipCatalog.identify(bus: bus, address: address)
-        #expect(identity?.chip == chip)
+        // The LSM9DS1's magnetometer answers exactly as a LIS3MDL (ID 0x3D at 0x0F): alone, it is named one.
+        #expect(identity?.chip == (chip == "lsm9ds1-mag" ? "lis3mdl" : chip))
         #expect(ChipCatalog.entry(named: chip)?.idValues.contains(identity?.idValue ?? 0) == true)
         #expect(bus.log.allSatisfy { $0.direction == .read })
     }
@@ -86,9 +94,25 @@ import Testing
 
     @Test func unknownChipsAndImpossibleAddressesAreRejectedWithWhatIsAccepted() {
         #expect(thrownError { try ChipCatalog.makeDriver(chip: "bme680", bus: SimulatedBus(), address: nil) }
-                == .unsupportedConfiguration(chip: "bme680",
-                                             detail: "unknown chip; known chips: bmp280, lis3mdl, mpu6050, mpu6500, mpu9250, ak8963"))
+                == .unsupportedConfiguration(chip: "bme680", detail: "unknown chip; known chips: " + ChipCatalog.names.joined(separator: ", ")))
         #expect(thrownError { try ChipCatalog.makeDriver(chip: "bmp280", bus: SimulatedBus(), address: 0x68) }
                 == .unsupportedConfiguration(chip: "bmp280", detail: "address 0x68 is not one the chip can have: 0x76, 0x77"))
+    }
+
+    @Test func anAK09916IsNotTakenForAnAK8963ThoughBothReadAKMsIDFirst() {
+        let bus = SimulatedBus()
+        bus.attach(AK09916Model(), at: 0x0C)
+        #expect(ChipCatalog.identify(bus: bus, address: 0x0C) == ChipIdentity(chip: "ak09916", idValue: 0x09))
+        let other = SimulatedBus()
+        other.attach(AK8963Model(), at: 0x0C)   // INFO (0x01) reads 0x9A
+        #expect(ChipCatalog.identify(bus: other, address: 0x0C) == ChipIdentity(chip: "ak8963", idValue: 0x48))
+    }
+
+    @Test func everyChipThatCanSitOnSPIHasAFramingAndTheMagnetometersBehindIMUsHaveNone() {
+        #expect(ChipCatalog.spiEntries.map(\.name) == ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "icm20948",
+                                                        "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345"])
+        #expect(ChipCatalog.spiFraming(forChip: "ADXL345") == .readBit7MultiByteBit6)
+        #expect(ChipCatalog.spiFraming(forChip: "lsm9ds1-mag") == .readBit7AutoIncrementBit6)
+        #expect(ChipCatalog.spiFraming(forChip: "ak8963") == nil && ChipCatalog.spiFraming(forChip: "ak09916") == nil)
     }
 }

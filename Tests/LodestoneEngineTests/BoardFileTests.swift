@@ -24,15 +24,15 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     /// Each broken file gives one line naming the file, the key, and what is allowed.
     @Test(arguments: [
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp281","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
-         "b.json: sensors[0].chip: \"bmp281\" is not a known chip; allowed: bmp280, lis3mdl, mpu6050, mpu6500, mpu9250, ak8963, iio, nmea, ublox, gpsd, gpx"),
+         "b.json: sensors[0].chip: \"bmp281\" is not a known chip; allowed: " + BoardDescription.knownChips.joined(separator: ", ")),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#,
          "b.json: sensors[0].address: \"0x99\" is not an I2C address; allowed: a string \"0x03\" … \"0x77\""),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":-1}]}"#,
          "b.json: sensors[0].rateHz: -1 is not allowed; use a number of Hz in (0, 8000]"),
         (#"{"format":"lodestone-board/2","name":"x","sensors":[]}"#,
          "b.json: format: \"lodestone-board/2\" is not supported; allowed: \"lodestone-board/1\""),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"spi":"/dev/spidev0.0"},"rateHz":10}]}"#,
-         "b.json: sensors[0].bus: no bus given; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"can":"can0"},"rateHz":10}]}"#,
+         "b.json: sensors[0].bus: no bus given; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"mount":[1,0,0,0,1,0,0,0,2]}]}"#,
          "b.json: sensors[0].mount: determinant 2.0 is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)"),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}]}"#,

@@ -11,7 +11,7 @@ import LodestoneDrivers
 /// and again after every write (as if the next sample came with the new settings).
 /// Asleep, or for axes in standby, the output registers keep the last values. The MPU-9250's `magnetometer`
 /// answers at 0x0C only while `isBypassEnabled`.
-public final class MPUModel: SimulatedChip {
+public final class MPUModel: InertialChipModel {
     public typealias Register = MPU6xxxDatasheet.Register
     private typealias F = MPU6xxxDatasheet.Field
 
@@ -42,6 +42,15 @@ public final class MPUModel: SimulatedChip {
         magnetometer?.host = self
     }
 
+    /// Whether an AK8963 is inside (the MPU-9250).
+    public var hasMagnetometer: Bool { magnetometer != nil }
+
+    /// Sets the AK8963's field from one given in the MPU's axes: x_AK = y_MPU, y_AK = x_MPU, z_AK = −z_MPU
+    /// (PS-MPU-9250A-01 §9.1).
+    public func setMagneticField(chipAxesMicroTesla v: Vector3) {
+        magnetometer?.magneticFieldMicroTesla = Vector3(v.y, v.x, -v.z)
+    }
+
     /// Attaches this chip at `address` and its magnetometer, if any, at 0x0C.
     public func attach(to bus: SimulatedBus, at address: UInt8 = MPU6xxxDatasheet.addresses[0]) {
         bus.attach(self, at: address)
@@ -67,14 +76,24 @@ public final class MPUModel: SimulatedChip {
         MPU6xxxDatasheet.GyroFullScale(rawValue: F.fsSel.extract(from: registers[Register.gyroConfig.rawValue])) ?? .dps250
     }
 
+    /// Whether the I2C master is on (`USER_CTRL.I2C_MST_EN`), reaching the AK8963 without the bypass.
+    public var isI2CMasterEnabled: Bool { F.i2cMstEn.extract(from: registers[Register.userCtrl.rawValue]) == 1 }
+
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
         let clearOnAnyRead = F.intRdClear.extract(from: registers[Register.intPinCfg.rawValue]) == 1
+        let master = InvenSenseI2CMasterLayout.mpu9250
+        if InvenSenseI2CMasterModel.readTouchesExternalData(layout: master, bank: nil, register: register, count: buffer.count) {
+            InvenSenseI2CMasterModel.runSlave0(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                                               auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
+                                               get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
+        }
         for i in 0..<buffer.count {
             let r = UInt8(truncatingIfNeeded: Int(register) + i)
             buffer[i] = registers[r]
             if r == Register.intStatus.rawValue || clearOnAnyRead {
                 registers[Register.intStatus.rawValue] = F.dataRdyInt.inserting(0, into: registers[Register.intStatus.rawValue])
             }
+            if r == master.i2cMstStatus.register { registers[r] = 0 }  // I2C_MST_STATUS clears as it is read
         }
     }
 
@@ -96,7 +115,16 @@ public final class MPUModel: SimulatedChip {
             case .accelConfig2, .lpAccelOdr:
                 if variant != .mpu6050 { registers[r] = value }  // registers 29–30 do not exist on the 6050
             default:
+                let master = InvenSenseI2CMasterLayout.mpu9250
+                if r == master.i2cMstStatus.register || (r >= master.extSensData00.register && r < master.extSensData00.register + 24) {
+                    break  // read-only
+                }
                 registers[r] = value
+                if r == master.i2cSlv4Ctrl.register {
+                    InvenSenseI2CMasterModel.runSlave4(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                                                       auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
+                                                       get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
+                }
             }
         }
         // Time passes between transfers: an awake chip has taken a new sample with the new settings.
