@@ -12,7 +12,8 @@ public protocol RegisterBus: AnyObject {
     var name: String { get }
     /// Reads `buffer.count` bytes starting at `register` from the device at 7-bit `address`.
     func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError)
-    /// Writes `bytes` starting at `register` to the device at 7-bit `address`.
+    /// Writes `bytes` starting at `register` to the device at 7-bit `address`. An empty `bytes` sends
+    /// `register` alone (SMBus "send byte"): the command of a command-driven chip such as the MS5611.
     func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError)
     /// True if a device answers at `address` (a quick probe that changes no register).
     func isPresent(address: UInt8) -> Bool
