@@ -17,6 +17,15 @@ public protocol RegisterBus: AnyObject {
     func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError)
     /// True if a device answers at `address` (a quick probe that changes no register).
     func isPresent(address: UInt8) -> Bool
+    /// The longest `read` this bus makes as one transaction, bytes. A longer read is split into reads at
+    /// `register`, `register + n`, …, which is wrong for a FIFO data register that the chip does not
+    /// auto-increment past: FIFO drains read at most this many bytes at a time. Default: no limit.
+    var maximumReadBytes: Int { get }
+}
+
+extension RegisterBus {
+    /// No limit: every read is one transaction.
+    public var maximumReadBytes: Int { Int.max }
 }
 
 extension RegisterBus {

@@ -37,3 +37,21 @@ public protocol FIFOSensorDriver: SensorDriver {
     /// `fifoCapacitySamples` more elements.
     mutating func drainFIFO(timeS: Double, into samples: inout [SensorReading]) throws(SensorError) -> FIFODrain
 }
+
+extension RegisterBus {
+    /// Reads `buffer.count` bytes from a FIFO data register, each transaction starting at `register` again and no
+    /// longer than `maximumReadBytes` rounded down to whole `frameBytes` frames (a split read at `register + n`
+    /// would read other registers). One transaction when the bus allows it. A bus failure becomes `SensorError.bus`.
+    func sensorReadFIFO(address: UInt8, register: UInt8, frameBytes: Int,
+                        into buffer: UnsafeMutableRawBufferPointer) throws(SensorError) {
+        let limit = maximumReadBytes
+        let chunk = limit >= buffer.count ? buffer.count : max(frameBytes, limit - limit % max(frameBytes, 1))
+        var offset = 0
+        while offset < buffer.count {
+            let n = min(chunk, buffer.count - offset)
+            try sensorRead(address: address, register: register,
+                           into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+            offset += n
+        }
+    }
+}

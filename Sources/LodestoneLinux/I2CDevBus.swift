@@ -229,6 +229,13 @@ public final class I2CDevBus: RegisterBus {
         }
     }
 
+    /// The longest read made as one transaction: 8192 bytes with `I2C_FUNC_I2C` (one `I2C_RDWR`), else 32 (one
+    /// SMBus I2C block read), else 1.
+    public var maximumReadBytes: Int {
+        if functionality.contains(.i2c) { return Self.rdwrMessageMaximumBytes }
+        return functionality.contains(.smbusReadI2CBlock) ? Self.smbusBlockMaximumBytes : 1
+    }
+
     /// True if a chip answers at `address`, probed as `i2cdetect` does by default: SMBus receive byte for
     /// 0x30–0x37 and 0x50–0x5F (EEPROMs and some chips can be corrupted by a quick write there), SMBus quick
     /// write elsewhere. No register is written. An address claimed by a kernel driver (`EBUSY`, i2cdetect's
