@@ -218,9 +218,10 @@ public enum MS5611Datasheet {
 /// The MS5611 converts on command, one conversion at a time, and answers an ADC read made before a conversion
 /// finished with 0 (and a wrong result for the running conversion). So that a read never blocks the engine
 /// for a pressure conversion, `read(timeS:)` is pipelined: it collects the pressure conversion started by the
-/// previous read (waiting only for what remains of its conversion time, by the callers' clock), refreshes the
-/// temperature every `Settings.temperatureEveryReads` reads (a short blocking D2 conversion), and starts the
-/// next pressure conversion before returning. The first read after `configure(_:)`, and every read in
+/// previous read (waiting only for what remains of its conversion time, by the callers' clock) and compensates it
+/// with the temperature converted just before that conversion started, refreshes the temperature every
+/// `Settings.temperatureEveryReads` reads (a blocking D2 conversion), and starts the next pressure conversion
+/// before returning. A reading is therefore one read period old (the barometer's latency). The first read after `configure(_:)`, and every read in
 /// `.suspend`, converts on the spot (blocking one or two conversion times).
 public struct MS5611<Bus: RegisterBus>: SensorDriver {
     public static var chipName: String { "ms5611" }
@@ -329,32 +330,41 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
         return s.actual
     }
 
-    /// One reading: pressure in Pa and temperature in °C (see the type for the pipeline). Throws
-    /// `.invalidReading` when the ADC answers 0 (no finished conversion: the chip reset or a command was lost);
-    /// the next read then starts afresh. Allocates nothing.
+    /// One reading: pressure in Pa and temperature in °C (see the type for the pipeline). Each pressure conversion
+    /// is compensated with the temperature conversion made just before it started, so the pair belongs to one
+    /// instant. Throws `.invalidReading` when the ADC answers 0 (no finished conversion: the chip reset or a command
+    /// was lost); the next read then starts afresh. Allocates nothing.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let calibration, let settings else { throw notProbed(chip: Self.chipName) }
-        let d1: UInt32
-        if let startedS = pendingPressureSinceS {
-            pendingPressureSinceS = nil
-            let conversionUs = settings.pressureOversampling.conversionTimeUs
-            let elapsedUs = (timeS - startedS) * 1_000_000
-            if !(elapsedUs >= Double(conversionUs)) {  // also when the clock went backwards or is NaN
-                delay(elapsedUs > 0 ? conversionUs - Int(elapsedUs) : conversionUs)
+        typealias C = MS5611Datasheet.Command
+        let d1: UInt32, d2: UInt32
+        if !settings.isPipelined {
+            d2 = try convert(C.convertD2, settings.temperatureOversampling, what: "temperature (D2)")
+            d1 = try convert(C.convertD1, settings.pressureOversampling, what: "pressure (D1)")
+        } else {
+            if let startedS = pendingPressureSinceS, let pairedD2 = lastD2 {
+                pendingPressureSinceS = nil
+                let conversionUs = settings.pressureOversampling.conversionTimeUs
+                let elapsedUs = (timeS - startedS) * 1_000_000
+                if !(elapsedUs >= Double(conversionUs)) {  // also when the clock went backwards or is NaN
+                    delay(elapsedUs > 0 ? conversionUs - Int(elapsedUs) : conversionUs)
+                }
+                d1 = try readADC(what: "pressure (D1)")
+                d2 = pairedD2
+                if readsSinceTemperature >= settings.temperatureEveryReads - 1 {
+                    lastD2 = try convert(C.convertD2, settings.temperatureOversampling, what: "temperature (D2)")
+                    readsSinceTemperature = 0
+                } else {
+                    readsSinceTemperature += 1
+                }
+            } else {
+                // Nothing pending (first read after configure, or after an error): convert on the spot.
+                d1 = try convert(C.convertD1, settings.pressureOversampling, what: "pressure (D1)")
+                d2 = try convert(C.convertD2, settings.temperatureOversampling, what: "temperature (D2)")
+                lastD2 = d2
+                readsSinceTemperature = 0
             }
-            d1 = try readADC(what: "pressure (D1)")
-        } else {
-            d1 = try convert(MS5611Datasheet.Command.convertD1, settings.pressureOversampling, what: "pressure (D1)")
-        }
-        if lastD2 == nil || readsSinceTemperature >= settings.temperatureEveryReads - 1 {
-            lastD2 = try convert(MS5611Datasheet.Command.convertD2, settings.temperatureOversampling, what: "temperature (D2)")
-            readsSinceTemperature = 0
-        } else {
-            readsSinceTemperature += 1
-        }
-        guard let d2 = lastD2 else { throw notProbed(chip: Self.chipName) }
-        if settings.isPipelined {
-            try sendCommand(MS5611Datasheet.Command.convertD1.rawValue + settings.pressureOversampling.commandOffset)
+            try sendCommand(C.convertD1.rawValue + settings.pressureOversampling.commandOffset)
             pendingPressureSinceS = timeS
         }
         let c = MS5611Datasheet.compensate(d1: d1, d2: d2, calibration: calibration)

@@ -21,7 +21,7 @@ public final class SimulatedBoard {
     /// A chip on the simulated board.
     public struct Placement: Sendable, Hashable {
         public var id: String
-        /// `bmp280`, `lis3mdl`, `mpu6050`, `mpu6500` or `mpu9250`.
+        /// One of `SimulatedBoard.supportedChips`.
         public var chip: String
         public var address: UInt8
         /// `v_board = mount · v_chip`.
@@ -34,11 +34,13 @@ public final class SimulatedBoard {
     }
 
     /// Chip names a simulated board can carry.
-    public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250"]
+    public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250",
+                                        "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h",
+                                        "hmc5883l", "qmc5883l", "mmc5983ma"]
 
     private enum Model {
-        case barometer(BMP280Model)
-        case magnetometer(LIS3MDLModel)
+        case barometer(any SimulatedBarometer)
+        case magnetometer(any SimulatedMagnetometer)
         case imu(MPUModel)
     }
 
@@ -112,6 +114,25 @@ public final class SimulatedBoard {
                 }
                 m.attach(to: bus, at: p.address)
                 model = .imu(m)
+            case "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h":
+                let m: any SimulatedBarometer = switch p.chip {
+                case "bme280": BME280Model()
+                case "bmp388": BMP3xxModel(variant: .bmp388)
+                case "bmp390": BMP3xxModel(variant: .bmp390)
+                case "ms5611": MS5611Model()
+                case "lps22hb": LPS22HBModel()
+                default: LPS25HModel()
+                }
+                bus.attach(m, at: p.address)
+                model = .barometer(m)
+            case "hmc5883l", "qmc5883l", "mmc5983ma":
+                let m: any SimulatedMagnetometer = switch p.chip {
+                case "hmc5883l": HMC5883LModel()
+                case "qmc5883l": QMC5883LModel()
+                default: MMC5983MAModel()
+                }
+                bus.attach(m, at: p.address)
+                model = .magnetometer(m)
             default:
                 throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
                                       + Self.supportedChips.joined(separator: ", "))

@@ -108,7 +108,8 @@ import Testing
             "W 0x77 0x48 []", "R 0x77 0x00 [8A A2 1A]",   // D1 at OSR 4096 = 9085466
             "W 0x77 0x58 []", "R 0x77 0x00 [82 C1 3E]",   // D2 at OSR 4096 = 8569150
             "W 0x77 0x48 []",
-            // second read 100 ms later: collect D1 without waiting, D2 again (10 Hz: every read), next D1
+            // second read 100 ms later: collect D1 without waiting (paired with the D2 before it), D2 for the next
+            // pair (10 Hz: every read), next D1
             "R 0x77 0x00 [8A A2 1A]",
             "W 0x77 0x58 []", "R 0x77 0x00 [82 C1 3E]",
             "W 0x77 0x48 []",
@@ -179,8 +180,8 @@ import Testing
         model.setRawADC(d1: 9_085_466, d2: 8_569_150)
         bus.clearLog()
         _ = try driver.read(timeS: 0)
-        // D1 and D2 on the spot, and no conversion left running
-        #expect(logLines(bus) == ["W 0x77 0x40 []", "R 0x77 0x00 [8A A2 1A]", "W 0x77 0x50 []", "R 0x77 0x00 [82 C1 3E]"])
+        // D2 then D1 on the spot, and no conversion left running
+        #expect(logLines(bus) == ["W 0x77 0x50 []", "R 0x77 0x00 [82 C1 3E]", "W 0x77 0x40 []", "R 0x77 0x00 [8A A2 1A]"])
     }
 
     @Test func aFiftyHertzPipelineConvertsTemperatureEveryFifthRead() throws {

@@ -18,6 +18,8 @@ public final class HMC5883LModel: SimulatedChip {
     public let identification: [UInt8]
     /// Magnetic flux density in the chip's axes, µT.
     public var magneticFieldMicroTesla = Vector3.zero { didSet { measureIfRunning() } }
+    /// Die temperature, °C: no effect, the HMC5883L has no temperature sensor.
+    public var temperatureC = 25.0
     /// Bit k set: data register 0x03 + k has been read since the last complete read.
     private var dataRegistersRead: UInt8 = 0
 
