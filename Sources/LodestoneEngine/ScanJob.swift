@@ -60,16 +60,14 @@ public struct ScanJob {
         var used: [String: Int] = [:]
         for f in findings {
             guard let chip = f.chip else { continue }
-            let base: String = switch chip {
-            case "bmp280": "baro"
-            case "lis3mdl": "mag"
-            case "iio": "iio"
-            default: "imu"
-            }
+            // Name and rate by what the chip measures (the catalog's kinds): an IMU, a barometer or a magnetometer.
+            let kinds = ChipCatalog.entry(named: chip)?.kinds ?? []
+            let base: String = if chip == "iio" { "iio" } else if kinds.contains(.accelerometer) { "imu" }
+                else if kinds.contains(.barometer) { "baro" } else if kinds.contains(.magnetometer) { "mag" } else { "imu" }
             let n = used[base, default: 0]
             used[base] = n + 1
             let id = n == 0 ? base : "\(base)\(n + 1)"
-            let rate = chip == "bmp280" ? 25 : (chip == "lis3mdl" ? 40 : 100)
+            let rate = base == "baro" ? 25 : (base == "mag" ? 40 : 100)
             switch f.bus {
             case .i2c(let path):
                 entries.append("    { \"id\": \"\(id)\", \"chip\": \"\(chip)\", \"bus\": { \"i2c\": \"\(path)\" }, \"address\": \"\(f.address.map(hex) ?? "")\", \"rateHz\": \(rate) }")
