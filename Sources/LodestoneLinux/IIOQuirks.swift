@@ -127,7 +127,7 @@ public enum IIOQuirks {
             summary: "in_magn_scale is 100 times too small: the driver's tables hold 10^7/gain nano-gauss "
                 + "(its comment: \"Scaling factors: 10000000/Gain\"), i.e. 0.01/gain gauss per LSB, where the "
                 + "datasheet's gain (e.g. 1090 LSB/gauss at ±1.3 gauss) means 1/gain",
-            source: "hmc5843_core.c hmc5883l_regval_to_nanoscale (mainline, unchanged since the driver left staging); "
+            source: "hmc5843_core.c hmc5843/hmc5883/hmc5883l_regval_to_nanoscale (as in mainline when this table was made); "
                 + "Honeywell HMC5883L datasheet Form #900405 Rev E table 9; observed on Debian's 6.1 kernel "
                 + "(Tests/Integration/kernel-vm-baro-mag-check.py)"),
         IIOQuirk(

@@ -164,11 +164,13 @@ public final class BMP3xxModel: SimulatedChip {
         }
         typealias H = BMP3xxDatasheet.FrameHeader
         fifo.append(withP != nil && withT != nil ? H.pressureAndTemperature : (withP != nil ? H.pressure : H.temperature))
-        for v in [withT, withP] {
-            guard let v else { continue }
+        func append24(_ v: UInt32?) {
+            guard let v else { return }
             fifo.append(UInt8(truncatingIfNeeded: v)); fifo.append(UInt8(truncatingIfNeeded: v >> 8))
             fifo.append(UInt8(truncatingIfNeeded: v >> 16))
         }
+        append24(withT)  // temperature first (section 3.6.1)
+        append24(withP)
         let length = UInt16(fifo.count)
         registers[Register.fifoLength0.rawValue] = UInt8(truncatingIfNeeded: length)
         registers[Register.fifoLength0.rawValue + 1] = UInt8(truncatingIfNeeded: length >> 8) & 0x01
