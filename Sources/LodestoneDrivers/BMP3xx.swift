@@ -414,7 +414,7 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         }
         var overrun = F.ffullInt.extract(from: status) == 1
         guard length > 0 else { return FIFODrain(count: 0, overrun: overrun) }
-        let periodS = configuration.map { $0.rateHz > 0 ? 1 / $0.rateHz : 0 } ?? 0
+        let periodS = fifoSamplePeriodS(configuration)
         let count = try withUnsafeTemporaryAllocation(byteCount: BMP3xxDatasheet.fifoSizeBytes, alignment: 1) {
             (raw) throws(SensorError) -> Int in
             let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<min(length, BMP3xxDatasheet.fifoSizeBytes)])

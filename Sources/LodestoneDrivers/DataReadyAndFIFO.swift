@@ -55,3 +55,9 @@ extension RegisterBus {
         }
     }
 }
+
+/// The time between two FIFO samples at `configuration`'s output data rate, s (0 when not measuring).
+func fifoSamplePeriodS(_ configuration: SensorConfiguration?) -> Double {
+    guard let rate = configuration?.rateHz, rate > 0 else { return 0 }
+    return 1 / rate
+}

@@ -89,7 +89,7 @@ public enum LPS22HBDatasheet {
     /// 7-bit I2C addresses: SA0 high gives 0x5D (most breakouts), low 0x5C (section 7.2.1).
     public static let addresses: [UInt8] = [0x5D, 0x5C]
     /// Pressure sensitivity, LSB/hPa (table 3, PSens).
-    public static let pressureLSBPerHPa = 4096.0
+    public static var pressureLSBPerHPa: Double { STPressureOutput.pressureLSBPerHPa }
     /// Temperature sensitivity, LSB/°C (table 3, TSens).
     public static let temperatureLSBPerC = 100.0
     /// FIFO depth, samples of pressure and temperature (section 6.1).
@@ -100,7 +100,7 @@ public enum LPS22HBDatasheet {
     public static let softResetTimeUs = 4500
 
     /// Pressure in Pa from the 24-bit output: `raw / 4096` hPa.
-    @inlinable public static func pressurePa(raw: Int32) -> Double { Double(raw) / pressureLSBPerHPa * 100 }
+    public static func pressurePa(raw: Int32) -> Double { STPressureOutput.pressurePa(raw: raw) }
     /// Temperature in °C from `TEMP_OUT`: `raw / 100`.
     @inlinable public static func temperatureC(raw: Int16) -> Double { Double(raw) / temperatureLSBPerC }
 }
@@ -203,16 +203,9 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
     /// starts at 260 hPa). Allocates nothing.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        let bus = self.bus, address = self.address
-        let (pressure, temperature) = try withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) {
-            (raw) throws(SensorError) -> (Int32, Int16) in
-            try bus.sensorRead(address: address, register: Register.pressOutXL.rawValue, into: raw)
-            let b = UnsafeRawBufferPointer(raw)
-            return (Bytes.leS24(b, 0), Bytes.leS16(b, 3))
-        }
-        if pressure <= 0 { throw invalidPressure(pressure) }
-        return SensorReading(timeS: timeS, pressurePa: LPS22HBDatasheet.pressurePa(raw: pressure),
-                             temperatureC: LPS22HBDatasheet.temperatureC(raw: temperature))
+        let raw = try STPressureOutput.readRaw(bus: bus, address: address, register: Register.pressOutXL.rawValue, chip: Self.chipName)
+        return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
+                             temperatureC: LPS22HBDatasheet.temperatureC(raw: raw.temperature))
     }
 
     /// `STATUS.P_DA`: a pressure sample has not been read yet.
@@ -245,28 +238,18 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
         let count = min(Int(F.fss.extract(from: status)), LPS22HBDatasheet.fifoDepth)
         let overrun = F.ovr.extract(from: status) == 1
         guard count > 0 else { return FIFODrain(count: 0, overrun: overrun) }
-        let periodS = configuration.map { $0.rateHz > 0 ? 1 / $0.rateHz : 0 } ?? 0
+        let periodS = fifoSamplePeriodS(configuration)
         let slot = LPS22HBDatasheet.fifoSlotBytes
         let bad = try withUnsafeTemporaryAllocation(byteCount: LPS22HBDatasheet.fifoDepth * slot, alignment: 1) {
             (raw) throws(SensorError) -> Int32? in
             let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(count * slot)])
             try bus.sensorReadFIFO(address: address, register: Register.pressOutXL.rawValue, frameBytes: slot, into: bytes)
             let b = UnsafeRawBufferPointer(bytes)
-            // All or nothing: check every slot before appending any.
-            for k in 0..<count where Bytes.leS24(b, k * slot) <= 0 { return Bytes.leS24(b, k * slot) }
-            for k in 0..<count {
-                samples.append(SensorReading(timeS: timeS - Double(count - 1 - k) * periodS,
-                                             pressurePa: LPS22HBDatasheet.pressurePa(raw: Bytes.leS24(b, k * slot)),
-                                             temperatureC: LPS22HBDatasheet.temperatureC(raw: Bytes.leS16(b, k * slot + 3))))
-            }
-            return nil
+            return STPressureOutput.appendFIFOSamples(b, count: count, stride: slot, timeS: timeS, periodS: periodS,
+                                                      temperatureC: { LPS22HBDatasheet.temperatureC(raw: Bytes.leS16(b, $0 * slot + 3)) },
+                                                      into: &samples)
         }
-        if let bad { throw invalidPressure(bad) }
+        if let bad { throw STPressureOutput.invalidPressure(bad, chip: Self.chipName, bus: bus.name, address: address) }
         return FIFODrain(count: count, overrun: overrun)
-    }
-
-    private func invalidPressure(_ raw: Int32) -> SensorError {
-        .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                        detail: "pressure output \(raw) LSB (≤ 0): no measurement made yet; is the chip configured?")
     }
 }

@@ -95,7 +95,7 @@ public enum LPS25HDatasheet {
     /// Set in the I2C sub-address for a multi-byte transfer to auto-increment (section 5.2.1).
     public static let autoIncrementBit: UInt8 = 0x80
     /// Pressure sensitivity, LSB/hPa (table 3, PSens).
-    public static let pressureLSBPerHPa = 4096.0
+    public static var pressureLSBPerHPa: Double { STPressureOutput.pressureLSBPerHPa }
     /// Temperature: `T = 42.5 + TEMP_OUT / 480` °C (section 8.14, TEMP_OUT).
     public static let temperatureLSBPerC = 480.0
     public static let temperatureOffsetC = 42.5
@@ -105,7 +105,7 @@ public enum LPS25HDatasheet {
     public static let softResetTimeUs = 4000
 
     /// Pressure in Pa from the 24-bit output: `raw / 4096` hPa.
-    @inlinable public static func pressurePa(raw: Int32) -> Double { Double(raw) / pressureLSBPerHPa * 100 }
+    public static func pressurePa(raw: Int32) -> Double { STPressureOutput.pressurePa(raw: raw) }
     /// Temperature in °C from `TEMP_OUT`: `42.5 + raw / 480`.
     @inlinable public static func temperatureC(raw: Int16) -> Double { temperatureOffsetC + Double(raw) / temperatureLSBPerC }
 }
@@ -213,17 +213,9 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     /// Allocates nothing.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        let bus = self.bus, address = self.address
-        let start = Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit
-        let (pressure, temperature) = try withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) {
-            (raw) throws(SensorError) -> (Int32, Int16) in
-            try bus.sensorRead(address: address, register: start, into: raw)
-            let b = UnsafeRawBufferPointer(raw)
-            return (Bytes.leS24(b, 0), Bytes.leS16(b, 3))
-        }
-        if pressure <= 0 { throw invalidPressure(pressure) }
-        return SensorReading(timeS: timeS, pressurePa: LPS25HDatasheet.pressurePa(raw: pressure),
-                             temperatureC: LPS25HDatasheet.temperatureC(raw: temperature))
+        let raw = try STPressureOutput.readRaw(bus: bus, address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit, chip: Self.chipName)
+        return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
+                             temperatureC: LPS25HDatasheet.temperatureC(raw: raw.temperature))
     }
 
     /// `STATUS_REG.P_DA`: a pressure sample has not been read yet.
@@ -262,27 +254,16 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
             return Bytes.leS16(UnsafeRawBufferPointer(raw), 0)
         }
         let temperatureC = LPS25HDatasheet.temperatureC(raw: temperatureRaw)
-        let periodS = configuration.map { $0.rateHz > 0 ? 1 / $0.rateHz : 0 } ?? 0
+        let periodS = fifoSamplePeriodS(configuration)
         let bad = try withUnsafeTemporaryAllocation(byteCount: 3 * LPS25HDatasheet.fifoDepth, alignment: 1) {
             (raw) throws(SensorError) -> Int32? in
             let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(3 * count)])
             try bus.sensorReadFIFO(address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit,
                                    frameBytes: 3, into: bytes)
-            let b = UnsafeRawBufferPointer(bytes)
-            for k in 0..<count where Bytes.leS24(b, 3 * k) <= 0 { return Bytes.leS24(b, 3 * k) }
-            for k in 0..<count {
-                samples.append(SensorReading(timeS: timeS - Double(count - 1 - k) * periodS,
-                                             pressurePa: LPS25HDatasheet.pressurePa(raw: Bytes.leS24(b, 3 * k)),
-                                             temperatureC: temperatureC))
-            }
-            return nil
+            return STPressureOutput.appendFIFOSamples(UnsafeRawBufferPointer(bytes), count: count, stride: 3, timeS: timeS,
+                                                      periodS: periodS, temperatureC: { _ in temperatureC }, into: &samples)
         }
-        if let bad { throw invalidPressure(bad) }
+        if let bad { throw STPressureOutput.invalidPressure(bad, chip: Self.chipName, bus: bus.name, address: address) }
         return FIFODrain(count: count, overrun: full)
-    }
-
-    private func invalidPressure(_ raw: Int32) -> SensorError {
-        .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                        detail: "pressure output \(raw) LSB (≤ 0): no measurement made yet; is the chip configured?")
     }
 }

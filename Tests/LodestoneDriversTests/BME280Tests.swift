@@ -11,12 +11,7 @@ import Testing
 
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 10, oversampling: 16),
                         model: BME280Model = BME280Model()) throws -> (SimulatedBus, BME280Model, BME280<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x76)
-        var driver = BME280(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x76, configuration) { BME280(bus: $0) }
     }
 
     // MARK: Known answers

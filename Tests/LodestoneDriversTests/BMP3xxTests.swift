@@ -12,12 +12,7 @@ import Testing
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 25, oversampling: 8),
                         model: BMP3xxModel = BMP3xxModel(), variant: BMP3Variant = .bmp388)
         throws -> (SimulatedBus, BMP3xxModel, BMP3xx<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x77)
-        var driver = BMP3xx(bus: bus, variant: variant)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x77, configuration) { BMP3xx(bus: $0, variant: variant) }
     }
 
     // MARK: Calibration and compensation
@@ -146,11 +141,7 @@ import Testing
 
     @Test func dataReadyIsSetByAMeasurementAndClearedByReadingTheData() throws {
         var (_, model, driver) = try Self.running()
-        #expect(try driver.isDataReady())
-        _ = try driver.read(timeS: 0)
-        #expect(try driver.isDataReady() == false)
-        model.tick()
-        #expect(try driver.isDataReady())
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.tick() }
     }
 
     @Test func drainingTheFIFOGivesEverySampleOldestFirstWithTimesOnePeriodApart() throws {

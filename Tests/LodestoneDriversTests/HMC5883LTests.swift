@@ -10,12 +10,7 @@ import Testing
 
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 15),
                         model: HMC5883LModel = HMC5883LModel()) throws -> (SimulatedBus, HMC5883LModel, HMC5883L<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x1E)
-        var driver = HMC5883L(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x1E, configuration) { HMC5883L(bus: $0) }
     }
 
     // MARK: Known answers (table 9)

@@ -10,12 +10,7 @@ import Testing
 
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 25),
                         model: LPS22HBModel = LPS22HBModel()) throws -> (SimulatedBus, LPS22HBModel, LPS22HB<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x5D)
-        var driver = LPS22HB(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x5D, configuration) { LPS22HB(bus: $0) }
     }
 
     /// `count` pressures 100 Pa apart from `from`.
@@ -96,11 +91,7 @@ import Testing
 
     @Test func dataReadyIsClearedByReadingThePressure() throws {
         var (_, model, driver) = try Self.running()
-        #expect(try driver.isDataReady())
-        _ = try driver.read(timeS: 0)
-        #expect(try driver.isDataReady() == false)
-        model.pressurePa = 99_000
-        #expect(try driver.isDataReady())
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.pressurePa = 99_000 }
     }
 
     @Test func drainingTheFIFOGivesEverySlotInOneBurst() throws {

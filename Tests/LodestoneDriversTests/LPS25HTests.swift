@@ -10,12 +10,7 @@ import Testing
 
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 25),
                         model: LPS25HModel = LPS25HModel()) throws -> (SimulatedBus, LPS25HModel, LPS25H<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x5C)
-        var driver = LPS25H(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x5C, configuration) { LPS25H(bus: $0) }
     }
 
     // MARK: Known answers (table 3: 4096 LSB/hPa; section 8.14: T = 42.5 + TEMP_OUT / 480)
@@ -88,11 +83,7 @@ import Testing
 
     @Test func dataReadyIsClearedByReadingThePressure() throws {
         var (_, model, driver) = try Self.running()
-        #expect(try driver.isDataReady())
-        _ = try driver.read(timeS: 0)
-        #expect(try driver.isDataReady() == false)
-        model.pressurePa = 99_000
-        #expect(try driver.isDataReady())
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.pressurePa = 99_000 }
     }
 
     @Test func drainingTheFIFOReadsThreeBytesPerSampleAndTheTemperatureOnce() throws {

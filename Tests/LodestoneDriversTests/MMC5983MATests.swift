@@ -11,12 +11,7 @@ import Testing
 
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 50),
                         model: MMC5983MAModel = MMC5983MAModel()) throws -> (SimulatedBus, MMC5983MAModel, MMC5983MA<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x30)
-        var driver = MMC5983MA(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x30, configuration) { MMC5983MA(bus: $0) }
     }
 
     // MARK: Known answers (16384 counts/gauss, null field 131072, Tout −75 °C + 0.8 °C/LSB)
@@ -115,11 +110,7 @@ import Testing
 
     @Test func dataReadyIsSetByAMeasurementAndClearedByReading() throws {
         var (_, model, driver) = try Self.running()
-        #expect(try driver.isDataReady())
-        _ = try driver.read(timeS: 0)
-        #expect(try driver.isDataReady() == false)
-        model.magneticFieldMicroTesla = Vector3(1, 1, 1)
-        #expect(try driver.isDataReady())
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.magneticFieldMicroTesla = Vector3(1, 1, 1) }
     }
 
     // MARK: Faults

@@ -10,12 +10,7 @@ import Testing
 
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 50),
                         model: QMC5883LModel = QMC5883LModel()) throws -> (SimulatedBus, QMC5883LModel, QMC5883L<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x0D)
-        var driver = QMC5883L(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x0D, configuration) { QMC5883L(bus: $0) }
     }
 
     // MARK: Known answers (table 2: 12000 LSB/gauss at ±2 gauss, 3000 at ±8 gauss)
@@ -78,10 +73,7 @@ import Testing
 
     @Test func dataReadyIsClearedByReadingAndPointerRollOverWrapsAtStatus() throws {
         var (bus, model, driver) = try Self.running()
-        #expect(try driver.isDataReady())
-        _ = try driver.read(timeS: 0)
-        #expect(try driver.isDataReady() == false)
-        model.magneticFieldMicroTesla = Vector3(1, 2, 3)
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.magneticFieldMicroTesla = Vector3(1, 2, 3) }
         model.magneticFieldMicroTesla = Vector3(1, 2, 4)            // a second sample before the first was read
         #expect(model.registers[0x06] & 0x05 == 0x05)               // DRDY and DOR
         try bus.writeByte(address: 0x0D, register: 0x0A, value: 0x40)   // ROL_PNT
