@@ -48,41 +48,32 @@ func baroMagDriverBenchmarks(_ configuration: Benchmark.Configuration) {
 
     // FIFO drains: each iteration the model takes 8 measurements (its FIFO is a reserved array), then the driver
     // reads them in one burst into an array kept with its capacity.
-    Benchmark("BMP388.drainFIFO", configuration: configuration) { benchmark in
-        let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = BMP3xxModel()
-        bus.attach(model, at: 0x77)
-        var driver = BMP3xx(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 50, oversampling: 2))
-        try driver.setFIFOEnabled(true)
-        var samples: [SensorReading] = []
-        samples.reserveCapacity(BMP3xx<SimulatedBus>.fifoCapacitySamples)
-        var drained = 0
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            for _ in 0..<8 { model.tick() }
-            samples.removeAll(keepingCapacity: true)
-            drained += try driver.drainFIFO(timeS: Double(i), into: &samples).count
-        }
-        benchmark.stopMeasurement()
-        precondition(drained == 8 * benchmark.scaledIterations.count, "the FIFO drain lost samples")
-    }
+    drainBenchmark("BMP388.drainFIFO", configuration, sensor: SensorConfiguration(rateHz: 50, oversampling: 2),
+                   model: BMP3xxModel(), at: 0x77, make: { BMP3xx(bus: $0) }, measure: { model, _ in model.tick() })
+    drainBenchmark("LPS22HB.drainFIFO", configuration, sensor: SensorConfiguration(rateHz: 75),
+                   model: LPS22HBModel(), at: 0x5D, make: { LPS22HB(bus: $0) },
+                   measure: { model, k in model.pressurePa = 100_000 + Double(k) })
+}
 
-    Benchmark("LPS22HB.drainFIFO", configuration: configuration) { benchmark in
+/// A FIFO drain of 8 samples per iteration: `measure` makes the model take one measurement.
+private func drainBenchmark<M: SimulatedChip, D: FIFOSensorDriver>(
+    _ name: String, _ configuration: Benchmark.Configuration, sensor: SensorConfiguration, model makeModel: @escaping @Sendable @autoclosure () -> M,
+    at address: UInt8, make: @escaping @Sendable (SimulatedBus) -> D, measure: @escaping @Sendable (M, Int) -> Void
+) where D.Bus == SimulatedBus {
+    Benchmark(name, configuration: configuration) { benchmark in
         let bus = SimulatedBus(name: "bench", isLogging: false)
-        let model = LPS22HBModel()
-        bus.attach(model, at: 0x5D)
-        var driver = LPS22HB(bus: bus)
+        let model = makeModel()
+        bus.attach(model, at: address)
+        var driver = make(bus)
         _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: 75))
+        try driver.configure(sensor)
         try driver.setFIFOEnabled(true)
         var samples: [SensorReading] = []
-        samples.reserveCapacity(LPS22HB<SimulatedBus>.fifoCapacitySamples)
+        samples.reserveCapacity(D.fifoCapacitySamples)
         var drained = 0
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations {
-            for k in 0..<8 { model.pressurePa = 100_000 + Double(k) }
+            for k in 0..<8 { measure(model, k) }
             samples.removeAll(keepingCapacity: true)
             drained += try driver.drainFIFO(timeS: Double(i), into: &samples).count
         }
