@@ -32,8 +32,10 @@ public struct ScanJob {
             do { bus = try I2CDevBus(path: path) } catch { problems.append(error.description); continue }
             for address in candidates where bus.isPresent(address: address) {
                 if let id = ChipCatalog.identify(bus: bus, address: address) {
+                    // A chip recognised by its PROM (the MS5611) has no ID value to show.
+                    let how = ChipCatalog.entry(named: id.chip)?.signature == .ms5611PROM ? "PROM CRC-4 valid" : "ID \(hex(id.idValue))"
                     findings.append(Finding(bus: .i2c(path: path), address: address, chip: id.chip,
-                                            detail: "\(id.chip) (ID \(hex(id.idValue)))"))
+                                            detail: "\(id.chip) (\(how))"))
                 } else {
                     findings.append(Finding(bus: .i2c(path: path), address: address, chip: nil, detail: "a device answers, not identified"))
                 }

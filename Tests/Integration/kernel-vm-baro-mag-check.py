@@ -184,7 +184,7 @@ for scan, chips in (("scan-a", ["bme280 0x76", "bmp388 0x77", "lps25h 0x5C", "lp
     text = open(os.path.join(out, scan + ".json")).read() if rc is not None else ""   # human text, then a draft board
     for c in chips:
         name, addr = c.split()
-        found = any(f" {addr}: {name} (ID " in line for line in text.splitlines())
+        found = any(f" {addr}: {name} (" in line for line in text.splitlines())
         check(rc == 0 and found, f"{scan}: lodestone scan identifies {name} at {addr}")
 
 print(f"kernel-vm baro/mag: {len(failures)} failed")
