@@ -35,6 +35,10 @@ public enum Bytes {
     @inlinable public static func leS32(_ b: UnsafeRawBufferPointer, _ o: Int) -> Int32 {
         Int32(bitPattern: leU32(b, o))
     }
+    /// Signed 24-bit little-endian (two's complement, e.g. ST pressure outputs), sign-extended.
+    @inlinable public static func leS24(_ b: UnsafeRawBufferPointer, _ o: Int) -> Int32 {
+        Int32(bitPattern: leU24(b, o) << 8) >> 8
+    }
     /// Unsigned 20-bit big-endian left-aligned in 3 bytes (Bosch BMP280 ADC: msb, lsb, xlsb[7:4]).
     @inlinable public static func beU20(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
         beU24(b, o) >> 4

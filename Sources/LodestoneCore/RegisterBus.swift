@@ -12,7 +12,8 @@ public protocol RegisterBus: AnyObject {
     var name: String { get }
     /// Reads `buffer.count` bytes starting at `register` from the device at 7-bit `address`.
     func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError)
-    /// Writes `bytes` starting at `register` to the device at 7-bit `address`.
+    /// Writes `bytes` starting at `register` to the device at 7-bit `address`. An empty `bytes` sends
+    /// `register` alone (SMBus "send byte"): the command of a command-driven chip such as the MS5611.
     func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError)
     /// True if a device answers at `address` (a quick probe that changes no register).
     func isPresent(address: UInt8) -> Bool
@@ -25,6 +26,15 @@ public protocol RegisterBus: AnyObject {
     /// moves the whole buffer in one transfer; a bus that splits long reads overrides it so that each piece
     /// starts at `register` again.
     func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError)
+    /// The longest `read` this bus makes as one transaction, bytes. A longer read is split into reads at
+    /// `register`, `register + n`, …, which is wrong for a FIFO data register that the chip does not
+    /// auto-increment past: FIFO drains read at most this many bytes at a time. Default: no limit.
+    var maximumReadBytes: Int { get }
+}
+
+extension RegisterBus {
+    /// No limit: every read is one transaction.
+    public var maximumReadBytes: Int { Int.max }
 }
 
 /// The kind of wire a `RegisterBus` drives.

@@ -18,6 +18,17 @@ public enum ChipCatalog {
         public var idValues: [UInt8]
         /// One line for people: maker, part and what it is.
         public var description: String
+        /// A stronger identity check that replaces the single ID byte, for chips whose one byte is weak (or absent).
+        public var signature: Signature? = nil
+    }
+
+    /// An identity check beyond one ID byte. `identify` tries these before the single-byte IDs. Reads only.
+    public enum Signature: Sendable, Hashable {
+        /// Consecutive identity registers from `idRegister` hold these bytes (the HMC5883L's "H43").
+        case idBytes([UInt8])
+        /// No identity register: the eight PROM words of an MS5611 (0xA0…0xAE) pass its CRC-4 (TE AN520) with
+        /// non-zero coefficients, which the registers of the other chips at 0x76/0x77 do not.
+        case ms5611PROM
     }
 
     /// The table, one entry per driver name.
@@ -67,6 +78,36 @@ public enum ChipCatalog {
         Entry(name: "adxl345", kinds: [.accelerometer], addresses: ADXL345Datasheet.addresses,
               idRegister: ADXL345Datasheet.Register.devid.rawValue, idValues: [ADXL345Datasheet.devidValue],
               description: "Analog Devices ADXL345 3-axis accelerometer"),
+        // Barometers and magnetometers of the driver catalogue (issue 3, part A).
+        Entry(name: "bme280", kinds: [.barometer, .thermometer], addresses: BME280Datasheet.addresses,
+              idRegister: BME280Datasheet.Register.id.rawValue, idValues: [BME280Datasheet.chipID],
+              description: "Bosch BME280 pressure, temperature and humidity sensor"),
+        Entry(name: "bmp388", kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
+              idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp388.chipID],
+              description: "Bosch BMP388 barometric pressure and temperature sensor"),
+        Entry(name: "bmp390", kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
+              idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp390.chipID],
+              description: "Bosch BMP390 barometric pressure and temperature sensor"),
+        Entry(name: "ms5611", kinds: [.barometer, .thermometer], addresses: MS5611Datasheet.addresses,
+              idRegister: MS5611Datasheet.promAddress(word: 7), idValues: [],
+              description: "TE MS5611-01BA03 barometric pressure sensor (no ID register: recognised by its PROM CRC-4; "
+                  + "a part that has not been reset since power-on may not show its PROM until `lodestone read` resets it)",
+              signature: .ms5611PROM),
+        Entry(name: "lps22hb", kinds: [.barometer, .thermometer], addresses: LPS22HBDatasheet.addresses,
+              idRegister: LPS22HBDatasheet.Register.whoAmI.rawValue, idValues: [LPS22HBDatasheet.whoAmIValue],
+              description: "ST LPS22HB barometric pressure sensor"),
+        Entry(name: "lps25h", kinds: [.barometer, .thermometer], addresses: LPS25HDatasheet.addresses,
+              idRegister: LPS25HDatasheet.Register.whoAmI.rawValue, idValues: [LPS25HDatasheet.whoAmIValue],
+              description: "ST LPS25H barometric pressure sensor (Raspberry Pi Sense HAT)"),
+        Entry(name: "hmc5883l", kinds: [.magnetometer], addresses: HMC5883LDatasheet.addresses,
+              idRegister: HMC5883LDatasheet.Register.identificationA.rawValue, idValues: [HMC5883LDatasheet.identification[0]],
+              description: "Honeywell HMC5883L 3-axis magnetometer", signature: .idBytes(HMC5883LDatasheet.identification)),
+        Entry(name: "qmc5883l", kinds: [.magnetometer], addresses: QMC5883LDatasheet.addresses,
+              idRegister: QMC5883LDatasheet.Register.chipID.rawValue, idValues: [QMC5883LDatasheet.chipIDValue],
+              description: "QST QMC5883L 3-axis magnetometer (on many \"HMC5883L\" GY-271 boards)"),
+        Entry(name: "mmc5983ma", kinds: [.magnetometer], addresses: MMC5983MADatasheet.addresses,
+              idRegister: MMC5983MADatasheet.Register.productID.rawValue, idValues: [MMC5983MADatasheet.productIDValue],
+              description: "MEMSIC MMC5983MA 3-axis magnetometer"),
     ]
 
     /// The names `makeDriver` accepts, in table order.
@@ -83,17 +124,49 @@ public enum ChipCatalog {
         entries.filter { $0.addresses.contains(address) }
     }
 
-    /// Identifies the chip at `address` by reading the ID register of each candidate for that address.
-    /// Only reads, never writes; a NACK or any other bus error means "not this chip" and gives `nil` if no
-    /// candidate matches. Each distinct ID register is read once.
+    /// Identifies the chip at `address` by reading the ID register of each candidate for that address, after the
+    /// stronger `signature` checks of the candidates that have one. Only reads, never writes. A NACK means nothing
+    /// answers (the search stops); any other bus error means "not this chip". `nil` if no candidate matches. Each
+    /// distinct ID register is read once.
     public static func identify<Bus: RegisterBus>(bus: Bus, address: UInt8) -> ChipIdentity? {
+        let candidates = candidates(at: address)
+        for entry in candidates {
+            switch entry.signature {
+            case .idBytes(let bytes)?:
+                var found = [UInt8](repeating: 0, count: bytes.count)
+                let ok: Bool? = found.withUnsafeMutableBytes { buffer in
+                    do throws(BusError) {
+                        try bus.read(address: address, register: entry.idRegister, into: buffer)
+                        return true
+                    } catch {
+                        return error.kind == .nack ? nil : false
+                    }
+                }
+                guard let ok else { return nil }
+                if ok, found == bytes { return ChipIdentity(chip: entry.name, idValue: bytes[0]) }
+            case .ms5611PROM?:
+                do {
+                    _ = try bus.readByte(address: address, register: MS5611Datasheet.promAddress(word: 0))
+                } catch { if error.kind == .nack { return nil } }
+                if let prom = MS5611Datasheet.validPROM(bus: bus, address: address) {
+                    return ChipIdentity(chip: entry.name, idValue: prom.storedCRC)
+                }
+            case nil:
+                continue
+            }
+        }
         var alreadyRead: [UInt8: UInt8?] = [:]
-        for entry in candidates(at: address) {
+        for entry in candidates where entry.signature == nil {
             let value: UInt8?
             if let cached = alreadyRead[entry.idRegister] {
                 value = cached
             } else {
-                value = try? bus.readByte(address: address, register: entry.idRegister)
+                do {
+                    value = try bus.readByte(address: address, register: entry.idRegister)
+                } catch {
+                    if error.kind == .nack { return nil }
+                    value = nil
+                }
                 alreadyRead[entry.idRegister] = .some(value)
             }
             if let value, entry.idValues.contains(value) {
@@ -136,6 +209,15 @@ public enum ChipCatalog {
         case "lsm9ds1": return LSM9DS1(bus: bus, address: address, delay: delay)
         case "lsm9ds1-mag": return LSM9DS1Magnetometer(bus: bus, address: address, delay: delay)
         case "adxl345": return ADXL345(bus: bus, address: address, delay: delay)
+        case "bme280": return BME280(bus: bus, address: address, delay: delay)
+        case "bmp388": return BMP3xx(bus: bus, address: address, variant: .bmp388, delay: delay)
+        case "bmp390": return BMP3xx(bus: bus, address: address, variant: .bmp390, delay: delay)
+        case "ms5611": return MS5611(bus: bus, address: address, delay: delay)
+        case "lps22hb": return LPS22HB(bus: bus, address: address, delay: delay)
+        case "lps25h": return LPS25H(bus: bus, address: address, delay: delay)
+        case "hmc5883l": return HMC5883L(bus: bus, address: address, delay: delay)
+        case "qmc5883l": return QMC5883L(bus: bus, address: address, delay: delay)
+        case "mmc5983ma": return MMC5983MA(bus: bus, address: address, delay: delay)
         default:
             // Reached only if `entries` gains a name without a case here; LodestoneDrivers.docc/AddingADriver.md
             // lists both places.

@@ -92,3 +92,24 @@ func wakeOnMotionSteps(_ wanted: Double?, stepMps2: Double, maximumSteps: Int, c
     }
     return UInt8(max(steps, 1))
 }
+
+extension RegisterBus {
+    /// Checks the identity register, soft-resets the chip, waits `resetTimeUs` and checks the identity again
+    /// instead of polling a self-clearing reset bit, which a plain register file (the kernel's i2c-stub, as the
+    /// kernel's own drivers assume) never clears. Returns the identity value read.
+    /// - Throws: `.wrongChipID` before the reset, `.notReady` when the identity is gone after it, `.bus` errors.
+    func identifyAndReset(chip: String, address: UInt8, idRegister: UInt8, expected: [UInt8],
+                          resetRegister: UInt8, resetValue: UInt8, resetTimeUs: Int,
+                          delay: @Sendable (Int) -> Void) throws(SensorError) -> UInt8 {
+        let id = try sensorReadByte(address: address, register: idRegister)
+        guard expected.contains(id) else {
+            throw .wrongChipID(chip: chip, bus: name, address: address, register: idRegister, expected: expected, found: id)
+        }
+        try sensorWriteByte(address: address, register: resetRegister, value: resetValue)
+        delay(resetTimeUs)
+        guard try sensorReadByte(address: address, register: idRegister) == id else {
+            throw .notReady(chip: chip, bus: name, address: address, waitedMs: max(1, resetTimeUs / 1000))
+        }
+        return id
+    }
+}

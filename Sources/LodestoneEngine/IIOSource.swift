@@ -13,6 +13,8 @@ public struct IIOSource: SensorSource {
     public let applyKernelMountMatrix: Bool
     private var sensor: IIOSensor?
     private var kernelMount: Matrix3 = .identity
+    /// After `start()`: one line per kernel-driver quirk Lodestone corrects for this device (`IIOSensor.notices`).
+    public private(set) var notices: [String] = []
 
     /// Opens nothing yet; `start()` connects.
     public init(id: String, device: String, uri: String, rateHz: Double, mount: Matrix3, applyKernelMountMatrix: Bool = true) throws(JobError) {
@@ -35,6 +37,7 @@ public struct IIOSource: SensorSource {
             }
             kernelMount = k
             sensor = s
+            notices = s.notices
         } catch {
             throw SourceError(sensor: id, message: error.description, deviceGone: true)
         }

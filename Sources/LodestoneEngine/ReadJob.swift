@@ -48,10 +48,15 @@ public struct ReadJob {
         }
     }
 
-    /// Reads `count` samples `1/rateHz` apart. The first failure ends the job with its one-line error.
-    public func run(output: LineOutput, clock: EngineClock) throws(JobError) {
+    /// Reads `count` samples `1/rateHz` apart. The first failure ends the job with its one-line error. Notices (a
+    /// kernel IIO driver quirk being corrected) go to `notes`, one line each, before the first sample.
+    public func run(output: LineOutput, clock: EngineClock, notes: LineOutput? = nil) throws(JobError) {
         var source = try makeSource()
         do { try source.start() } catch { throw JobError(error.description) }
+        if let iio = source as? IIOSource, let notes {
+            for n in iio.notices { notes.write("note: " + n) }
+            notes.flush()
+        }
         let startS = clock.nowS()
         for i in 0..<max(count, 1) {
             let due = startS + Double(i) / rateHz

@@ -147,7 +147,11 @@ public struct ScanJob {
         return nil
     }
 
-    static func describe(_ id: ChipIdentity) -> String { "\(id.chip) (ID \(hex(id.idValue)))" }
+    static func describe(_ id: ChipIdentity) -> String {
+        // A chip recognised by its PROM (the MS5611) has no ID value to show.
+        let how = ChipCatalog.entry(named: id.chip)?.signature == .ms5611PROM ? "PROM CRC-4 valid" : "ID \(hex(id.idValue))"
+        return "\(id.chip) (\(how))"
+    }
 
     /// A draft board file for what was identified (JSON text).
     public static func draftBoard(_ findings: [Finding]) -> String {

@@ -19,6 +19,8 @@ public struct I2CFunctionality: OptionSet, Sendable, Hashable {
     public static let smbusReadByte = I2CFunctionality(rawValue: UInt(I2C_FUNC_SMBUS_READ_BYTE))
     /// `I2C_FUNC_SMBUS_READ_BYTE_DATA`: SMBus read byte data (one register).
     public static let smbusReadByteData = I2CFunctionality(rawValue: UInt(I2C_FUNC_SMBUS_READ_BYTE_DATA))
+    /// `I2C_FUNC_SMBUS_WRITE_BYTE`: SMBus send byte (a command byte, no data).
+    public static let smbusWriteByte = I2CFunctionality(rawValue: UInt(I2C_FUNC_SMBUS_WRITE_BYTE))
     /// `I2C_FUNC_SMBUS_WRITE_BYTE_DATA`: SMBus write byte data (one register).
     public static let smbusWriteByteData = I2CFunctionality(rawValue: UInt(I2C_FUNC_SMBUS_WRITE_BYTE_DATA))
     /// `I2C_FUNC_SMBUS_READ_I2C_BLOCK`: I2C block read, 1–32 bytes after a register pointer write.
@@ -33,6 +35,7 @@ public struct I2CFunctionality: OptionSet, Sendable, Hashable {
 ///
 /// | bytes | read | write |
 /// |---|---|---|
+/// | 0 | – | `i2c_smbus_write_byte` (the register byte alone: a command) |
 /// | 1 | `i2c_smbus_read_byte_data` | `i2c_smbus_write_byte_data` |
 /// | 2–32 | `i2c_smbus_read_i2c_block_data` (count checked) | `i2c_smbus_write_i2c_block_data` |
 /// | > 32 | one `I2C_RDWR` combined transfer if the adapter has `I2C_FUNC_I2C`, else successive ≤ 32-byte I2C block reads | one `I2C_RDWR` message, else successive ≤ 32-byte block writes |
@@ -179,13 +182,15 @@ public final class I2CDevBus: RegisterBus {
         }
     }
 
-    /// Writes `bytes` starting at `register` (see the type's table). Zero bytes write nothing.
+    /// Writes `bytes` starting at `register` (see the type's table). Zero bytes send `register` alone as a
+    /// command (`i2c_smbus_write_byte`, or a one-byte `I2C_RDWR` message without `I2C_FUNC_SMBUS_WRITE_BYTE`).
     /// Writes longer than 32 bytes without `I2C_FUNC_I2C` are split like reads (auto-increment assumed).
     public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {
         let count = bytes.count
-        guard count > 0 else { return }
         let fd = self.fd
-        if count == 1 && functionality.contains(.smbusWriteByteData) {
+        if count == 0 {
+            try sendCommand(address: address, register)
+        } else if count == 1 && functionality.contains(.smbusWriteByteData) {
             let value = bytes[0]
             try transfer(address: address, register: register, .writeByteData) {
                 Syscalls.smbusWriteByteData(fd, register, value)
@@ -220,6 +225,30 @@ public final class I2CDevBus: RegisterBus {
         } else {
             throw unsupported(address, register, "write \(count) bytes: adapter has neither the SMBus transfer nor I2C_FUNC_I2C")
         }
+    }
+
+    /// Sends `command` alone: SMBus send byte when the adapter has it, else a one-byte `I2C_RDWR` message.
+    private func sendCommand(address: UInt8, _ command: UInt8) throws(BusError) {
+        let fd = self.fd
+        if functionality.contains(.smbusWriteByte) {
+            try transfer(address: address, register: command, .sendByte) { Syscalls.smbusWriteByte(fd, command) }
+        } else if functionality.contains(.i2c) {
+            try withUnsafeTemporaryAllocation(byteCount: 1, alignment: 1) { (message) throws(BusError) in
+                message[0] = command
+                try transfer(address: address, register: command, .sendByteMessage) {
+                    Syscalls.i2cWriteMessage(fd, address, message)
+                }
+            }
+        } else {
+            throw unsupported(address, command, "send command byte: adapter has neither SMBus send byte nor I2C_FUNC_I2C")
+        }
+    }
+
+    /// The longest read made as one transaction: 8192 bytes with `I2C_FUNC_I2C` (one `I2C_RDWR`), else 32 (one
+    /// SMBus I2C block read), else 1.
+    public var maximumReadBytes: Int {
+        if functionality.contains(.i2c) { return Self.rdwrMessageMaximumBytes }
+        return functionality.contains(.smbusReadI2CBlock) ? Self.smbusBlockMaximumBytes : 1
     }
 
     /// True if a chip answers at `address`, probed as `i2cdetect` does by default: SMBus receive byte for
@@ -259,6 +288,8 @@ public final class I2CDevBus: RegisterBus {
         case writeByteData
         case writeI2CBlock(Int)
         case writeMessage(Int)
+        case sendByte
+        case sendByteMessage
 
         var description: String {
             switch self {
@@ -271,6 +302,8 @@ public final class I2CDevBus: RegisterBus {
             case .writeByteData: "write 1 byte (i2c_smbus_write_byte_data)"
             case .writeI2CBlock(let n): "write \(n) bytes (i2c_smbus_write_i2c_block_data)"
             case .writeMessage(let n): "write \(n) bytes (ioctl I2C_RDWR)"
+            case .sendByte: "send command byte (i2c_smbus_write_byte)"
+            case .sendByteMessage: "send command byte (ioctl I2C_RDWR)"
             }
         }
     }

@@ -100,7 +100,9 @@ public final class IIOBufferedCapture {
             var offset = 0.0, scale = 1.0
             if type != .timestamp {
                 if sensor.channelHas(channel, "offset") { offset = try sensor.readDouble(channel, "offset") }
-                if sensor.channelHas(channel, "scale") { scale = try sensor.readDouble(channel, "scale") }
+                if sensor.channelHas(channel, "scale") {
+                    scale = sensor.correctedScale(try sensor.readDouble(channel, "scale"), type: type)
+                }
             }
             let (multiplier, divisor) = type.siConversion ?? (1, 1)
             slots.append(Slot(channel: channel, id: id, scanType: scanType, target: target, offset: offset, scale: scale,

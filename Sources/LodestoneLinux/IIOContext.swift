@@ -199,6 +199,12 @@ public final class IIOContext {
         return readBack
     }
 
+    /// The kernel release of the machine the context reads (libiio's `local,kernel` context attribute, which
+    /// iiod also serves for a remote context), e.g. `6.1.0-56-amd64`; `nil` when the backend does not give it.
+    public var kernelRelease: String? {
+        Self.string("local,kernel".withCString { iio_context_get_attr_value(pointer, $0) })
+    }
+
     /// Every device and trigger, with channels and attribute names.
     public var devices: [IIODeviceInfo] {
         let count = iio_context_get_devices_count(pointer)

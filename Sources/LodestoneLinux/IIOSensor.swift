@@ -13,6 +13,8 @@ struct IIOChannelReader {
     /// ABI unit → SI: `value * multiplier / divisor` (`IIOChannelType.si(fromABI:)`).
     let siMultiplier: Double
     let siDivisor: Double
+    /// The index in `IIOSensor.quirks` of the kernel-driver quirk that applies to this channel, if any.
+    var quirk: Int?
 
     init?(_ channel: OpaquePointer) {
         guard !iio_channel_is_output(channel), let idPointer = iio_channel_get_id(channel) else { return nil }
@@ -44,6 +46,10 @@ struct IIOAxes {
 ///
 /// The mount matrix is not applied: `mountMatrix(for:)` gives it, and `SensorReading.mounted(by:)` applies it.
 ///
+/// Known kernel-driver unit mistakes (`IIOQuirks.table`) are corrected for the device's name and the kernel's
+/// version (libiio's `local,kernel` context attribute), on values that show the mistake; `quirks` lists those that
+/// apply and `notices` says so in one line each.
+///
 /// `read` makes no Swift allocation, but every attribute read is an `fopen`/`fread` inside libiio (and a
 /// one-shot conversion in many drivers, which can sleep for milliseconds): for sustained rates use
 /// `IIOBufferedCapture`. Not thread-safe, like its context.
@@ -61,11 +67,19 @@ public final class IIOSensor {
     let pressure: IIOChannelReader?
     let temperature: IIOChannelReader?
     let relativeHumidity: IIOChannelReader?
+    /// The kernel's version, from `kernelRelease` or libiio's `local,kernel` context attribute; `nil` when unknown.
+    public let kernelVersion: KernelVersion?
+    /// The kernel-driver quirks that apply to this device (by name and kernel version).
+    public let quirks: [IIOQuirk]
+    /// For each of `quirks`: whether a value has shown the mistake (and been corrected) yet.
+    public private(set) var quirkObserved: [Bool]
 
     /// The sensor for the device whose id (`iio:device0`), label or name (`bmp280`) is `device`.
+    /// - Parameter kernelRelease: the kernel release the quirks are matched against (`uname -r` form); default:
+    ///   the context's `local,kernel` attribute (the remote's kernel for an `ip:` context).
     /// - Throws: `.noSuchDevice`, or `.noSuchChannel` when the device has no channel Lodestone reads
     ///   (accel, anglvel, magn x/y/z; pressure; temp; humidityrelative).
-    public init(context: IIOContext, device name: String) throws(IIOError) {
+    public init(context: IIOContext, device name: String, kernelRelease: String? = nil) throws(IIOError) {
         guard let device = context.findDevice(name) else {
             let known = context.devices.map { "\($0.id) (\($0.name ?? "?"))" }.joined(separator: ", ")
             throw IIOError(kind: .noSuchDevice, uri: context.uri, device: name,
@@ -75,9 +89,15 @@ public final class IIOSensor {
         self.device = device
         self.info = IIOContext.info(of: device)
         self.deviceLabel = info.id + (info.name.map { " (\($0))" } ?? "")
+        let kernelVersion = (kernelRelease ?? context.kernelRelease).flatMap(KernelVersion.init(release:))
+        let quirks = IIOQuirks.applicable(deviceName: info.name, kernel: kernelVersion)
+        self.kernelVersion = kernelVersion
+        self.quirks = quirks
+        self.quirkObserved = quirks.map { _ in false }
         var readers: [String: IIOChannelReader] = [:]
         for i in 0 ..< iio_device_get_channels_count(device) {
-            if let channel = iio_device_get_channel(device, i), let reader = IIOChannelReader(channel) {
+            if let channel = iio_device_get_channel(device, i), var reader = IIOChannelReader(channel) {
+                reader.quirk = quirks.firstIndex { $0.channelType == reader.type }
                 readers[reader.id] = reader
             }
         }
@@ -102,6 +122,20 @@ public final class IIOSensor {
             throw IIOError(kind: .noSuchChannel, uri: context.uri, device: deviceLabel,
                            detail: "no channel Lodestone can read (accel/anglvel/magn x, y, z, pressure, temp, humidityrelative)")
         }
+    }
+
+    /// One line per quirk that applies: what the kernel driver gets wrong and what Lodestone does about it.
+    public var notices: [String] {
+        quirks.map { $0.notice(device: deviceLabel, kernel: kernelVersion) }
+    }
+
+    /// `scale` of a channel of `type` with the quirks' scale corrections applied when it shows the mistake (for
+    /// readers that read the scale once, like `IIOBufferedCapture`).
+    func correctedScale(_ scale: Double, type: IIOChannelType) -> Double {
+        guard let q = quirks.firstIndex(where: { $0.channelType == type }), case .multiplyScale(let f) = quirks[q].correction,
+              quirks[q].signature.matches(scale: scale) else { return scale }
+        quirkObserved[q] = true
+        return scale * f
     }
 
     /// What the device measures.
@@ -226,17 +260,34 @@ public final class IIOSensor {
         Vector3(try value(axes.x), try value(axes.y), try value(axes.z))
     }
 
-    /// One channel's value in SI.
+    /// One channel's value in SI, with its quirk's correction where the value shows the mistake.
     @inline(__always)
     func value(_ c: IIOChannelReader) throws(IIOError) -> Double {
-        let abi: Double
+        var abi: Double
         if c.hasInput {
             abi = try readDouble(c.pointer, "input")
         } else {
-            let raw = try readDouble(c.pointer, "raw")
+            var raw = try readDouble(c.pointer, "raw")
             let offset = c.hasOffset ? try readDouble(c.pointer, "offset") : 0
-            let scale = c.hasScale ? try readDouble(c.pointer, "scale") : 1
+            var scale = c.hasScale ? try readDouble(c.pointer, "scale") : 1
+            if let q = c.quirk {
+                switch (quirks[q].signature, quirks[q].correction) {
+                case (.rawAbove(let limit), .signExtendRaw16) where raw > limit:
+                    raw -= 65536
+                    quirkObserved[q] = true
+                case (_, .multiplyScale(let f)) where quirks[q].signature.matches(scale: scale):
+                    scale *= f
+                    quirkObserved[q] = true
+                default:
+                    break
+                }
+            }
             abi = (raw + offset) * scale
+        }
+        if let q = c.quirk, case let (.valueOutside(valid), .clamp(range, overshootLimit)) = (quirks[q].signature, quirks[q].correction),
+           !valid.contains(abi) {
+            abi = abi > range.upperBound && abi <= overshootLimit ? range.upperBound : range.lowerBound
+            quirkObserved[q] = true
         }
         return abi * c.siMultiplier / c.siDivisor
     }

@@ -21,7 +21,7 @@ public final class SimulatedBoard {
     /// A chip on the simulated board.
     public struct Placement: Sendable, Hashable {
         public var id: String
-        /// `bmp280`, `lis3mdl`, `mpu6050`, `mpu6500` or `mpu9250`.
+        /// One of `SimulatedBoard.supportedChips`.
         public var chip: String
         public var address: UInt8
         /// `v_board = mount · v_chip`.
@@ -34,16 +34,16 @@ public final class SimulatedBoard {
     }
 
     /// Chip names a simulated board can carry.
-    public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250"]
-        + ["icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345", "ak09916"]
+    public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250",
+                                        "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345", "ak09916",
+                                        "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h",
+                                        "hmc5883l", "qmc5883l", "mmc5983ma"]
 
     private enum Model {
-        case barometer(BMP280Model)
-        case magnetometer(LIS3MDLModel)
+        case barometer(any SimulatedBarometer)
+        case magnetometer(any SimulatedMagnetometer)
         /// The IMUs (an MPU-9250 or ICM-20948 with its magnetometer inside) and the ADXL345.
         case inertial(any InertialChipModel)
-        /// Issue 3's stand-alone magnetometers without a temperature input.
-        case magneticField(any MagneticChipModel)
     }
 
     /// Per-sensor error state (board axes).
@@ -133,10 +133,29 @@ public final class SimulatedBoard {
                 bus.attach(m, at: p.address)
                 model = .inertial(m)
             case "lsm9ds1-mag", "ak09916":
-                let m: any MagneticChipModel
+                let m: any SimulatedMagnetometer
                 if p.chip == "ak09916" { m = AK09916Model() } else { m = LSM9DS1MagnetometerModel() }
                 bus.attach(m, at: p.address)
-                model = .magneticField(m)
+                model = .magnetometer(m)
+            case "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h":
+                let m: any SimulatedBarometer = switch p.chip {
+                case "bme280": BME280Model()
+                case "bmp388": BMP3xxModel(variant: .bmp388)
+                case "bmp390": BMP3xxModel(variant: .bmp390)
+                case "ms5611": MS5611Model()
+                case "lps22hb": LPS22HBModel()
+                default: LPS25HModel()
+                }
+                bus.attach(m, at: p.address)
+                model = .barometer(m)
+            case "hmc5883l", "qmc5883l", "mmc5983ma":
+                let m: any SimulatedMagnetometer = switch p.chip {
+                case "hmc5883l": HMC5883LModel()
+                case "qmc5883l": QMC5883LModel()
+                default: MMC5983MAModel()
+                }
+                bus.attach(m, at: p.address)
+                model = .magnetometer(m)
             default:
                 throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
                                       + Self.supportedChips.joined(separator: ", "))
@@ -206,12 +225,6 @@ public final class SimulatedBoard {
                 if m.hasMagnetometer, let b = magBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.setMagneticField(chipAxesMicroTesla: c * measured)
-                }
-            case .magneticField(let m):
-                instruments[i].errors.magOffsetMicroTesla += Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
-                if let b = magBoard {
-                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
-                    m.magneticFieldMicroTesla = c * measured
                 }
             }
         }

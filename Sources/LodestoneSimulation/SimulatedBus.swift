@@ -79,6 +79,10 @@ public final class SimulatedBus: RegisterBus {
     public var isLogging: Bool
     /// Total number of transfers attempted.
     public private(set) var transferCount = 0
+    /// The longest read the bus makes as one transaction (`RegisterBus.maximumReadBytes`). Set it to 32 to behave
+    /// like an SMBus-only adapter (e.g. i2c-stub): a longer read is then split into reads at `register`,
+    /// `register + 32`, …, as `I2CDevBus` splits it.
+    public var maximumReadBytes = Int.max
 
     /// The wire the bus stands for (default `.i2c`). With `.spi` drivers act as on a `/dev/spidevB.C` (an MPU-9250
     /// reaches its AK8963 through its I2C master); the models see the same register accesses either way, because the
@@ -123,6 +127,20 @@ public final class SimulatedBus: RegisterBus {
     }
 
     public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
+        if buffer.count > maximumReadBytes, maximumReadBytes > 0 {
+            var offset = 0
+            while offset < buffer.count {
+                let n = min(maximumReadBytes, buffer.count - offset)
+                try readOne(address: address, register: register &+ UInt8(truncatingIfNeeded: offset),
+                            into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+                offset += n
+            }
+        } else {
+            try readOne(address: address, register: register, into: buffer)
+        }
+    }
+
+    private func readOne(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
         let chip = try target(.read, address, register, byteCount: buffer.count)
         chip.read(register: register, into: buffer)
         for f in faults {

@@ -61,7 +61,8 @@ struct Read: ParsableCommand {
             target = .iio(device: iio, uri: uri)
         } else { fail("give --i2c, --spi or --iio") }
         do {
-            try ReadJob(target: target, count: count, json: json, rateHz: rate).run(output: StandardOutput(), clock: SystemClock())
+            try ReadJob(target: target, count: count, json: json, rateHz: rate).run(output: StandardOutput(), clock: SystemClock(),
+                                                                                   notes: standardErrorOutput())
         } catch { fail(error.message) }
     }
 }

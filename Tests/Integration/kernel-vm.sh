@@ -21,6 +21,7 @@ echo "kernel-vm: building a static lodestone"
 PAYLOAD=$(mktemp -d /tmp/lodestone-payload.XXXXXX)
 trap 'rm -rf "$PAYLOAD"' EXIT
 cp "$ROOT/.build-static/release/lodestone" "$PAYLOAD/"
+cp "$HERE/kernel-vm-baro-mag-guest.sh" "$PAYLOAD/"
 rm -rf "$OUT"; mkdir -p "$OUT"
 set +e
 bash "$VM" --timeout 300 --chips "bmp280@0x76 lis3mdl@0x1c lsm6dsl@0x6a mpu6050@0x68" \
@@ -33,6 +34,7 @@ if [ $RC -ne 0 ]; then
   exit 1
 fi
 python3 "$HERE/kernel-vm-check.py" "$OUT"
+python3 "$HERE/kernel-vm-baro-mag-check.py" "$OUT/baro-mag"
 
 # Second boot: the package's own kernel-gated tests (LodestoneLinuxTests' KernelI2CStub and KernelIIO suites,
 # skipped on the host) run inside the guest against the same stub chips and kernel drivers.

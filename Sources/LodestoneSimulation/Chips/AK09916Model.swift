@@ -8,7 +8,7 @@ import LodestoneDrivers
 ///
 /// Inside an ICM-20948 it answers on the host bus only while the ICM's bypass is on (`isResponding`); the ICM's I2C
 /// master reaches it directly.
-public final class AK09916Model: MagneticChipModel {
+public final class AK09916Model: SimulatedMagnetometer {
     public typealias Register = AK09916Datasheet.Register
     private typealias F = AK09916Datasheet.Field
 

@@ -26,3 +26,17 @@ extension RegisterFile {
         self[register &+ 1] = UInt8(truncatingIfNeeded: bits)
     }
 }
+
+/// The code in `range` whose `value` is nearest `target`, by bisection; `value` must be monotonic over `range`
+/// (rising when `increasing`). Used by the barometer models to invert their chip's compensation formulas.
+func nearestCode(in range: ClosedRange<Int64>, increasing: Bool, target: Double, value: (Int64) -> Double) -> Int64 {
+    var low = range.lowerBound, high = range.upperBound
+    // smallest code whose value is at or past the target
+    while low < high {
+        let mid = low + (high - low) / 2
+        let v = value(mid)
+        if increasing ? v >= target : v <= target { high = mid } else { low = mid + 1 }
+    }
+    if low > range.lowerBound, abs(value(low - 1) - target) < abs(value(low) - target) { return low - 1 }
+    return low
+}

@@ -20,12 +20,6 @@ extension InertialChipModel {
     public func setMagneticField(chipAxesMicroTesla: Vector3) {}
 }
 
-/// A simulated magnetometer the simulated board can drive.
-public protocol MagneticChipModel: SimulatedChip {
-    /// Magnetic flux density in the chip's axes, µT.
-    var magneticFieldMicroTesla: Vector3 { get set }
-}
-
 /// A hardware FIFO of bytes with a fixed capacity, for chip models: `push` drops the oldest bytes when full (stream
 /// mode), `pop` gives `emptyValue` when empty. Storage is allocated once, in `init`.
 struct ByteFIFO {

@@ -128,7 +128,7 @@ public final class LSM9DS1Model: InertialChipModel {
 /// A simulated ST LSM9DS1 magnetometer: a `LIS3MDLModel` (same register map and behaviour) with the LSM9DS1's
 /// sensitivities (the field handed to the inner model is scaled so its raw outputs follow `M_GN`) and no temperature
 /// output (0x2E–0x2F read 0).
-public final class LSM9DS1MagnetometerModel: MagneticChipModel {
+public final class LSM9DS1MagnetometerModel: SimulatedMagnetometer {
     private let inner: LIS3MDLModel
     /// Magnetic flux density in the magnetometer's axes, µT.
     public var magneticFieldMicroTesla = Vector3.zero { didSet { rescale() } }

@@ -116,4 +116,7 @@ let benchmarks: @Sendable () -> Void = {
         // A benchmark that silently skipped the AK8963 decode would measure the wrong thing.
         precondition(readingsWithField == benchmark.scaledIterations.count, "the AK8963 gave no field: DRDY not set")
     }
+
+    // The barometers and magnetometers of the driver catalogue (BaroMagDrivers.swift).
+    baroMagDriverBenchmarks(configuration)
 }
