@@ -10,8 +10,9 @@ import RealModule
 /// eq. C.20), rate random walk gives σ(τ) = K·√(τ/3) (eq. C.24).
 ///
 /// N and K are fitted together with the floor, as the model σ²(τ) = N²/τ + (0.664 B)² + K²τ/3, by least
-/// squares weighted by σ⁻⁴ (equal relative error per point) over clusters up to N/9 samples (Annex C.3's
-/// confidence); a term whose fitted square comes out negative is dropped and the rest refitted. B is reported
+/// squares over clusters up to N/9 samples, each point weighted by its certainty: the relative error of an
+/// Allan variance from N samples in clusters of m is about 1/√(2(N/m − 1)) (Annex C.3), so the weight is
+/// (N/m − 1)/σ⁴. A term whose fitted square comes out negative is dropped and the rest refitted. B is reported
 /// as the curve's minimum / 0.664, the usual reading and an upper bound when the floor is hidden by the other
 /// two terms.
 public struct AllanDeviation: Sendable, Hashable, Codable {
@@ -64,7 +65,7 @@ public struct AllanDeviation: Sendable, Hashable, Codable {
         guard points.count >= 3 else { return nil }
         var density = Vector3.zero, instability = Vector3.zero, instabilityTau = Vector3.zero, walk = Vector3.zero
         for axis in 0..<3 {
-            let (nCoefficient, kCoefficient) = fitModel(points.map { ($0.tauS, $0.deviation[axis]) })
+            let (nCoefficient, kCoefficient) = fitModel(points.map { ($0.tauS, $0.deviation[axis], Double(n) * tau0 / $0.tauS - 1) })
             density[axis] = nCoefficient
             walk[axis] = kCoefficient
             let minimum = points.min { $0.deviation[axis] < $1.deviation[axis] }!   // points is not empty
@@ -75,18 +76,18 @@ public struct AllanDeviation: Sendable, Hashable, Codable {
                               biasInstabilityTauS: instabilityTau, rateRandomWalk: walk)
     }
 
-    /// Fits σ² = a/τ + b + cτ (a = N², b = floor², c = K²/3) with weights σ⁻⁴; returns (N, K).
-    static func fitModel(_ curve: [(tau: Double, sigma: Double)]) -> (Double, Double) {
+    /// Fits σ² = a/τ + b + cτ (a = N², b = floor², c = K²/3) with weights `clusters`/σ⁴; returns (N, K).
+    static func fitModel(_ curve: [(tau: Double, sigma: Double, clusters: Double)]) -> (Double, Double) {
         var active = [true, true, true]
         for _ in 0..<3 {
             let indices = (0..<3).filter { active[$0] }
             guard !indices.isEmpty else { return (0, 0) }
             let count = indices.count
             var ata = [Double](repeating: 0, count: count * count), atb = [Double](repeating: 0, count: count)
-            for (tau, sigma) in curve where sigma > 0 {
+            for (tau, sigma, clusters) in curve where sigma > 0 && clusters > 0 {
                 let y = sigma * sigma
                 let basis = [1 / tau, 1, tau]
-                let w = 1 / (y * y)
+                let w = clusters / (y * y)
                 for (r, i) in indices.enumerated() {
                     atb[r] += w * basis[i] * y
                     for (c, j) in indices.enumerated() { ata[r * count + c] += w * basis[i] * basis[j] }

@@ -50,6 +50,13 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
     public var outlierCount: Int
     /// True when the fit fell back to a sphere (hard iron only).
     public var isSphere: Bool
+    /// Samples whose radial residual is beyond this, µT, are the outliers.
+    public var outlierLimitMicroTesla: Double
+
+    /// True when `rawMicroTesla` lies within the outlier limit of the fitted ellipsoid.
+    public func isInlier(_ rawMicroTesla: Vector3) -> Bool {
+        abs(corrected(rawMicroTesla).length - fieldStrengthMicroTesla) <= outlierLimitMicroTesla
+    }
 
     /// Why a fit has no answer.
     public enum Failure: Error, Sendable, Hashable {
@@ -94,6 +101,7 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
 
         var weights = [Double](repeating: 1, count: points.count)
         var outliers = 0
+        var limit = Double.infinity
         for _ in 0..<max(1, parameters.robustRounds) {
             guard let refined = refine(points, weights: weights, center: center, w: w, radius: radius,
                                        sphere: sphere, maximumIterations: parameters.maximumIterations)
@@ -103,7 +111,7 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
             let residuals = points.map { (w * ($0 - center)).length - radius }
             let middle = median(residuals)
             let mad = median(residuals.map { abs($0 - middle) })
-            let limit = max(parameters.outlierSigmas * 1.4826 * mad, parameters.minimumOutlierMicroTesla)
+            limit = max(parameters.outlierSigmas * 1.4826 * mad, parameters.minimumOutlierMicroTesla)
             var changed = false
             var count = 0
             for i in points.indices {
@@ -130,7 +138,7 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
         }
         let result = EllipsoidFit(hardIronMicroTesla: center, softIronCorrection: wn, fieldStrengthMicroTesla: f,
                                   residualMicroTesla: (sum / Double(max(n, 1))).squareRoot(), inlierCount: n,
-                                  outlierCount: outliers, isSphere: sphere)
+                                  outlierCount: outliers, isSphere: sphere, outlierLimitMicroTesla: limit / s)
         guard result.hardIronMicroTesla.x.isFinite, result.hardIronMicroTesla.y.isFinite, result.hardIronMicroTesla.z.isFinite,
               result.softIronCorrection.isFinite, f.isFinite, f > 0 else { throw .didNotConverge }
         return result

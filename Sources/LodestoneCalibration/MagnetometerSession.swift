@@ -64,6 +64,9 @@ public struct MagnetometerSession: Sendable {
         public var maximumHardIronMicroTesla = 180.0
         /// Largest ratio between the soft-iron correction's largest and smallest stretch. Default 2.
         public var maximumSoftIronAxisRatio = 2.0
+        /// Largest share of samples off the fit (outliers) before the field is taken to have changed during
+        /// the session. Default 0.1.
+        public var maximumOutlierFraction = 0.1
         /// The fit's own settings.
         public var fit = EllipsoidFit.Parameters()
         /// The mounting check's settings.
@@ -124,14 +127,19 @@ public struct MagnetometerSession: Sendable {
         guard m.x.isFinite, m.y.isFinite, m.z.isFinite else { return }
         delivered += 1
         if let t = temperatureC, t.isFinite { temperatureSumC += t; temperatureCount += 1 }
-        if let up, stillField.count < parameters.maximumSamples {
-            stillField.append(m)
-            stillUp.append(up)
-        }
         if let last = lastKept, (m - last).length < parameters.minimumSpacingMicroTesla { return }
         if samples.count == parameters.maximumSamples { Self.thin(&samples) }
         samples.append(m)
         lastKept = m
+        // Gravity pairs only with kept samples, so a long still start does not crowd out the turning.
+        if let up {
+            if stillField.count == parameters.maximumSamples {
+                Self.thin(&stillField)
+                Self.thin(&stillUp)
+            }
+            stillField.append(m)
+            stillUp.append(up)
+        }
         if let f = fit { coverage.insert(f.corrected(m)) }
     }
 
@@ -154,21 +162,42 @@ public struct MagnetometerSession: Sendable {
         p.maximumIterations = min(p.maximumIterations, 15)
         let stride = max(1, samples.count / Self.liveFitSamples)
         let subset = stride == 1 ? samples : Swift.stride(from: 0, to: samples.count, by: stride).map { samples[$0] }
-        guard let f = try? EllipsoidFit.fit(subset, parameters: p),
-              parameters.fieldRangeMicroTesla.contains(f.fieldStrengthMicroTesla) || samples.count < 100 else { return }
+        guard let f = try? EllipsoidFit.fit(subset, parameters: p), isPlausible(f) || samples.count < 100 else { return }
         fit = f
+        coverage = Self.coverage(of: samples, with: f)
+        complete = false
+        // A fit of a short arc can place the centre badly and make the coverage look complete: before saying
+        // so, confirm with the full fit of every sample, as `finish` will do.
+        if coverage.fraction >= parameters.goodCoverage, samples.count >= parameters.minimumSamples,
+           let full = try? EllipsoidFit.fit(samples, parameters: parameters.fit), isPlausible(full) {
+            fit = full
+            coverage = Self.coverage(of: samples, with: full)
+            complete = coverage.fraction >= parameters.goodCoverage
+        }
+    }
+
+    /// A fit that could be a calibration: field strength, hard iron and soft iron within the limits.
+    private func isPlausible(_ f: EllipsoidFit) -> Bool {
+        let stretch = SymmetricEigen3(f.softIronCorrection).values
+        return parameters.fieldRangeMicroTesla.contains(f.fieldStrengthMicroTesla)
+            && f.hardIronMicroTesla.length <= parameters.maximumHardIronMicroTesla
+            && stretch.max() <= parameters.maximumSoftIronAxisRatio * stretch.min()
+    }
+
+    private static func coverage(of samples: [Vector3], with f: EllipsoidFit) -> SphereCoverage {
         var c = SphereCoverage()
         for s in samples { c.insert(f.corrected(s)) }
-        coverage = c
+        return c
     }
 
     /// Most samples the live fit uses.
     public static let liveFitSamples = 400
 
     /// True when the coverage is good and there are enough samples: the session can stop.
-    public var isComplete: Bool {
-        fit != nil && samples.count >= parameters.minimumSamples && coverage.fraction >= parameters.goodCoverage
-    }
+    public var isComplete: Bool { complete }
+
+    /// Set by `refit` once the full fit confirms the coverage.
+    private var complete = false
 
     /// The final fit, its checks and grade — or why it failed.
     /// - Parameters:
@@ -190,14 +219,30 @@ public struct MagnetometerSession: Sendable {
             }
             return .failure(CalibrationError(.fitFailed, detail))
         }
-        var coverage = SphereCoverage()
-        for s in samples { coverage.insert(f.corrected(s)) }
+        let outlierShare = Double(f.outlierCount) / Double(samples.count)
+        guard outlierShare <= p.maximumOutlierFraction else {
+            return .failure(CalibrationError(.residualTooHigh, "\(fmt(outlierShare * 100, 0)) % of the samples lie more than "
+                                             + "\(fmt(f.outlierLimitMicroTesla, 1)) µT off the best ellipsoid: the field changed during the session"))
+        }
+        // Coverage about the ellipsoid's centre, over its inliers; and about a sphere's, which stays sensible
+        // when samples that are not one ellipsoid pull the ellipsoid somewhere odd (the residual check below
+        // then says so). The larger counts.
+        var coverage = Self.coverage(of: samples.filter { f.isInlier($0) }, with: f)
+        var sphereParameters = p.fit
+        sphereParameters.sphereOnly = true
+        if let sphere = try? EllipsoidFit.fit(samples, parameters: sphereParameters) {
+            let c = Self.coverage(of: samples.filter { sphere.isInlier($0) }, with: sphere)
+            if c.coveredCount > coverage.coveredCount { coverage = c }
+        }
         let percent = Int((coverage.fraction * 100).rounded())
         guard coverage.fraction >= p.acceptableCoverage, samples.count >= p.minimumSamples else {
             let what = samples.count < p.minimumSamples
                 ? "only \(samples.count) distinct samples (need \(p.minimumSamples)) and \(percent) % of directions covered"
                 : "\(percent) % of directions covered (need \(Int(p.acceptableCoverage * 100)) %)"
             return .failure(CalibrationError(timedOut ? .timedOut : .incompleteCoverage, what))
+        }
+        guard f.residualMicroTesla <= p.acceptableResidualMicroTesla else {
+            return .failure(CalibrationError(.residualTooHigh, "fit residual \(fmt(f.residualMicroTesla, 2)) µT exceeds \(fmt(p.acceptableResidualMicroTesla, 1)) µT"))
         }
         let strength = f.fieldStrengthMicroTesla
         guard p.fieldRangeMicroTesla.contains(strength) else {
@@ -218,9 +263,6 @@ public struct MagnetometerSession: Sendable {
         if case let .mistake(_, description, spread, corrected) = mounting {
             return .failure(CalibrationError(.mountingMistake, "the field's dip below the horizon swings by \(fmt(spread, 0))° as the "
                                              + "board turns (\(fmt(corrected, 1))° with \(description)): \(description)"))
-        }
-        guard f.residualMicroTesla <= p.acceptableResidualMicroTesla else {
-            return .failure(CalibrationError(.residualTooHigh, "fit residual \(fmt(f.residualMicroTesla, 2)) µT exceeds \(fmt(p.acceptableResidualMicroTesla, 1)) µT"))
         }
         var deviation: Double?
         var notes: [String] = []

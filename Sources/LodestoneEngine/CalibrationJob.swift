@@ -58,7 +58,7 @@ public struct CalibrationOptions: Sendable {
     public var scenario: String?
     public var seed: UInt64
     public var speed: Double
-    /// Magnetometer and accelerometer: give up after this long, s.
+    /// Magnetometer and accelerometer: give up after this long, s (`.infinity`: never, e.g. for a trace).
     public var timeoutS: Double
     /// Gyroscope and barometer: capture length, s (defaults 10 s).
     public var durationS: Double?
@@ -235,7 +235,8 @@ public struct CalibrationJob {
                     if ids.contains(sensor), sensorFailure == nil { sensorFailure = (sensor, message) }
                 }
             }
-            guard let t = step else { timedOut = o.tracePath != nil; break }
+            // The end of a recording is not a timeout: the recording simply holds no more.
+            guard let t = step else { break }
             if firstS == nil { firstS = t; nextTickS = t + 1 }
             lastS = t
             let elapsed = t - (firstS ?? t)

@@ -28,7 +28,7 @@ struct Calibrate: ParsableCommand {
     @Option(help: "Calibrate from a recorded trace (CSV or .csv.gz) instead of the live board.") var fromTrace: String?
     @Flag(help: "No questions: run through and save when every sensor succeeded.") var yes = false
     @Option(help: "Calibrate only this sensor (board id; repeatable). Default: every sensor of that kind.") var sensor: [String] = []
-    @Option(help: "Magnetometer and accelerometer: give up after this many seconds.") var timeout: Double = 120
+    @Option(help: "Magnetometer and accelerometer: give up after this many seconds (default 120 live, the whole trace with --from-trace).") var timeout: Double?
     @Option(help: "Gyroscope and barometer: capture this many seconds (default 10).") var duration: Double?
     @Option(help: "Latitude of the board, degrees (for the WMM field check and local gravity), when no receiver gives it.") var latitude: Double?
     @Option(help: "Longitude of the board, degrees east.") var longitude: Double?
@@ -48,7 +48,7 @@ struct Calibrate: ParsableCommand {
         guard let k = CalibrationOptions.Kind(rawValue: kind) else {
             throw ValidationError("\"\(kind)\" is not something to calibrate; allowed: mag, accel, gyro, baro")
         }
-        if !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let t = timeout, !(t > 0 && t.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let d = duration, !(d >= 1 && d.isFinite) { throw ValidationError("--duration must be at least 1 s") }
         if let d = duration, k == .magnetometer || k == .accelerometer {
             throw ValidationError("--duration \(d) is for gyro and baro; mag and accel end when done (see --timeout)")
@@ -81,7 +81,7 @@ struct Calibrate: ParsableCommand {
         let options = CalibrationOptions(
             kind: k, board: description, outputPath: output ?? CalibrationFiles.defaultOutput(for: description, environment: environment),
             tracePath: fromTrace, interactive: interactive, liveView: interactive && !dumb, style: style, sensorIDs: sensor,
-            scenario: scenario, seed: seed, speed: speed, timeoutS: timeout, durationS: duration, latitudeDeg: latitude,
+            scenario: scenario, seed: seed, speed: speed, timeoutS: timeout ?? (fromTrace == nil ? 120 : .infinity), durationS: duration, latitudeDeg: latitude,
             longitudeDeg: longitude, heightM: height, altitudeMSLM: altitudeM,
             qnhPa: qnhHPa.map { $0 * 100 }, date: Self.timestamp(now))
         let stop = StopSignal.install()
