@@ -65,9 +65,8 @@ public enum CalibrationFiles {
             throw JobError("\(path): \(e.key.isEmpty ? "" : e.key + ": ")\(e.problem); \(redo)")
         } catch let DecodingError.dataCorrupted(context) {
             let underlying = (context.underlyingError as NSError?).map { BoardDescription.reason($0) } ?? context.debugDescription
-            let truncated = data.isEmpty || underlying.lowercased().contains("end of") || underlying.lowercased().contains("unexpected end")
             throw JobError("\(path): not a valid calibration file: "
-                           + (truncated ? "the JSON is cut short (an interrupted copy?)" : "not valid JSON (\(underlying))") + "; \(redo)")
+                           + (isCutShort(data) ? "the JSON is cut short (an interrupted copy?)" : "not valid JSON (\(underlying))") + "; \(redo)")
         } catch {
             throw JobError("\(path): not a valid calibration file (\(error)); \(redo)")
         }
@@ -141,8 +140,8 @@ public enum CalibrationFiles {
                 throw JobError("\(path): sensor \"\(s.id)\" was calibrated as a \(s.chip), the board file says \(entry.chip); \(redo)")
             }
             guard maximumDifference(entry.mount, s.mount) < 1e-6 else {
-                throw JobError("\(path): sensor \"\(s.id)\" was calibrated with mount \(s.mount.rowMajor.map(compact)), the board file now says "
-                               + "\(entry.mount.rowMajor.map(compact)): its parameters are in the old axes; \(redo)")
+                throw JobError("\(path): sensor \"\(s.id)\" was calibrated with mount \(compact(s.mount)), the board file now says "
+                               + "\(compact(entry.mount)): its parameters are in the old axes; \(redo)")
             }
         }
     }
@@ -174,8 +173,27 @@ public enum CalibrationFiles {
         zip(a.rowMajor, b.rowMajor).map { abs($0 - $1) }.max() ?? 0
     }
 
-    private static func compact(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : formatFixed(v, digits: 3)
+    /// `[0, -1, 0, 1, 0, 0, 0, 0, 1]`.
+    private static func compact(_ m: Matrix3) -> String {
+        "[" + m.rowMajor.map { $0 == $0.rounded() ? String(Int($0)) : formatFixed($0, digits: 3) }.joined(separator: ", ") + "]"
+    }
+
+    /// True when the JSON text ends inside an object, an array or a string: a file cut short.
+    static func isCutShort(_ data: Data) -> Bool {
+        var depth = 0, inString = false, escaped = false, sawAny = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; sawAny = true
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return !sawAny || depth > 0 || inString
     }
 
     /// `lodestone calibrate --check`: validates the file (and, with a board file, that it fits the board) and

@@ -310,7 +310,8 @@ public struct CalibrationJob {
         for entry in successes { document.merge(entry, order: o.board.sensors.map(\.id)) }
         try CalibrationFiles.save(document, to: o.outputPath)
         output.write("saved \(o.outputPath) (" + successes.map { "\($0.id): \(o.kind.sensorKind.rawValue)" }.joined(separator: ", ") + ")")
-        if CalibrationFiles.searchPath(for: o.board).contains(o.outputPath) {
+        func absolute(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.path }
+        if CalibrationFiles.searchPath(for: o.board).map(absolute).contains(absolute(o.outputPath)) {
             output.write("lodestone run uses it from now on (and replay with --board \(o.board.path ?? "BOARD")).")
         } else {
             output.write("use it with: lodestone run --calibration \(o.outputPath)")
