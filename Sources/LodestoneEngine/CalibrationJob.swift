@@ -218,6 +218,7 @@ public struct CalibrationJob {
         var nextTickS = 0.0
         var nextRedrawWallS = clock.nowS()
         var nextProgressS = 5.0
+        var nextProgressWallS = clock.nowS() + 5
         var timedOut = false
         var sensorFailure: (String, String)?
         while true {
@@ -257,8 +258,10 @@ public struct CalibrationJob {
                     output.writeRaw(view.frame(guide.screen(elapsedS: elapsed, context: context)))
                     output.flush()
                 }
-            } else if elapsed >= nextProgressS, o.tracePath == nil {
-                nextProgressS += 5
+            } else if elapsed >= nextProgressS, o.tracePath == nil, clock.nowS() >= nextProgressWallS {
+                // Every 5 s of the session and at most every 5 s of wall time (a fast simulation is not a flood).
+                nextProgressS = elapsed + 5
+                nextProgressWallS = clock.nowS() + 5
                 screenOut.write(guide.progressLine(elapsedS: elapsed))
                 screenOut.flush()
             }
