@@ -4,6 +4,11 @@ import LodestoneSimulation
 
 /// What one sensor's calibration came to.
 struct SensorOutcome {
+    /// A failure: the reason and what was measured, then what to do.
+    static func failed(_ id: String, _ e: CalibrationError, _ style: CalibrationStyle) -> SensorOutcome {
+        SensorOutcome(id: id, result: .failure(e), lines: [style.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+    }
+
     /// The board id.
     var id: String
     /// The entry to merge into the document (only the kind calibrated is set), or why it failed.
@@ -167,7 +172,7 @@ struct MagnetometerGuide: CalibrationGuide {
         return zip(sensors, sessions).map { id, session in
             switch session.finish(expected: context.expectedField, timedOut: timedOut) {
             case .failure(let e):
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+                return .failed(id, e, s)
             case .success(let r):
                 var entry = context.entry(id)
                 let mounting: String = switch r.mounting {
@@ -267,7 +272,7 @@ struct AccelerometerGuide: CalibrationGuide {
         return zip(sensors, sessions).map { id, session in
             switch session.finish(timedOut: timedOut, gravityMps2: context.gravityMps2) {
             case .failure(let e):
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+                return .failed(id, e, s)
             case .success(let r):
                 var entry = context.entry(id)
                 entry.accelerometer = AccelerometerCalibration(
@@ -286,6 +291,31 @@ struct AccelerometerGuide: CalibrationGuide {
     }
 }
 
+// MARK: - Captures at rest (gyroscope, barometer)
+
+/// What the gyroscope and barometer guides share: a capture of `durationS` at rest.
+struct CaptureProgress {
+    let title: String
+    let durationS: Double
+
+    /// The view's first lines: title, elapsed time, the capture's progress bar (`doneS` of `durationS`).
+    func header(elapsedS: Double, doneS: Double, context: GuideContext) -> [String] {
+        let s = context.style
+        return [s.bold("\(title) — \(context.board.name)") + "   " + formatFixed(elapsedS, digits: 1) + " s", "",
+                "capture " + s.progressBar(doneS / durationS) + "   \(formatFixed(doneS, digits: 1))/\(formatFixed(durationS, digits: 0)) s"]
+    }
+
+    /// One progress line for logs.
+    func line(elapsedS: Double, doneS: Double) -> String {
+        "\(formatFixed(elapsedS, digits: 1)) s: captured \(formatFixed(doneS, digits: 1)) of \(formatFixed(durationS, digits: 0)) s"
+    }
+
+    /// The failure of a capture that did not last: out of time, or stopped.
+    func incomplete(_ id: String, capturedS: Double, timedOut: Bool, style: CalibrationStyle) -> SensorOutcome {
+        .failed(id, CalibrationError(timedOut ? .timedOut : .cancelled, "captured \(formatFixed(capturedS, digits: 1)) of \(formatFixed(durationS, digits: 0)) s"), style)
+    }
+}
+
 // MARK: - Gyroscope
 
 /// Gyroscope bias at rest (and Allan deviation for long captures) of every selected gyroscope.
@@ -295,6 +325,7 @@ struct GyroscopeGuide: CalibrationGuide {
     private var sessions: [GyroscopeSession]
     private var latestRate: Vector3?
     let durationS: Double
+    private var capture: CaptureProgress { CaptureProgress(title: title, durationS: durationS) }
 
     init(sensors: [String], durationS: Double, rateHz: [Double]) {
         self.sensors = sensors
@@ -327,9 +358,7 @@ struct GyroscopeGuide: CalibrationGuide {
 
     func screen(elapsedS: Double, context: GuideContext) -> [String] {
         let s = context.style
-        let done = sessions.map(\.elapsedS).min() ?? 0
-        var lines = [s.bold("\(title) — \(context.board.name)") + "   " + formatFixed(elapsedS, digits: 1) + " s", "",
-                     "capture " + s.progressBar(done / durationS) + "   \(formatFixed(done, digits: 1))/\(formatFixed(durationS, digits: 0)) s"]
+        var lines = capture.header(elapsedS: elapsedS, doneS: sessions.map(\.elapsedS).min() ?? 0, context: context)
         if let w = latestRate {
             lines.append("  rate now " + formatVector(w * Angle.degreesPerRadian, digits: 2) + " °/s")
         }
@@ -343,19 +372,18 @@ struct GyroscopeGuide: CalibrationGuide {
     }
 
     func progressLine(elapsedS: Double) -> String {
-        "\(formatFixed(elapsedS, digits: 1)) s: captured \(formatFixed(sessions.map(\.elapsedS).min() ?? 0, digits: 1)) of \(formatFixed(durationS, digits: 0)) s"
+        capture.line(elapsedS: elapsedS, doneS: sessions.map(\.elapsedS).min() ?? 0)
     }
 
     func finish(timedOut: Bool, elapsedS: Double, context: GuideContext) -> [SensorOutcome] {
         let s = context.style
         return zip(sensors, sessions).map { id, session in
             if !session.isComplete, session.motion == nil, session.elapsedS < durationS * 0.99 {
-                let e = CalibrationError(timedOut ? .timedOut : .cancelled, "captured \(formatFixed(session.elapsedS, digits: 1)) of \(formatFixed(durationS, digits: 0)) s")
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+                return capture.incomplete(id, capturedS: session.elapsedS, timedOut: timedOut, style: s)
             }
             switch session.finish() {
             case .failure(let e):
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+                return .failed(id, e, s)
             case .success(let r):
                 var entry = context.entry(id)
                 entry.gyroscope = GyroscopeCalibration(
@@ -386,6 +414,7 @@ struct BarometerGuide: CalibrationGuide {
     private var sessions: [BarometerSession]
     private var latestPressure: Double?
     let durationS: Double
+    private var capture: CaptureProgress { CaptureProgress(title: title, durationS: durationS) }
 
     init(sensors: [String], durationS: Double) {
         self.sensors = sensors
@@ -417,9 +446,7 @@ struct BarometerGuide: CalibrationGuide {
 
     func screen(elapsedS: Double, context: GuideContext) -> [String] {
         let s = context.style
-        let done = sessions.map(\.elapsedS).min() ?? 0
-        var lines = [s.bold("\(title) — \(context.board.name)") + "   " + formatFixed(elapsedS, digits: 1) + " s", "",
-                     "capture " + s.progressBar(done / durationS) + "   \(formatFixed(done, digits: 1))/\(formatFixed(durationS, digits: 0)) s"]
+        var lines = capture.header(elapsedS: elapsedS, doneS: sessions.map(\.elapsedS).min() ?? 0, context: context)
         if let p = latestPressure { lines.append("  pressure now \(formatFixed(p / 100, digits: 2)) hPa") }
         if let e = context.expectedPressurePa { lines.append("  expected     \(formatFixed(e / 100, digits: 2)) hPa") }
         lines.append(s.dim("q Enter: quit"))
@@ -427,7 +454,7 @@ struct BarometerGuide: CalibrationGuide {
     }
 
     func progressLine(elapsedS: Double) -> String {
-        "\(formatFixed(elapsedS, digits: 1)) s: captured \(formatFixed(sessions.map(\.elapsedS).min() ?? 0, digits: 1)) of \(formatFixed(durationS, digits: 0)) s"
+        capture.line(elapsedS: elapsedS, doneS: sessions.map(\.elapsedS).min() ?? 0)
     }
 
     func finish(timedOut: Bool, elapsedS: Double, context: GuideContext) -> [SensorOutcome] {
@@ -435,15 +462,14 @@ struct BarometerGuide: CalibrationGuide {
         return zip(sensors, sessions).map { id, session in
             guard let reference = context.barometerReference, let expected = context.expectedPressurePa else {
                 let e = CalibrationError(.implausibleOffset, "no reference altitude given")
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)"])
+                return .failed(id, e, s)
             }
             if !session.isComplete {
-                let e = CalibrationError(timedOut ? .timedOut : .cancelled, "captured \(formatFixed(session.elapsedS, digits: 1)) of \(formatFixed(durationS, digits: 0)) s")
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+                return capture.incomplete(id, capturedS: session.elapsedS, timedOut: timedOut, style: s)
             }
             switch session.finish(reference: reference, expectedPressurePa: expected) {
             case .failure(let e):
-                return SensorOutcome(id: id, result: .failure(e), lines: [s.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+                return .failed(id, e, s)
             case .success(let r):
                 var entry = context.entry(id)
                 entry.barometer = BarometerCalibration(

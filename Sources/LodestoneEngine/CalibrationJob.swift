@@ -277,7 +277,7 @@ public struct CalibrationJob {
         var outcomes: [SensorOutcome]
         if let (sensor, message) = sensorFailure {
             let e = CalibrationError(.sensorFailed, "\(sensor): \(message)")
-            outcomes = ids.map { SensorOutcome(id: $0, result: .failure(e), lines: [context.style.red("\($0): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"]) }
+            outcomes = ids.map { SensorOutcome.failed($0, e, context.style) }
         } else {
             outcomes = guide.finish(timedOut: timedOut, elapsedS: elapsed, context: context)
         }

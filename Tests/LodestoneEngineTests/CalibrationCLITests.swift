@@ -7,6 +7,19 @@ import Testing
 @Suite(.serialized) struct CalibrationCLITests {
     static let shipped = repositoryRoot.appendingPathComponent("calibration/simulated.json").path
 
+    /// Starts `executable` (default: lodestone) in the repository, standard output discarded; its standard error.
+    static func start(_ arguments: [String], executable: URL = CLI.executable) throws -> (Process, Pipe) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        p.currentDirectoryURL = repositoryRoot
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        try p.run()
+        return (p, err)
+    }
+
     /// A directory holding a copy of the shipped calibration as `sim.json` (the "previous file").
     func directoryWithPreviousFile() throws -> (ScratchDirectory, String, Data) {
         let dir = try ScratchDirectory()
@@ -21,14 +34,7 @@ import Testing
     @Test func ctrlCMidSessionKeepsThePreviousFile() throws {
         let (dir, path, previous) = try directoryWithPreviousFile()
         defer { dir.remove() }
-        let p = Process()
-        p.executableURL = CLI.executable
-        p.arguments = ["calibrate", "mag", "--yes", "--output", path]
-        p.currentDirectoryURL = repositoryRoot
-        let err = Pipe()
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = err
-        try p.run()
+        let (p, err) = try Self.start(["calibrate", "mag", "--yes", "--output", path])
         Thread.sleep(forTimeInterval: 2)
         p.interrupt()
         #expect(CLI.waitForExit(p, timeoutS: 10), "calibrate did not stop on SIGINT")
@@ -130,15 +136,9 @@ import Testing
         let open = dir.file("open")
         try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
         let output = open + "/sim.json"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.executable.path,
-                       "calibrate", "gyro", "--yes", "--duration", "3", "--output", output]
-        p.currentDirectoryURL = repositoryRoot
-        let err = Pipe()
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = err
-        try p.run()
+        let (p, err) = try Self.start(["--reuid=65534", "--regid=65534", "--clear-groups", CLI.executable.path,
+                                       "calibrate", "gyro", "--yes", "--duration", "3", "--output", output],
+                                      executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
         Thread.sleep(forTimeInterval: 1)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: open)   // root's, not nobody's
         #expect(CLI.waitForExit(p, timeoutS: 20))
