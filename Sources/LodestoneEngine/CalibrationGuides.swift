@@ -154,7 +154,7 @@ struct MagnetometerGuide: CalibrationGuide {
         } else {
             lines.append("Twirl the board and turn it over slowly.")
         }
-        lines.append(s.dim("Enter: finish now   q Enter: quit"))
+        if !isComplete { lines.append(s.dim("Enter: finish now   q Enter: quit")) }
         return lines
     }
 
@@ -257,7 +257,7 @@ struct AccelerometerGuide: CalibrationGuide {
             let still = first.detector.stillSinceS != nil
             lines.append("Now: set it down " + s.bold(next.instruction) + (still ? "   holding still" : "   moving"))
         }
-        lines.append(s.dim("Enter: finish now   q Enter: quit"))
+        if !isComplete { lines.append(s.dim("Enter: finish now   q Enter: quit")) }
         return lines
     }
 

@@ -152,7 +152,8 @@ public struct CalibrationJob {
         var decimalYear = o.decimalYear
         var startPosition: (Double, Double, Double)?
         if let trace = o.tracePath {
-            let traceFeed = try TraceCalibrationFeed(path: trace, board: o.board)
+            // The trace's columns of this kind are the selected sensor's (by default the one that recorded them).
+            let traceFeed = try TraceCalibrationFeed(path: trace, board: o.board, assigning: kind, to: selected[0].id)
             for s in selected { labels[s.id] = "\(s.chip), from \(trace)" }
             feed = traceFeed
         } else {
@@ -387,20 +388,22 @@ struct LiveCalibrationFeed: CalibrationFeed {
 }
 
 /// A recorded trace: each quantity's columns are given to the board's first sensor measuring it (the one
-/// `lodestone run --record` records), GNSS columns become fixes.
+/// `lodestone run --record` records) — the calibrated kind's to the sensor chosen for it —, GNSS columns
+/// become fixes.
 struct TraceCalibrationFeed: CalibrationFeed {
     private var parser: TraceParser
     private let route: [SensorKind: String]
 
-    init(path: String, board: BoardDescription) throws(JobError) {
+    init(path: String, board: BoardDescription, assigning kind: SensorKind, to sensor: String) throws(JobError) {
         let text: String
         do { text = try TraceFiles.readText(path: path) } catch { throw JobError(error.description) }
         parser = TraceParser(text: text, path: path)
         var route: [SensorKind: String] = [:]
-        for kind in [SensorKind.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer] {
-            let known = board.sensors.first { ChipCatalog.entry(named: $0.chip)?.kinds.contains(kind) ?? false }
-            if let s = known ?? board.sensors.first(where: { $0.chip == "iio" }) { route[kind] = s.id }
+        for k in [SensorKind.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer] {
+            let known = board.sensors.first { ChipCatalog.entry(named: $0.chip)?.kinds.contains(k) ?? false }
+            if let s = known ?? board.sensors.first(where: { $0.chip == "iio" }) { route[k] = s.id }
         }
+        route[kind] = sensor
         self.route = route
     }
 

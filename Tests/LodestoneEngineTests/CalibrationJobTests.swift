@@ -170,6 +170,11 @@ enum CalibrationFixtures {
         #expect(r.status == 0, "\(r.output.lines)")
         let m = try #require(try CalibrationFiles.load(path: output)["imu"]?.magnetometer)
         #expect((m.hardIronMicroTesla - Vector3(12, -7.5, 4)).length < 0.5)
+        // --sensor names whose columns they are (a trace recorded from the LIS3MDL, say).
+        let other = dir.file("other.json")
+        let chosen = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: other, tracePath: trace, sensorIDs: ["mag"]))
+        #expect(chosen.status == 0, "\(chosen.output.lines)")
+        #expect(try CalibrationFiles.load(path: other).sensors.map(\.id) == ["mag"])
     }
 
     /// Real data (BROAD trial 02, CC BY 4.0, Laidig et al. 2021): an IMU the dataset authors already
