@@ -28,6 +28,7 @@ let package = Package(
         suite("Drivers", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
         suite("Simulation", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
         suite("GNSS", ["LodestoneCore", "LodestoneLocation"]),
+        suite("Calibration", ["LodestoneCore", "LodestoneCalibration", "LodestoneEngine"]),
     ]
 )
 

@@ -147,6 +147,28 @@ public enum Wire {
         }
     }
 
+    /// `{"class":"CALIBRATION",…}` — after BOARD: the calibration fusion applies (`path`, and per sensor the
+    /// kinds calibrated and when), or `searched` when none was found, or `disabled`.
+    public struct Calibration: Codable, Sendable {
+        public var `class` = "CALIBRATION"
+        public var path: String?
+        public var board: String?
+        public var sensors: [Sensor]
+        public var searched: [String]?
+        public var disabled: Bool?
+        public struct Sensor: Codable, Sendable {
+            public var id: String
+            public var kinds: [String]
+        }
+        public init(_ c: CalibrationStage.Configuration) {
+            path = c.path
+            board = c.document?.board
+            sensors = (c.document?.sensors ?? []).map { Sensor(id: $0.id, kinds: $0.kinds.map(\.rawValue)) }
+            searched = c.document == nil && !c.searched.isEmpty ? c.searched : nil
+            disabled = c.disabled ? true : nil
+        }
+    }
+
     /// Encodes one message as a single line (no trailing newline).
     public static func line<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()

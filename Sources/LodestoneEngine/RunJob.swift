@@ -66,6 +66,9 @@ public struct RunJob {
             output.write(Wire.line(Wire.Board(name: options.board.name, path: options.board.path,
                                               sensors: runtime.sources.map { .init(id: $0.id, label: $0.label, rateHz: $0.rateHz) },
                                               scenario: runtime.world?.scenarioName, seed: isSimulated ? options.seed : nil)))
+            output.write(Wire.line(Wire.Calibration(options.fusion.calibration)))
+        } else if options.fusion.calibration.document != nil || options.fusion.calibration.disabled {
+            errors.write(options.fusion.calibration.summary)
         }
         var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
         var fusion = FusionPipeline(configuration: options.fusion)
@@ -86,7 +89,7 @@ public struct RunJob {
                 case let .reading(sensor, r):
                     everDelivered = true
                     recorder?.add(r, from: sensor)
-                    fusion.process(FusionSample(reading: r))
+                    fusion.process(FusionSample(reading: r, sensor: sensor))
                     if options.json { output.write(Wire.line(Wire.Sample(sensor: sensor, reading: r, messageClass: "SAMPLE"))) }
                 case let .fix(sensor, f):
                     everDelivered = true

@@ -8,7 +8,7 @@ struct LodestoneCommand: ParsableCommand {
         commandName: "lodestone",
         abstract: "Sensor fusion for Linux boards: magnetometers, barometers, IMUs and GNSS on real buses.",
         version: Lodestone.version,
-        subcommands: [Run.self, Read.self, Scan.self, Replay.self, Geo.self, Gnss.self],
+        subcommands: [Run.self, Read.self, Scan.self, Replay.self, Geo.self, Gnss.self, Calibrate.self],
         defaultSubcommand: nil)
 }
 

@@ -25,9 +25,9 @@ enum CLI {
         return false
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdin: String? = nil, executable program: URL = executable) throws -> Result {
         let p = Process()
-        p.executableURL = executable
+        p.executableURL = program
         p.arguments = arguments
         p.currentDirectoryURL = repositoryRoot
         let out = Pipe(), err = Pipe(), input = Pipe()

@@ -8,10 +8,14 @@ public struct FusionSample: Sendable {
     public var reading: SensorReading
     /// A receiver fix, or a receiver's speed alone (mode `.unknown`, only `speedMps` set), when one arrived.
     public var fix: ReceiverFix?
+    /// The board file's id of the sensor the reading came from (`run`); `nil` for a trace row, whose columns
+    /// are one sensor per quantity. Calibration applies by this id.
+    public var sensor: String?
 
-    public init(reading: SensorReading, fix: ReceiverFix? = nil) {
+    public init(reading: SensorReading, fix: ReceiverFix? = nil, sensor: String? = nil) {
         self.reading = reading
         self.fix = fix
+        self.sensor = sensor
     }
 
     /// Time of the sample, s, on the engine's (or the trace's) clock.

@@ -69,12 +69,15 @@ public struct ScenarioSegment: Sendable, Hashable, Codable {
     public var floors: Int
     /// True when no GNSS signal reaches the board (tunnel, indoors): `GNSSSimulator` gives no fix.
     public var gnssOutage: Bool
+    /// How the person turns the board in the hand during the segment (calibration motions); `nil` = not at all.
+    public var handling: BoardHandling?
 
     /// A segment; see each property for units and defaults.
     public init(_ kind: SegmentKind, durationS: Double, speedMps: Double? = nil, headingChangeDeg: Double = 0,
-                floors: Int = 0, gnssOutage: Bool = false) {
+                floors: Int = 0, gnssOutage: Bool = false, handling: BoardHandling? = nil) {
         self.kind = kind; self.durationS = durationS; self.speedMps = speedMps
         self.headingChangeDeg = headingChangeDeg; self.floors = floors; self.gnssOutage = gnssOutage
+        self.handling = handling
     }
 
     /// The horizontal speed the segment ramps to, m/s: `speedMps` (clamped ≥ 0, finite) or the typical
@@ -149,6 +152,8 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
     /// (decimal 2026.5), each under 10 minutes long.
     public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
+        // Guided calibration motions (lodestone calibrate).
+        + [calibrateMagnetometer, calibrateAccelerometer]
 
     private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
                                _ segments: [ScenarioSegment]) -> Scenario {
@@ -228,5 +233,28 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.walk, durationS: 10, headingChangeDeg: -90, gnssOutage: true),
             ScenarioSegment(.stairsDown, durationS: 15, headingChangeDeg: 180, floors: 1, gnssOutage: true),
             ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+        ])
+
+    // MARK: Guided calibration motions (lodestone calibrate)
+
+    /// The magnetometer calibration a person does when `lodestone calibrate mag` asks: standing still facing
+    /// north, board flat in the hand; then 45 s twirling it about its own axis (≈ 150 °/s) while turning it
+    /// over once; then holding it still.
+    static let calibrateMagnetometer = zurich(
+        "calibrate-mag", "hand-held magnetometer calibration: hold 3 s, twirl the board while turning it over once (45 s), hold",
+        heading: 0, mounting: .identity, [
+            ScenarioSegment(.stationary, durationS: 3),
+            ScenarioSegment(.stationary, durationS: 45, handling: .twirl(turnOverDeg: 360, twirlDegPerS: 150, rampS: 2)),
+            ScenarioSegment(.stationary, durationS: 10),
+        ])
+
+    /// The accelerometer six-position calibration: the board set down on a level table on each face in turn
+    /// (4 s each, 2.5 s between), then left face up.
+    static let calibrateAccelerometer = zurich(
+        "calibrate-accel", "accelerometer six positions: the board set down on each face for 4 s, then left face up",
+        heading: 0, mounting: .identity, [
+            ScenarioSegment(.stationary, durationS: 2),
+            ScenarioSegment(.stationary, durationS: 42, handling: .sixFaces(holdS: 4, moveS: 2.5)),
+            ScenarioSegment(.stationary, durationS: 10),
         ])
 }

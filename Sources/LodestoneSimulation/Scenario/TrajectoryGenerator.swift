@@ -31,6 +31,8 @@ struct PlannedSegment: Sendable {
     var to: MotionProfile
     var blendS: Double
     var phaseStartRad: Double
+    // The person turning the board in the hand, if at all.
+    var handling: BoardHandling? = nil
 
     var endS: Double { startS + durationS }
 }
@@ -175,7 +177,7 @@ public struct TrajectoryGenerator: Sendable {
                 heightStartM: height, verticalDistanceM: distance, verticalStartS: verticalStart,
                 verticalWindowS: window, verticalRampS: verticalRamp, verticalSpeedMps: verticalSpeed,
                 floorStart: floor, from: previousProfile, to: profile, blendS: min(1.5, duration),
-                phaseStartRad: phase)
+                phaseStartRad: phase, handling: isHold ? nil : segment.handling)
             plan.append(planned)
             if isHold { break }
             // The gait phase is wrapped modulo 4π, not 2π: the half-cadence channels use φ/2.
@@ -300,10 +302,19 @@ public struct TrajectoryGenerator: Sendable {
         // Attitude: heading (+ yaw sway) about up, pitch about carrier right, roll about carrier forward, mounting.
         let yawTotal = heading + yaw
         let carrierToENU = Self.aboutZ(-yawTotal.value) * Self.aboutX(pitch.value) * Self.aboutY(roll.value)
-        let boardToENU = (carrierToENU * mounting).normalized
         var rate = Vector3(0, 0, -yawTotal.rate)
         rate = Self.aboutX(pitch.value).conjugate.rotate(rate) + Vector3(pitch.rate, 0, 0)
         rate = Self.aboutY(roll.value).conjugate.rotate(rate) + Vector3(0, roll.rate, 0)
+        // The person turning the board in the hand: H = Rx(tilt)·Ry(roll)·Rz(spin) between carrier and mounting.
+        var handled = carrierToENU
+        if let h = segment.handling?.angles(tau: tau, durationS: segment.durationS) {
+            let (tiltX, rollY, spinZ) = (Self.aboutX(h.tilt.value), Self.aboutY(h.roll.value), Self.aboutZ(h.spin.value))
+            handled = carrierToENU * tiltX * rollY * spinZ
+            rate = tiltX.conjugate.rotate(rate) + Vector3(h.tilt.rate, 0, 0)
+            rate = rollY.conjugate.rotate(rate) + Vector3(0, h.roll.rate, 0)
+            rate = spinZ.conjugate.rotate(rate) + Vector3(0, 0, h.spin.rate)
+        }
+        let boardToENU = (handled * mounting).normalized
         let angularVelocity = mounting.conjugate.rotate(rate)
 
         let gravity = Geodesy.normalGravityMps2(latitudeRad: latitude, heightM: heightM)
