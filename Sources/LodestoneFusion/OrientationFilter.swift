@@ -99,6 +99,40 @@ public struct OrientationFilter: Sendable {
         Angle.degrees(fromRadians: state.heading6D.variance.squareRoot())
     }
 
+    /// True when the magnetometer needs (re)calibrating — what Core Location signals with
+    /// `locationManagerShouldDisplayHeadingCalibration`: the filter found a field fixed to the board and is
+    /// removing it itself (a magnet or a device attached after calibration, or a stale calibration), or the board
+    /// has turned enough to show a consistent board-fixed offset larger than `calibrationOffsetFraction` of the
+    /// field, or the field has stayed disturbed beyond `magneticMaximumRejectionTimeS` (the heading then leans on
+    /// a field the filter does not trust).
+    public var needsMagnetometerCalibration: Bool {
+        guard state.hasHeading else { return false }
+        if state.magnetic.offsetInUseMicroTesla != .zero { return true }
+        if state.magnetic.isDisturbed && state.magnetic.rejectionDurationS > parameters.magneticMaximumRejectionTimeS { return true }
+        if let norm = state.magnetic.referenceNormMicroTesla, let e = state.magnetic.tracker.estimate,
+           e.worstSigmaMicroTesla <= parameters.boardFixedFieldAcceptSigmaMicroTesla,
+           e.residualRMSMicroTesla <= parameters.boardFixedFieldConsistencyMicroTesla,
+           e.offsetMicroTesla.length > Self.calibrationOffsetFraction * norm {
+            return true
+        }
+        return false
+    }
+
+    /// Board-fixed offset, as a fraction of the field's norm, beyond which calibration is asked for: 0.1.
+    public static let calibrationOffsetFraction = 0.1
+
+    /// The heading now, `CLHeading`-style, at `timeS`, with `declinationDeg` (east; `nil` when unknown) for the
+    /// true heading; `nil` before the filter has an orientation.
+    public func heading(timeS: Double, declinationDeg: Double?) -> Heading? {
+        guard let q = boardToENU else { return nil }
+        let magnetic = q.rollPitchHeadingDeg.headingDeg
+        let hasMagnetometer = state.hasHeading
+        return Heading(timeS: timeS, magneticHeadingDeg: magnetic,
+                       trueHeadingDeg: hasMagnetometer ? declinationDeg.map { Angle.wrap360(magnetic + $0) } : nil,
+                       declinationDeg: declinationDeg, headingAccuracyDeg: headingAccuracyDeg ?? -1,
+                       magneticFieldMicroTesla: magneticFieldMicroTesla, calibrationNeeded: needsMagnetometerCalibration)
+    }
+
     // MARK: Update
 
     /// Feeds one instant: any of the three sensors (board frame, SI), taken at `timeS` (s, on one clock,
