@@ -52,7 +52,7 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// samples is the gyroscope's between the two earlier instants (extrapolated with the rates `rateRadS` now
     /// and at the anchor).
     mutating func add(_ fieldMicroTesla: Vector3, intervalS: Double, rateRadS: Vector3, delayS: Double, windowS: Double,
-                      anchorIntervalS: Double, noiseMicroTesla: Double) {
+                      anchorIntervalS: Double, noiseMicroTesla: Double, rateNoiseMicroTeslaPerRadS: Double) {
         guard let anchor = anchorMicroTesla else {
             setAnchor(fieldMicroTesla, rateRadS: rateRadS)
             return
@@ -67,7 +67,10 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         let a = Matrix3.identity - c
         let y = fieldMicroTesla - c * anchor
         let forget = Double.exp(-intervalS / windowS)
-        let w = 1 / (noiseMicroTesla * noiseMicroTesla)
+        // The equation's noise: the magnetometer's, plus timing and gyroscope errors that grow with the rate.
+        let rate = (anchorRateRadS.length + rateRadS.length) / 2
+        let sigma = noiseMicroTesla + rateNoiseMicroTeslaPerRadS * rate
+        let w = 1 / (sigma * sigma)
         let at = a.transposed
         information = forget * information + w * (at * a)
         weightedRight = forget * weightedRight + w * (at * y)

@@ -64,7 +64,8 @@ public struct MagneticState: Sendable, Hashable, Codable {
                           coefficients c: OrientationFilter.Coefficients) {
         if p.tracksBoardFixedField {
             tracker.add(raw, intervalS: dt, rateRadS: rateRadS, delayS: p.magnetometerDelayS, windowS: p.boardFixedFieldWindowS,
-                        anchorIntervalS: p.boardFixedFieldAnchorIntervalS, noiseMicroTesla: p.boardFixedFieldNoiseMicroTesla)
+                        anchorIntervalS: p.boardFixedFieldAnchorIntervalS, noiseMicroTesla: p.boardFixedFieldNoiseMicroTesla,
+                        rateNoiseMicroTeslaPerRadS: p.boardFixedFieldRateNoiseMicroTeslaPerRadS)
         }
         guard p.rejectsMagneticDisturbances else { isDisturbed = false; return }
         let current = normDipLowPass.step(Self.normDip(q6.rotate(raw - offsetInUseMicroTesla)),
@@ -147,7 +148,18 @@ public struct MagneticState: Sendable, Hashable, Codable {
                 return
             }
         }
-        guard isDisturbed else { offsetAcceptDurationS = 0; return }
+        guard isDisturbed else {
+            offsetAcceptDurationS = 0
+            // An offset in use follows the tracker while it stays well determined (the first estimate was the
+            // earliest acceptable one, not the best).
+            if offsetInUseMicroTesla != .zero, let estimate = tracker.estimate,
+               estimate.worstSigmaMicroTesla <= p.boardFixedFieldAcceptSigmaMicroTesla,
+               estimate.residualRMSMicroTesla <= p.boardFixedFieldConsistencyMicroTesla {
+                let k = firstOrderGain(timeConstantS: p.boardFixedFieldWindowS, intervalS: dt)
+                offsetInUseMicroTesla += k * (estimate.offsetMicroTesla - offsetInUseMicroTesla)
+            }
+            return
+        }
         guard let estimate = tracker.estimate,
               estimate.worstSigmaMicroTesla <= p.boardFixedFieldAcceptSigmaMicroTesla,
               estimate.residualRMSMicroTesla <= p.boardFixedFieldConsistencyMicroTesla

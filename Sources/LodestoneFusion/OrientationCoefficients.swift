@@ -1,28 +1,10 @@
 import LodestoneCore
 
 extension OrientationFilter {
-    /// What the filter derives from its `Parameters` and the sample intervals it measures, so the per-sample
-    /// path does no unit conversion and no transcendental function of a parameter.
-    ///
-    /// The rate-dependent part follows each sensor's interval: it is set from the first interval and re-derived
-    /// when a smoothed interval moves more than `intervalTolerance` (5 %) from the one it was derived for, so
-    /// timestamp jitter does not churn the filters while a real rate change (a reconfigured chip, a slower
-    /// magnetometer) is followed.
+    /// What the filter derives from its `Parameters` and the sample intervals it measures
+    /// (`State.intervals`), so the per-sample path does no unit conversion and no transcendental function of a
+    /// parameter. A function of the two: `OrientationFilter.restore(_:)` rebuilds it from a saved state.
     public struct Coefficients: Sendable, Hashable {
-        /// Relative change of a smoothed sample interval that re-derives the coefficients: 5 %.
-        public static let intervalTolerance = 0.05
-        /// Time constant of the interval smoothing, in samples: 50.
-        static let intervalSmoothingSamples = 50.0
-
-        /// Intervals the rate-dependent coefficients were derived for, s; 0 until the stream's second sample.
-        public private(set) var gyroscopeIntervalS: Double = 0
-        public private(set) var accelerometerIntervalS: Double = 0
-        public private(set) var magnetometerIntervalS: Double = 0
-        /// Smoothed measured intervals, s.
-        var gyroscopeSmoothedIntervalS: Double = 0
-        var accelerometerSmoothedIntervalS: Double = 0
-        var magnetometerSmoothedIntervalS: Double = 0
-
         /// Rest-detection low-passes at the gyroscope and accelerometer rates.
         public private(set) var restGyroscopeLowPass = ButterworthCoefficients.passThrough
         public private(set) var restAccelerometerLowPass = ButterworthCoefficients.passThrough
@@ -79,6 +61,14 @@ extension OrientationFilter {
             magneticNewFieldMinimumRateRadS = p.magneticNewFieldMinimumRateDegS * radiansPerDegree
         }
 
+        /// The coefficients for `parameters` and the rates in `intervals` (those not yet measured stay pass-through).
+        init(parameters p: Parameters, intervals: SampleIntervals) {
+            self.init(parameters: p)
+            if intervals.gyroscope.derivedS > 0 { setGyroscope(intervalS: intervals.gyroscope.derivedS, parameters: p) }
+            if intervals.accelerometer.derivedS > 0 { setAccelerometer(intervalS: intervals.accelerometer.derivedS, parameters: p) }
+            if intervals.magnetometer.derivedS > 0 { setMagnetometer(intervalS: intervals.magnetometer.derivedS, parameters: p) }
+        }
+
         /// Measurement variance of one bias update that makes `steadyStateVariance` the filter's steady state
         /// with the random walk over `intervalS`: for a scalar filter with process variance `v` per step, the
         /// posterior settles at `p` when the measurement variance is `p²/v + p`.
@@ -87,40 +77,76 @@ extension OrientationFilter {
             return p * p / v + p
         }
 
-        /// Smooths `dt` into `smoothed` and says whether coefficients derived for `current` should be re-derived.
-        private static func track(_ dt: Double, smoothed: inout Double, current: Double) -> Bool {
-            if smoothed == 0 { smoothed = dt } else { smoothed += (dt - smoothed) / intervalSmoothingSamples }
-            return current == 0 || abs(smoothed - current) > intervalTolerance * current
+        mutating func setGyroscope(intervalS dt: Double, parameters p: Parameters) {
+            restGyroscopeLowPass = ButterworthCoefficients(timeConstantS: p.restFilterTimeConstantS, intervalS: dt)
         }
 
+        mutating func setAccelerometer(intervalS dt: Double, parameters p: Parameters) {
+            restAccelerometerLowPass = ButterworthCoefficients(timeConstantS: p.restFilterTimeConstantS, intervalS: dt)
+            accelerometerLowPass = ButterworthCoefficients(timeConstantS: p.accelerometerTimeConstantS, intervalS: dt)
+        }
+
+        mutating func setMagnetometer(intervalS dt: Double, parameters p: Parameters) {
+            magneticCurrentLowPass = ButterworthCoefficients(timeConstantS: p.magneticCurrentTimeConstantS, intervalS: dt)
+            magneticReferenceGain = firstOrderGain(timeConstantS: p.magneticReferenceTimeConstantS, intervalS: dt)
+        }
+
+        /// Follows the gyroscope's interval: re-derives its coefficients (and keeps its filters' outputs) when it moved.
         mutating func adaptGyroscope(intervalS dt: Double, parameters p: Parameters, state: inout State) {
-            guard Self.track(dt, smoothed: &gyroscopeSmoothedIntervalS, current: gyroscopeIntervalS) else { return }
-            gyroscopeIntervalS = gyroscopeSmoothedIntervalS
-            restGyroscopeLowPass = ButterworthCoefficients(timeConstantS: p.restFilterTimeConstantS, intervalS: gyroscopeIntervalS)
+            guard state.intervals.gyroscope.track(dt) else { return }
+            setGyroscope(intervalS: state.intervals.gyroscope.derivedS, parameters: p)
             state.restGyroscopeLowPass.settle(coefficients: restGyroscopeLowPass)
         }
 
         mutating func adaptAccelerometer(intervalS dt: Double, parameters p: Parameters, state: inout State) {
-            guard Self.track(dt, smoothed: &accelerometerSmoothedIntervalS, current: accelerometerIntervalS) else { return }
-            accelerometerIntervalS = accelerometerSmoothedIntervalS
-            restAccelerometerLowPass = ButterworthCoefficients(timeConstantS: p.restFilterTimeConstantS, intervalS: accelerometerIntervalS)
-            accelerometerLowPass = ButterworthCoefficients(timeConstantS: p.accelerometerTimeConstantS, intervalS: accelerometerIntervalS)
+            guard state.intervals.accelerometer.track(dt) else { return }
+            setAccelerometer(intervalS: state.intervals.accelerometer.derivedS, parameters: p)
             state.restAccelerometerLowPass.settle(coefficients: restAccelerometerLowPass)
             state.accelerationLowPass.settle(coefficients: accelerometerLowPass)
             state.motionBiasLowPass.settle(coefficients: accelerometerLowPass)
         }
 
         mutating func adaptMagnetometer(intervalS dt: Double, parameters p: Parameters, state: inout State) {
-            guard Self.track(dt, smoothed: &magnetometerSmoothedIntervalS, current: magnetometerIntervalS) else { return }
-            magnetometerIntervalS = magnetometerSmoothedIntervalS
-            magneticCurrentLowPass = ButterworthCoefficients(timeConstantS: p.magneticCurrentTimeConstantS, intervalS: magnetometerIntervalS)
-            magneticReferenceGain = firstOrderGain(timeConstantS: p.magneticReferenceTimeConstantS, intervalS: magnetometerIntervalS)
+            guard state.intervals.magnetometer.track(dt) else { return }
+            setMagnetometer(intervalS: state.intervals.magnetometer.derivedS, parameters: p)
             state.magnetic.normDipLowPass.settle(coefficients: magneticCurrentLowPass)
             state.magnetic.rawNormDipLowPass.settle(coefficients: magneticCurrentLowPass)
         }
     }
 }
 
+/// The sample interval of each sensor stream as the filter measured it (part of the state, so that a restored
+/// state rebuilds the same coefficients).
+///
+/// Each stream's interval is smoothed over about 50 samples; the coefficients are re-derived when the smoothed
+/// interval moves more than `tolerance` (5 %) from the one they were derived for, so timestamp jitter does not
+/// churn the filters while a real rate change (a reconfigured chip, a slower magnetometer) is followed.
+public struct SampleIntervals: Sendable, Hashable, Codable {
+    /// Relative change of a smoothed interval that re-derives the coefficients: 5 %.
+    public static let tolerance = 0.05
+    /// Time constant of the smoothing, in samples: 50.
+    public static let smoothingSamples = 50.0
+
+    /// One stream's interval.
+    public struct Interval: Sendable, Hashable, Codable {
+        /// The interval the coefficients were derived for, s; 0 until the stream's second sample.
+        public private(set) var derivedS: Double = 0
+        /// The smoothed measured interval, s.
+        public private(set) var smoothedS: Double = 0
+
+        /// Smooths in `dt`; true when the coefficients must be re-derived for `derivedS`.
+        mutating func track(_ dt: Double) -> Bool {
+            smoothedS = smoothedS == 0 ? dt : smoothedS + (dt - smoothedS) / SampleIntervals.smoothingSamples
+            guard derivedS == 0 || abs(smoothedS - derivedS) > SampleIntervals.tolerance * derivedS else { return false }
+            derivedS = smoothedS
+            return true
+        }
+    }
+
+    public var gyroscope = Interval()
+    public var accelerometer = Interval()
+    public var magnetometer = Interval()
+}
 extension LowPassVector {
     /// Keeps the output where it is under new coefficients (no-op before the filter runs).
     mutating func settle(coefficients k: ButterworthCoefficients) {

@@ -24,14 +24,21 @@ public struct OrientationFilter: Sendable {
     public let parameters: Parameters
     /// What is derived from the parameters and the measured sample intervals.
     public private(set) var coefficients: Coefficients
-    /// Everything `update` changes: snapshot it, restore it, compare it.
-    public var state: State
+    /// Everything `update` changes: snapshot it (it is `Codable`), compare it, `restore(_:)` it.
+    public private(set) var state: State
 
     /// A filter that has seen no sample yet.
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         coefficients = Coefficients(parameters: parameters)
         state = State(parameters: parameters)
+    }
+
+    /// Continues from a saved state (of a filter with the same parameters): the coefficients are rebuilt for the
+    /// sample intervals the state records, so the run goes on exactly as it would have.
+    public mutating func restore(_ saved: State) {
+        state = saved
+        coefficients = Coefficients(parameters: parameters, intervals: saved.intervals)
     }
 
     // MARK: Outputs

@@ -107,9 +107,11 @@ extension OrientationFilter {
         public var boardFixedFieldWindowS: Double = 8.0
         /// Longest time between the two samples of one tracker equation, s, > 0. Default 0.5.
         public var boardFixedFieldAnchorIntervalS: Double = 0.5
-        /// Noise of one tracker equation, µT, > 0. Default 1.5 (magnetometer noise plus gyroscope and timing
-        /// errors over the anchor interval).
-        public var boardFixedFieldNoiseMicroTesla: Double = 1.5
+        /// Noise of one tracker equation at rest, µT, > 0. Default 1 (the magnetometer noise of its two samples).
+        public var boardFixedFieldNoiseMicroTesla: Double = 1.0
+        /// Growth of that noise with the rotation rate, µT per rad/s, ≥ 0. Default 0.3 (gyroscope scale errors
+        /// and the magnetometer's timing over the anchor interval grow with the rate).
+        public var boardFixedFieldRateNoiseMicroTeslaPerRadS: Double = 0.3
         /// Largest standard deviation (in its worst direction) at which an offset estimate is used, µT. Default 0.6.
         public var boardFixedFieldAcceptSigmaMicroTesla: Double = 0.6
         /// Largest RMS residual of the tracker's equations at which the field counts as board-fixed, µT. Default 2.5.

@@ -15,6 +15,8 @@ extension OrientationFilter {
         /// True once a magnetometer sample set the heading.
         public var hasHeading = false
 
+        /// Each stream's measured sample interval.
+        public var intervals = SampleIntervals()
         /// Time of each stream's last sample, s.
         public var lastGyroscopeTimeS: Double?
         public var lastAccelerometerTimeS: Double?
