@@ -27,11 +27,16 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     var anchorMicroTesla: Vector3?
     /// Time since the anchor, s.
     var anchorAgeS: Double = 0
+    /// Time since the last equation, s (equations are taken at most every `equationIntervalS`).
+    var equationAgeS: Double = 0
     /// Rotation from the board frame now to the board frame at the anchor (`v_anchor = q.rotate(v_now)`),
     /// accumulated from the gyroscope.
     var rotationToAnchor = Quaternion.identity
     /// The rate at the anchor, rad/s (to refer the rotation to the magnetometer's delayed instants).
     var anchorRateRadS = Vector3.zero
+
+    /// Shortest time between two equations, s: 0.01 (100 equations a second).
+    public static let equationIntervalS = 0.01
 
     public init() {}
 
@@ -43,7 +48,7 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// Accumulates one gyroscope step `step` (board frame before the step → after, `v_before = step.rotate(v_after)`).
     mutating func rotate(by step: Quaternion) {
         guard anchorMicroTesla != nil else { return }
-        rotationToAnchor = rotationToAnchor * step
+        rotationToAnchor = Quaternion.hamilton(rotationToAnchor, step)
     }
 
     /// Adds the equation of a new magnetometer sample `fieldMicroTesla` (raw, board frame), taken `intervalS`
@@ -57,26 +62,33 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
             setAnchor(fieldMicroTesla, rateRadS: rateRadS)
             return
         }
-        rotationToAnchor = rotationToAnchor.normalized
+        // Consecutive samples share the anchor and differ by a sliver of rotation: beyond 100 equations a second
+        // they add noise-averaging only, which the window's length already gives.
+        equationAgeS += intervalS
+        anchorAgeS += intervalS
+        guard equationAgeS >= Self.equationIntervalS || anchorAgeS >= anchorIntervalS else { return }
+        let elapsedS = equationAgeS
+        equationAgeS = 0
+        rotationToAnchor = rotationToAnchor.renormalized
         let delayed = delayS > 0
-            ? Quaternion(rotationVector: anchorRateRadS * delayS) * rotationToAnchor * Quaternion(rotationVector: rateRadS * -delayS)
+            ? Quaternion.hamilton(Quaternion.hamilton(Quaternion.exponential(ofRotationVector: anchorRateRadS * delayS), rotationToAnchor),
+                                  Quaternion.exponential(ofRotationVector: rateRadS * -delayS))
             : rotationToAnchor
         // C maps earth-fixed vectors from the anchor's board frame to the current one: the transpose of the
         // rotation matrix of the rotation to the anchor.
-        let c = delayed.rotationMatrix.transposed
-        let a = Matrix3.identity - c
-        let y = fieldMicroTesla - c * anchor
-        let forget = Double.exp(-intervalS / windowS)
+        let c = delayed.fastRotationMatrix.transposed
+        let y = fieldMicroTesla - Matrix3.product(c, anchor)
+        let forget = decayFactor(elapsedS / windowS)
         // The equation's noise: the magnetometer's, plus timing and gyroscope errors that grow with the rate.
         let rate = (anchorRateRadS.length + rateRadS.length) / 2
         let sigma = noiseMicroTesla + rateNoiseMicroTeslaPerRadS * rate
         let w = 1 / (sigma * sigma)
-        let at = a.transposed
-        information = forget * information + w * (at * a)
-        weightedRight = forget * weightedRight + w * (at * y)
+        // With A = I − C and C a rotation (CᵀC = I): AᵀA = 2I − C − Cᵀ and Aᵀy = y − Cᵀy.
+        let ct = c.transposed
+        information = forget * information + w * (Matrix3.diagonal(2) - c - ct)
+        weightedRight = forget * weightedRight + w * (y - Matrix3.product(ct, y))
         weightedSquares = forget * weightedSquares + w * y.dot(y)
         weightSum = forget * weightSum + w
-        anchorAgeS += intervalS
         if anchorAgeS >= anchorIntervalS { setAnchor(fieldMicroTesla, rateRadS: rateRadS) }
     }
 
@@ -85,6 +97,7 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         anchorRateRadS = rateRadS
         rotationToAnchor = .identity
         anchorAgeS = 0
+        equationAgeS = 0
     }
 
     /// The current estimate: the offset (board frame, µT), the standard deviation in its worst-determined
@@ -98,5 +111,13 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         let squares = max(0, weightedSquares - offset.dot(weightedRight))
         let residual = (squares / weightSum).squareRoot()
         return (offset, (1 / smallest).squareRoot(), residual)
+    }
+
+    /// `estimate` when it is well determined (worst-direction standard deviation ≤ `sigma`, µT) and consistent
+    /// (RMS residual ≤ `residual`, µT), else `nil`.
+    func acceptableEstimate(sigma: Double, residual: Double)
+        -> (offsetMicroTesla: Vector3, worstSigmaMicroTesla: Double, residualRMSMicroTesla: Double)? {
+        guard let e = estimate, e.worstSigmaMicroTesla <= sigma, e.residualRMSMicroTesla <= residual else { return nil }
+        return e
     }
 }

@@ -98,5 +98,5 @@ where Value.Scalar == Double, Value: Sendable & Hashable & Codable {
 /// Gain of a first-order low-pass (exponential smoothing) with time constant `tau` (s) at interval `dt` (s):
 /// `k = 1 − exp(−dt/τ)`; 1 for `τ ≤ 0`.
 func firstOrderGain(timeConstantS tau: Double, intervalS dt: Double) -> Double {
-    tau > 0 ? 1 - Double.exp(-dt / tau) : 1
+    tau > 0 ? 1 - decayFactor(dt / tau) : 1
 }

@@ -39,11 +39,10 @@ public struct MagneticState: Sendable, Hashable, Codable {
     public var offsetAcceptDurationS: Double = 0
     /// Variance of the heading error caused by the uncertainty of the offset in use, rad².
     public var offsetHeadingVarianceRad2: Double = 0
+    /// Low-passed square of the magnetometer's disagreement with the filter's heading, rad².
+    public var disagreementVarianceRad2: Double = 0
 
     public init() {}
-
-    /// Multiplier of the heading error floor's variance (1 normally).
-    var floorScale: Double { 1 }
 
     /// Norm (µT) and dip (rad, positive when the field points down) of `field` (E₆).
     static func normDip(_ earth: Vector3) -> SIMD2<Double> {
@@ -52,148 +51,161 @@ public struct MagneticState: Sendable, Hashable, Codable {
         return SIMD2(norm, Double.asin(max(-1, min(1, -earth.z / norm))))
     }
 
-    /// True when (norm, dip) `value` is within the thresholds of (`norm`, `dip`).
-    static func matches(_ value: SIMD2<Double>, norm: Double, dip: Double, parameters p: OrientationFilter.Parameters,
-                        coefficients c: OrientationFilter.Coefficients) -> Bool {
-        abs(value[0] - norm) < p.magneticNormThreshold * norm && abs(value[1] - dip) < c.magneticDipThresholdRad
+    /// True when (norm, dip) `value` is within the thresholds (relative norm, dip in rad) of (`norm`, `dip`).
+    static func matches(_ value: SIMD2<Double>, norm: Double, dip: Double, normThreshold: Double, dipThresholdRad: Double) -> Bool {
+        abs(value[0] - norm) < normThreshold * norm && abs(value[1] - dip) < dipThresholdRad
     }
+}
+
+// The magnetometer's logic, as methods of the filter: they read `parameters` and `coefficients` in place (passing
+// those structs as arguments while `state` is being modified would copy them on every sample).
+extension OrientationFilter {
 
     /// Takes one new raw sample: tracker, reference, disturbance, candidate and board-fixed offset.
-    mutating func observe(rawMicroTesla raw: Vector3, orientation6D q6: Quaternion, intervalS dt: Double,
-                          rateRadS: Vector3, rotationRateRadS: Double, parameters p: OrientationFilter.Parameters,
-                          coefficients c: OrientationFilter.Coefficients) {
-        if p.tracksBoardFixedField {
-            tracker.add(raw, intervalS: dt, rateRadS: rateRadS, delayS: p.magnetometerDelayS, windowS: p.boardFixedFieldWindowS,
-                        anchorIntervalS: p.boardFixedFieldAnchorIntervalS, noiseMicroTesla: p.boardFixedFieldNoiseMicroTesla,
-                        rateNoiseMicroTeslaPerRadS: p.boardFixedFieldRateNoiseMicroTeslaPerRadS)
+    mutating func observeMagnetometer(raw: Vector3, orientation6D q6: Quaternion, intervalS dt: Double) {
+        let normThreshold = parameters.magneticNormThreshold, dipThreshold = coefficients.magneticDipThresholdRad
+        func fieldMatches(_ value: SIMD2<Double>, norm: Double, dip: Double) -> Bool {
+            MagneticState.matches(value, norm: norm, dip: dip, normThreshold: normThreshold, dipThresholdRad: dipThreshold)
         }
-        guard p.rejectsMagneticDisturbances else { isDisturbed = false; return }
-        let current = normDipLowPass.step(Self.normDip(q6.rotate(raw - offsetInUseMicroTesla)),
-                                          coefficients: c.magneticCurrentLowPass,
-                                          timeConstantS: p.magneticCurrentTimeConstantS, intervalS: dt)
+        if parameters.tracksBoardFixedField {
+            state.magnetic.tracker.add(raw, intervalS: dt, rateRadS: state.lastRateRadS, delayS: parameters.magnetometerDelayS,
+                                       windowS: parameters.boardFixedFieldWindowS,
+                                       anchorIntervalS: parameters.boardFixedFieldAnchorIntervalS,
+                                       noiseMicroTesla: parameters.boardFixedFieldNoiseMicroTesla,
+                                       rateNoiseMicroTeslaPerRadS: parameters.boardFixedFieldRateNoiseMicroTeslaPerRadS)
+        }
+        guard parameters.rejectsMagneticDisturbances else { state.magnetic.isDisturbed = false; return }
+        let current = state.magnetic.normDipLowPass.step(
+            MagneticState.normDip(q6.rotating(raw - state.magnetic.offsetInUseMicroTesla)),
+            coefficients: coefficients.magneticCurrentLowPass, timeConstantS: parameters.magneticCurrentTimeConstantS, intervalS: dt)
+        let gain = coefficients.magneticReferenceGain
 
-        guard let norm = referenceNormMicroTesla else {
+        guard let norm = state.magnetic.referenceNormMicroTesla else {
             // No reference yet: the first steady field becomes it (the board need not turn: there is nothing better).
-            if Self.matches(current, norm: candidateNormMicroTesla, dip: candidateDipRad, parameters: p, coefficients: c) {
-                candidateDurationS += dt
-                candidateNormMicroTesla += c.magneticReferenceGain * (current[0] - candidateNormMicroTesla)
-                candidateDipRad += c.magneticReferenceGain * (current[1] - candidateDipRad)
-                if candidateDurationS >= p.magneticNewFieldFirstTimeS {
-                    referenceNormMicroTesla = candidateNormMicroTesla
-                    referenceDipRad = candidateDipRad
+            if fieldMatches(current, norm: state.magnetic.candidateNormMicroTesla, dip: state.magnetic.candidateDipRad) {
+                state.magnetic.candidateDurationS += dt
+                state.magnetic.candidateNormMicroTesla += gain * (current[0] - state.magnetic.candidateNormMicroTesla)
+                state.magnetic.candidateDipRad += gain * (current[1] - state.magnetic.candidateDipRad)
+                if state.magnetic.candidateDurationS >= parameters.magneticNewFieldFirstTimeS {
+                    state.magnetic.referenceNormMicroTesla = state.magnetic.candidateNormMicroTesla
+                    state.magnetic.referenceDipRad = state.magnetic.candidateDipRad
                 }
             } else {
-                candidateDurationS = 0
-                candidateNormMicroTesla = current[0]
-                candidateDipRad = current[1]
+                state.magnetic.candidateDurationS = 0
+                state.magnetic.candidateNormMicroTesla = current[0]
+                state.magnetic.candidateDipRad = current[1]
             }
             return
         }
 
-        let wasDisturbed = isDisturbed
-        if Self.matches(current, norm: norm, dip: referenceDipRad, parameters: p, coefficients: c) {
-            undisturbedDurationS += dt
-            if undisturbedDurationS >= p.magneticMinimumUndisturbedTimeS {
-                isDisturbed = false
-                referenceNormMicroTesla = norm + c.magneticReferenceGain * (current[0] - norm)
-                referenceDipRad += c.magneticReferenceGain * (current[1] - referenceDipRad)
+        let wasDisturbed = state.magnetic.isDisturbed
+        if fieldMatches(current, norm: norm, dip: state.magnetic.referenceDipRad) {
+            state.magnetic.undisturbedDurationS += dt
+            if state.magnetic.undisturbedDurationS >= parameters.magneticMinimumUndisturbedTimeS {
+                state.magnetic.isDisturbed = false
+                state.magnetic.referenceNormMicroTesla = norm + gain * (current[0] - norm)
+                state.magnetic.referenceDipRad += gain * (current[1] - state.magnetic.referenceDipRad)
             }
         } else {
-            undisturbedDurationS = 0
-            isDisturbed = true
+            state.magnetic.undisturbedDurationS = 0
+            state.magnetic.isDisturbed = true
         }
-        if isDisturbed && !wasDisturbed {
+        if state.magnetic.isDisturbed && !wasDisturbed {
             // A new disturbance: equations from before it belong to another offset.
-            tracker.restart()
-            offsetAcceptDurationS = 0
+            state.magnetic.tracker.restart()
+            state.magnetic.offsetAcceptDurationS = 0
         }
 
         // A new, steady field while turning becomes the reference.
-        if Self.matches(current, norm: candidateNormMicroTesla, dip: candidateDipRad, parameters: p, coefficients: c) {
-            if rotationRateRadS >= c.magneticNewFieldMinimumRateRadS { candidateDurationS += dt }
-            candidateNormMicroTesla += c.magneticReferenceGain * (current[0] - candidateNormMicroTesla)
-            candidateDipRad += c.magneticReferenceGain * (current[1] - candidateDipRad)
-            if isDisturbed && candidateDurationS >= p.magneticNewFieldTimeS {
-                referenceNormMicroTesla = candidateNormMicroTesla
-                referenceDipRad = candidateDipRad
-                isDisturbed = false
-                undisturbedDurationS = p.magneticMinimumUndisturbedTimeS
+        if fieldMatches(current, norm: state.magnetic.candidateNormMicroTesla, dip: state.magnetic.candidateDipRad) {
+            if state.restGyroscopeLowPass.output.length >= coefficients.magneticNewFieldMinimumRateRadS {
+                state.magnetic.candidateDurationS += dt
+            }
+            state.magnetic.candidateNormMicroTesla += gain * (current[0] - state.magnetic.candidateNormMicroTesla)
+            state.magnetic.candidateDipRad += gain * (current[1] - state.magnetic.candidateDipRad)
+            if state.magnetic.isDisturbed && state.magnetic.candidateDurationS >= parameters.magneticNewFieldTimeS {
+                state.magnetic.referenceNormMicroTesla = state.magnetic.candidateNormMicroTesla
+                state.magnetic.referenceDipRad = state.magnetic.candidateDipRad
+                state.magnetic.isDisturbed = false
+                state.magnetic.undisturbedDurationS = parameters.magneticMinimumUndisturbedTimeS
             }
         } else {
-            candidateDurationS = 0
-            candidateNormMicroTesla = current[0]
-            candidateDipRad = current[1]
+            state.magnetic.candidateDurationS = 0
+            state.magnetic.candidateNormMicroTesla = current[0]
+            state.magnetic.candidateDipRad = current[1]
         }
 
-        if p.tracksBoardFixedField { considerBoardFixedOffset(raw: raw, orientation6D: q6, intervalS: dt, parameters: p, coefficients: c) }
+        if parameters.tracksBoardFixedField { considerBoardFixedOffset(raw: raw, orientation6D: q6, intervalS: dt) }
     }
 
-    /// Adopts the tracker's offset when it explains a disturbance, and drops an offset whose field is gone.
-    private mutating func considerBoardFixedOffset(raw: Vector3, orientation6D q6: Quaternion, intervalS dt: Double,
-                                                   parameters p: OrientationFilter.Parameters,
-                                                   coefficients c: OrientationFilter.Coefficients) {
-        guard let norm = referenceNormMicroTesla else { return }
-        if offsetInUseMicroTesla != .zero {
+    /// Adopts the tracker's offset when it explains a disturbance, refines an offset in use, and drops an offset
+    /// whose field is gone.
+    private mutating func considerBoardFixedOffset(raw: Vector3, orientation6D q6: Quaternion, intervalS dt: Double) {
+        let normThreshold = parameters.magneticNormThreshold, dipThreshold = coefficients.magneticDipThresholdRad
+        func fieldMatches(_ value: SIMD2<Double>, norm: Double, dip: Double) -> Bool {
+            MagneticState.matches(value, norm: norm, dip: dip, normThreshold: normThreshold, dipThresholdRad: dipThreshold)
+        }
+        let acceptSigma = parameters.boardFixedFieldAcceptSigmaMicroTesla
+        let consistency = parameters.boardFixedFieldConsistencyMicroTesla
+        guard let norm = state.magnetic.referenceNormMicroTesla else { return }
+        let dip = state.magnetic.referenceDipRad
+        if state.magnetic.offsetInUseMicroTesla != .zero {
             // Is the attached field gone? The raw field then matches the reference and the corrected does not.
-            let rawCurrent = rawNormDipLowPass.step(Self.normDip(q6.rotate(raw)), coefficients: c.magneticCurrentLowPass,
-                                                    timeConstantS: p.magneticCurrentTimeConstantS, intervalS: dt)
-            if isDisturbed, Self.matches(rawCurrent, norm: norm, dip: referenceDipRad, parameters: p, coefficients: c) {
-                offsetInUseMicroTesla = .zero
-                offsetHeadingVarianceRad2 = 0
-                normDipLowPass.settle(at: rawCurrent, coefficients: c.magneticCurrentLowPass)
-                rawNormDipLowPass.reset()
-                isDisturbed = false
-                undisturbedDurationS = p.magneticMinimumUndisturbedTimeS
-                tracker.restart()
+            let rawCurrent = state.magnetic.rawNormDipLowPass.step(
+                MagneticState.normDip(q6.rotating(raw)), coefficients: coefficients.magneticCurrentLowPass,
+                timeConstantS: parameters.magneticCurrentTimeConstantS, intervalS: dt)
+            if state.magnetic.isDisturbed, fieldMatches(rawCurrent, norm: norm, dip: dip) {
+                state.magnetic.offsetInUseMicroTesla = .zero
+                state.magnetic.offsetHeadingVarianceRad2 = 0
+                state.magnetic.normDipLowPass.settle(at: rawCurrent, coefficients: coefficients.magneticCurrentLowPass)
+                state.magnetic.rawNormDipLowPass.reset()
+                state.magnetic.isDisturbed = false
+                state.magnetic.undisturbedDurationS = parameters.magneticMinimumUndisturbedTimeS
+                state.magnetic.tracker.restart()
                 return
             }
         }
-        guard isDisturbed else {
-            offsetAcceptDurationS = 0
+        guard state.magnetic.isDisturbed else {
+            state.magnetic.offsetAcceptDurationS = 0
             // An offset in use follows the tracker while it stays well determined (the first estimate was the
             // earliest acceptable one, not the best).
-            if offsetInUseMicroTesla != .zero, let estimate = tracker.estimate,
-               estimate.worstSigmaMicroTesla <= p.boardFixedFieldAcceptSigmaMicroTesla,
-               estimate.residualRMSMicroTesla <= p.boardFixedFieldConsistencyMicroTesla {
-                let k = firstOrderGain(timeConstantS: p.boardFixedFieldWindowS, intervalS: dt)
-                offsetInUseMicroTesla += k * (estimate.offsetMicroTesla - offsetInUseMicroTesla)
+            if state.magnetic.offsetInUseMicroTesla != .zero, let estimate = state.magnetic.tracker.acceptableEstimate(sigma: acceptSigma, residual: consistency) {
+                let k = firstOrderGain(timeConstantS: parameters.boardFixedFieldWindowS, intervalS: dt)
+                state.magnetic.offsetInUseMicroTesla += k * (estimate.offsetMicroTesla - state.magnetic.offsetInUseMicroTesla)
             }
             return
         }
-        guard let estimate = tracker.estimate,
-              estimate.worstSigmaMicroTesla <= p.boardFixedFieldAcceptSigmaMicroTesla,
-              estimate.residualRMSMicroTesla <= p.boardFixedFieldConsistencyMicroTesla
-        else { offsetAcceptDurationS = 0; return }
-        let corrected = Self.normDip(q6.rotate(raw - estimate.offsetMicroTesla))
-        guard Self.matches(corrected, norm: norm, dip: referenceDipRad, parameters: p, coefficients: c) else {
-            offsetAcceptDurationS = 0
+        guard let estimate = state.magnetic.tracker.acceptableEstimate(sigma: acceptSigma, residual: consistency) else { state.magnetic.offsetAcceptDurationS = 0; return }
+        let corrected = MagneticState.normDip(q6.rotating(raw - estimate.offsetMicroTesla))
+        guard fieldMatches(corrected, norm: norm, dip: dip) else {
+            state.magnetic.offsetAcceptDurationS = 0
             return
         }
-        offsetAcceptDurationS += dt
-        guard offsetAcceptDurationS >= p.boardFixedFieldAcceptTimeS else { return }
-        offsetInUseMicroTesla = estimate.offsetMicroTesla
-        let horizontal = norm * Double.cos(referenceDipRad)
+        state.magnetic.offsetAcceptDurationS += dt
+        guard state.magnetic.offsetAcceptDurationS >= parameters.boardFixedFieldAcceptTimeS else { return }
+        state.magnetic.offsetInUseMicroTesla = estimate.offsetMicroTesla
+        let horizontal = norm * Double.cos(dip)
         let sigma = estimate.worstSigmaMicroTesla
-        offsetHeadingVarianceRad2 = horizontal > 0 ? (sigma * sigma) / (horizontal * horizontal) : 0
-        normDipLowPass.settle(at: corrected, coefficients: c.magneticCurrentLowPass)
-        rawNormDipLowPass.reset()
-        isDisturbed = false
-        undisturbedDurationS = p.magneticMinimumUndisturbedTimeS
-        offsetAcceptDurationS = 0
+        state.magnetic.offsetHeadingVarianceRad2 = horizontal > 0 ? (sigma * sigma) / (horizontal * horizontal) : 0
+        state.magnetic.normDipLowPass.settle(at: corrected, coefficients: coefficients.magneticCurrentLowPass)
+        state.magnetic.rawNormDipLowPass.reset()
+        state.magnetic.isDisturbed = false
+        state.magnetic.undisturbedDurationS = parameters.magneticMinimumUndisturbedTimeS
+        state.magnetic.offsetAcceptDurationS = 0
     }
 
     /// The variance of this sample's heading measurement, rad², or `nil` when it must not be used (disturbed,
     /// within the maximum rejection time). Counts the rejection time.
-    mutating func headingMeasurementVariance(intervalS dt: Double, parameters p: OrientationFilter.Parameters,
-                                             coefficients c: OrientationFilter.Coefficients) -> Double? {
+    mutating func headingMeasurementVariance(intervalS dt: Double) -> Double? {
         guard dt > 0 else { return nil }
-        let base = c.magneticHeadingNoiseDensityRad2S / dt
-        guard p.rejectsMagneticDisturbances else { return base }
-        if isDisturbed {
-            rejectionDurationS += dt
-            return rejectionDurationS <= p.magneticMaximumRejectionTimeS ? nil : base * p.magneticRejectionVarianceFactor
+        let base = coefficients.magneticHeadingNoiseDensityRad2S / dt
+        guard parameters.rejectsMagneticDisturbances else { return base }
+        if state.magnetic.isDisturbed {
+            state.magnetic.rejectionDurationS += dt
+            return state.magnetic.rejectionDurationS <= parameters.magneticMaximumRejectionTimeS
+                ? nil : base * parameters.magneticRejectionVarianceFactor
         }
-        rejectionDurationS = max(0, rejectionDurationS - dt)
+        state.magnetic.rejectionDurationS = max(0, state.magnetic.rejectionDurationS - dt)
         return base
     }
 }

@@ -91,27 +91,6 @@ extension OrientationFilter {
             magneticReferenceGain = firstOrderGain(timeConstantS: p.magneticReferenceTimeConstantS, intervalS: dt)
         }
 
-        /// Follows the gyroscope's interval: re-derives its coefficients (and keeps its filters' outputs) when it moved.
-        mutating func adaptGyroscope(intervalS dt: Double, parameters p: Parameters, state: inout State) {
-            guard state.intervals.gyroscope.track(dt) else { return }
-            setGyroscope(intervalS: state.intervals.gyroscope.derivedS, parameters: p)
-            state.restGyroscopeLowPass.settle(coefficients: restGyroscopeLowPass)
-        }
-
-        mutating func adaptAccelerometer(intervalS dt: Double, parameters p: Parameters, state: inout State) {
-            guard state.intervals.accelerometer.track(dt) else { return }
-            setAccelerometer(intervalS: state.intervals.accelerometer.derivedS, parameters: p)
-            state.restAccelerometerLowPass.settle(coefficients: restAccelerometerLowPass)
-            state.accelerationLowPass.settle(coefficients: accelerometerLowPass)
-            state.motionBiasLowPass.settle(coefficients: accelerometerLowPass)
-        }
-
-        mutating func adaptMagnetometer(intervalS dt: Double, parameters p: Parameters, state: inout State) {
-            guard state.intervals.magnetometer.track(dt) else { return }
-            setMagnetometer(intervalS: state.intervals.magnetometer.derivedS, parameters: p)
-            state.magnetic.normDipLowPass.settle(coefficients: magneticCurrentLowPass)
-            state.magnetic.rawNormDipLowPass.settle(coefficients: magneticCurrentLowPass)
-        }
     }
 }
 

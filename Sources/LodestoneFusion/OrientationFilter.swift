@@ -25,7 +25,7 @@ public struct OrientationFilter: Sendable {
     /// What is derived from the parameters and the measured sample intervals.
     public private(set) var coefficients: Coefficients
     /// Everything `update` changes: snapshot it (it is `Codable`), compare it, `restore(_:)` it.
-    public private(set) var state: State
+    public internal(set) var state: State
 
     /// A filter that has seen no sample yet.
     public init(parameters: Parameters = Parameters()) {
@@ -89,7 +89,8 @@ public struct OrientationFilter: Sendable {
     /// absolute (no magnetometer yet, or 6D).
     public var headingSigmaDeg: Double? {
         guard state.hasHeading else { return nil }
-        let variance = state.heading.variance + coefficients.headingFloorVarianceRad2 * state.magnetic.floorScale
+        let variance = state.heading.variance + coefficients.headingFloorVarianceRad2
+            + parameters.headingDisagreementWeight * state.magnetic.disagreementVarianceRad2
             + state.magnetic.offsetHeadingVarianceRad2
         return Angle.degrees(fromRadians: variance.squareRoot())
     }
@@ -173,7 +174,7 @@ public struct OrientationFilter: Sendable {
             dt = parameters.maximumGyroscopeIntervalS
             changes.insert(.gyroscopeGap)
         }
-        if dt > 0 { coefficients.adaptGyroscope(intervalS: dt, parameters: parameters, state: &state) }
+        if dt > 0 { followGyroscopeInterval(dt) }
 
         // Rest detection, rate part (VQF §3.4): the rate must stay close to its own low-pass and small.
         let lowPass = state.restGyroscopeLowPass.step(rateRadS, coefficients: coefficients.restGyroscopeLowPass,
@@ -190,13 +191,12 @@ public struct OrientationFilter: Sendable {
         let rate = rateRadS - state.gyroscopeBiasRadS
         state.lastRateRadS = rate
         guard dt > 0 else { return changes }
-        let step = Quaternion(rotationVector: rate * dt)
-        state.qGyroscope = (state.qGyroscope * step).normalized
+        let step = Quaternion.exponential(ofRotationVector: rate * dt)
+        state.qGyroscope = Quaternion.hamilton(state.qGyroscope, step).renormalized
         state.magnetic.tracker.rotate(by: step)
 
         // Heading variance: the vertical bias uncertainty and the gyroscope's own errors.
-        let up = boardToENU6D.rotationMatrix.row2
-        let verticalBiasVariance = up.dot(state.biasCovariance * up)
+        let verticalBiasVariance = state.verticalBiasVariance
         let randomWalk = coefficients.headingRandomWalkRad2PerS * dt
         state.heading.propagate(intervalS: dt, verticalBiasVariance: verticalBiasVariance, randomWalkVariance: randomWalk)
         state.heading6D.propagate(intervalS: dt, verticalBiasVariance: verticalBiasVariance, randomWalkVariance: randomWalk)
@@ -209,7 +209,7 @@ public struct OrientationFilter: Sendable {
         var changes: Update = [.orientation]
         let dt = Self.interval(from: state.lastAccelerometerTimeS, to: timeS)
         state.lastAccelerometerTimeS = timeS
-        if dt > 0 { coefficients.adaptAccelerometer(intervalS: dt, parameters: parameters, state: &state) }
+        if dt > 0 { followAccelerometerInterval(dt) }
 
         // Rest detection, acceleration part.
         let restLowPass = state.restAccelerometerLowPass.step(
@@ -229,12 +229,13 @@ public struct OrientationFilter: Sendable {
         // Inclination: low-pass the specific force in the almost-inertial frame, then turn it to vertical.
         // The specific force was sensed `accelerometerDelayS` before the gyroscope's latest sample: rotate it
         // with the orientation of that instant (extrapolated back with the current rate).
-        let inertial = delayedGyroscopeQuaternion(delayS: parameters.accelerometerDelayS).rotate(accelerationMps2)
+        let inertial = Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.accelerometerDelayS)
+            .rotating(accelerationMps2)
         let filtered = state.accelerationLowPass.step(inertial, coefficients: coefficients.accelerometerLowPass,
                                                        timeConstantS: parameters.accelerometerTimeConstantS,
                                                        intervalS: dt)
-        guard let earth = state.qInclination.rotate(filtered).normalized else { return changes }
-        state.qInclination = (Self.tiltCorrection(turningToUp: earth) * state.qInclination).normalized
+        guard let earth = state.qInclination.rotating(filtered).normalized else { return changes }
+        state.qInclination = Quaternion.hamilton(Self.tiltCorrection(turningToUp: earth), state.qInclination).renormalized
         state.hasInclination = true
         changes.insert(.inclinationCorrected)
 
@@ -245,11 +246,36 @@ public struct OrientationFilter: Sendable {
         return changes
     }
 
-    /// `qGyroscope` as it was `delayS` seconds ago, extrapolated back with the latest rate (exact for a constant
+    /// Follows a stream's sample interval: re-derives its coefficients and keeps its filters' outputs when the
+    /// smoothed interval moved (`SampleIntervals`).
+    private mutating func followGyroscopeInterval(_ dt: Double) {
+        guard state.intervals.gyroscope.track(dt) else { return }
+        coefficients.setGyroscope(intervalS: state.intervals.gyroscope.derivedS, parameters: parameters)
+        state.restGyroscopeLowPass.settle(coefficients: coefficients.restGyroscopeLowPass)
+    }
+
+    private mutating func followAccelerometerInterval(_ dt: Double) {
+        guard state.intervals.accelerometer.track(dt) else { return }
+        coefficients.setAccelerometer(intervalS: state.intervals.accelerometer.derivedS, parameters: parameters)
+        state.restAccelerometerLowPass.settle(coefficients: coefficients.restAccelerometerLowPass)
+        state.accelerationLowPass.settle(coefficients: coefficients.accelerometerLowPass)
+        state.motionBiasLowPass.settle(coefficients: coefficients.accelerometerLowPass)
+    }
+
+    private mutating func followMagnetometerInterval(_ dt: Double) {
+        guard state.intervals.magnetometer.track(dt) else { return }
+        coefficients.setMagnetometer(intervalS: state.intervals.magnetometer.derivedS, parameters: parameters)
+        state.magnetic.normDipLowPass.settle(coefficients: coefficients.magneticCurrentLowPass)
+        state.magnetic.rawNormDipLowPass.settle(coefficients: coefficients.magneticCurrentLowPass)
+    }
+
+    /// `q` (the gyroscope quaternion) as it was `delayS` seconds ago, extrapolated back with the latest rate (exact for a constant
     /// rate; the delays are milliseconds, over which the rate changes little).
-    func delayedGyroscopeQuaternion(delayS: Double) -> Quaternion {
-        guard delayS > 0 else { return state.qGyroscope }
-        return state.qGyroscope * Quaternion(rotationVector: state.lastRateRadS * -delayS)
+    /// (Static, like the other helpers the update path calls: a method on `self` inside a mutating update can
+    /// make the compiler copy the whole filter to call it.)
+    static func delayed(_ q: Quaternion, rateRadS: Vector3, delayS: Double) -> Quaternion {
+        guard delayS > 0 else { return q }
+        return Quaternion.hamilton(q, Quaternion.exponential(ofRotationVector: rateRadS * -delayS))
     }
 
     /// The rotation about a horizontal axis that turns the unit vector `v` (E₆) to +z.
@@ -263,9 +289,13 @@ public struct OrientationFilter: Sendable {
     /// the accelerometer correction rate, matched to the same low-pass as the rotation it came through,
     /// measures the two horizontal earth-frame components `LP(R)·b`.
     private mutating func updateBias(correctionEarth earth: Vector3, intervalS dt: Double) {
-        let r = boardToENU6D.rotationMatrix
+        let r = Quaternion.hamilton(state.qInclination, state.qGyroscope).fastRotationMatrix
+        defer {
+            // For the heading variance between accelerometer samples: the bias variance about the vertical.
+            state.verticalBiasVariance = r.row2.dot(Matrix3.product(state.biasCovariance, r.row2))
+        }
         let bias = state.gyroscopeBiasRadS
-        let packed = BiasLowPassPacking.pack(r, r * bias)
+        let packed = BiasLowPassPacking.pack(r, Matrix3.product(r, bias))
         let lowPassed = state.motionBiasLowPass.step(packed, coefficients: coefficients.accelerometerLowPass,
                                                       timeConstantS: parameters.accelerometerTimeConstantS,
                                                       intervalS: dt)
@@ -276,33 +306,35 @@ public struct OrientationFilter: Sendable {
         if p.row1.y < coefficients.biasInitialVariance { p.row1.y += growth }
         if p.row2.z < coefficients.biasInitialVariance { p.row2.z += growth }
 
-        let h: Matrix3
-        var innovation: Vector3
-        let noise: Vector3
+        let clip = coefficients.biasClipRadS
         if state.isAtRest && parameters.estimatesBiasAtRest {
-            h = .identity
-            innovation = state.restGyroscopeLowPass.output - bias
+            // H = I: the update needs no matrix products.
+            let innovation = Self.clip(state.restGyroscopeLowPass.output - bias, to: clip)
             let w = coefficients.measurementVariance(steadyStateVariance: coefficients.biasRestVariance, intervalS: dt)
-            noise = Vector3(repeating: w)
+            guard let sInverse = (p + .diagonal(w)).inverse else { state.biasCovariance = p; return }
+            let gain = Matrix3.product(p, sInverse)
+            state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: clip)
+            state.biasCovariance = (p - Matrix3.product(gain, p)).symmetrized
         } else if parameters.estimatesBiasInMotion && state.accelerationLowPass.isRunning {
-            let (lpR, lpRb) = BiasLowPassPacking.unpack(lowPassed)
-            h = lpR
-            let predicted = lpR * bias
-            innovation = Vector3(-earth.y / dt + lpRb.x - predicted.x, earth.x / dt + lpRb.y - predicted.y, -predicted.z)
+            let (h, lpRb) = BiasLowPassPacking.unpack(lowPassed)
+            let predicted = Matrix3.product(h, bias)
+            let innovation = Self.clip(Vector3(-earth.y / dt + lpRb.x - predicted.x, earth.x / dt + lpRb.y - predicted.y,
+                                               -predicted.z), to: clip)
             let w = coefficients.measurementVariance(steadyStateVariance: coefficients.biasMotionVariance, intervalS: dt)
-            noise = Vector3(w, w, w / parameters.biasVerticalForgettingFactor)
+            let noise = Vector3(w, w, w / parameters.biasVerticalForgettingFactor)
+            let pht = Matrix3.productWithTranspose(p, h)  // P·Hᵀ (P symmetric)
+            guard let sInverse = (Matrix3.product(h, pht) + .diagonal(noise)).inverse else { state.biasCovariance = p; return }
+            let gain = Matrix3.product(pht, sInverse)
+            state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: clip)
+            state.biasCovariance = (p - Matrix3.product(gain, Matrix3.product(h, p))).symmetrized
         } else {
             state.biasCovariance = p
-            return
         }
-        let clip = coefficients.biasClipRadS
-        innovation = innovation.clamped(lowerBound: Vector3(repeating: -clip), upperBound: Vector3(repeating: clip))
-        let pht = p * h.transposed
-        guard let sInverse = (h * pht + .diagonal(noise)).inverse else { state.biasCovariance = p; return }
-        let gain = pht * sInverse
-        let updated = bias + gain * innovation
-        state.gyroscopeBiasRadS = updated.clamped(lowerBound: Vector3(repeating: -clip), upperBound: Vector3(repeating: clip))
-        state.biasCovariance = (p - gain * (h * p)).symmetrized
+    }
+
+    /// Each component of `v` clipped to ±`limit`.
+    @inline(__always) static func clip(_ v: Vector3, to limit: Double) -> Vector3 {
+        Vector3(max(-limit, min(limit, v.x)), max(-limit, min(limit, v.y)), max(-limit, min(limit, v.z)))
     }
 
     /// The magnetometer step: sample-and-hold filter, board-fixed field tracking, disturbance detection and
@@ -317,21 +349,20 @@ public struct OrientationFilter: Sendable {
         let dt = Self.interval(from: state.lastMagnetometerTimeS, to: timeS)
         state.lastMagnetometerTimeS = timeS
         state.magnetic.lastRawMicroTesla = fieldMicroTesla
-        if dt > 0 { coefficients.adaptMagnetometer(intervalS: dt, parameters: parameters, state: &state) }
+        if dt > 0 { followMagnetometerInterval(dt) }
 
-        let q6 = state.qInclination * delayedGyroscopeQuaternion(delayS: parameters.magnetometerDelayS)
+        let q6 = Quaternion.hamilton(state.qInclination,
+                                     Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.magnetometerDelayS))
         let wasDisturbed = state.magnetic.isDisturbed
         let offsetBefore = state.magnetic.offsetInUseMicroTesla
-        state.magnetic.observe(rawMicroTesla: fieldMicroTesla, orientation6D: q6, intervalS: dt,
-                               rateRadS: state.lastRateRadS, rotationRateRadS: state.restGyroscopeLowPass.output.length,
-                               parameters: parameters, coefficients: coefficients)
+        observeMagnetometer(raw: fieldMicroTesla, orientation6D: q6, intervalS: dt)
         if wasDisturbed != state.magnetic.isDisturbed { changes.insert(.magneticDisturbanceChanged) }
         if offsetBefore != state.magnetic.offsetInUseMicroTesla { changes.insert(.boardFixedFieldChanged) }
 
         // Heading disagreement: azimuth of the field's horizontal part in E₆ versus the current offset.
         let corrected = fieldMicroTesla - state.magnetic.offsetInUseMicroTesla
         state.magnetic.lastCorrectedMicroTesla = corrected
-        let earth = q6.rotate(corrected)
+        let earth = q6.rotating(corrected)
         guard earth.x != 0 || earth.y != 0 else { return changes }
         let azimuth = Double.atan2(y: earth.x, x: earth.y)
         guard state.hasHeading else {
@@ -342,8 +373,7 @@ public struct OrientationFilter: Sendable {
             return changes
         }
         let disagreement = Self.wrapPi(azimuth - state.headingOffsetRad)
-        guard let measurementVariance = state.magnetic.headingMeasurementVariance(
-            intervalS: dt, parameters: parameters, coefficients: coefficients) else { return changes }
+        guard let measurementVariance = headingMeasurementVariance(intervalS: dt) else { return changes }
         // Innovation gate: a field whose norm and dip look right can still point elsewhere (a magnet at some
         // orientations); a disagreement far outside what the heading's uncertainty allows is not used. The gate
         // widens as the uncertainty grows during gyroscope-only spells, so a heading that drifted is recovered.
@@ -353,6 +383,8 @@ public struct OrientationFilter: Sendable {
             changes.insert(.headingMeasurementGated)
             return changes
         }
+        state.magnetic.disagreementVarianceRad2 += firstOrderGain(timeConstantS: parameters.headingDisagreementTimeConstantS, intervalS: dt)
+            * (disagreement * disagreement - state.magnetic.disagreementVarianceRad2)
         let gain = state.heading.correct(measurementVarianceRad2: measurementVariance)
         state.headingOffsetRad = Self.wrapPi(state.headingOffsetRad + gain * disagreement)
         changes.insert(.headingCorrected)

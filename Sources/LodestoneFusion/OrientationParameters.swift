@@ -139,8 +139,15 @@ extension OrientationFilter {
         // MARK: Heading accuracy
 
         /// The part of the magnetometer's heading error that no filtering removes (field gradients, residual
-        /// calibration, the magnetic north of the room versus the model's), deg, ≥ 0. Default 2.
-        public var headingErrorFloorDeg: Double = 2.0
+        /// calibration, the magnetic north of the room versus the model's), deg, ≥ 0. Default 1.8.
+        public var headingErrorFloorDeg: Double = 1.8
+        /// Weight of the magnetometer's recent disagreement with the filter's heading (its low-passed square) in
+        /// the heading variance, ≥ 0. Default 0.3: where the field is distorted (steel, gradients), the
+        /// magnetometer's heading scatters and the heading it steers is worth less, so the reported accuracy
+        /// widens with the scatter instead of assuming one fixed floor everywhere.
+        public var headingDisagreementWeight: Double = 0.3
+        /// Time constant of that low-pass, s, > 0. Default 30.
+        public var headingDisagreementTimeConstantS: Double = 30
         /// Multiplier from the heading standard deviation to the reported accuracy, > 0. Default 1.645 (a 90 %
         /// two-sided bound for a normal error).
         public var headingAccuracyCoverageFactor: Double = 1.645

@@ -33,6 +33,8 @@ extension OrientationFilter {
         public var gyroscopeBiasRadS = Vector3.zero
         public var biasCovariance: Matrix3
 
+        /// Variance of the bias about the vertical (earth up), (rad/s)², from the last accelerometer update.
+        public var verticalBiasVariance: Double = 0
         /// Rest detection: the low-passes and how long the board has been still.
         public var restGyroscopeLowPass = LowPassVector<Vector3>()
         public var restAccelerometerLowPass = LowPassVector<Vector3>()
@@ -49,6 +51,7 @@ extension OrientationFilter {
         init(parameters p: Parameters) {
             let sigma = Angle.radians(fromDegrees: p.biasInitialSigmaDegS)
             biasCovariance = .diagonal(sigma * sigma)
+            verticalBiasVariance = sigma * sigma
         }
     }
 }
