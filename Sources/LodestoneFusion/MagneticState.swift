@@ -41,6 +41,11 @@ public struct MagneticState: Sendable, Hashable, Codable {
     public var offsetHeadingVarianceRad2: Double = 0
     /// Low-passed square of the magnetometer's disagreement with the filter's heading, rad².
     public var disagreementVarianceRad2: Double = 0
+    /// Heading variance an uncalibrated board-fixed offset the tracker sees (and the filter does not remove)
+    /// may cause, rad²: (offset / horizontal field)²; 0 when there is none (then no calibration is needed).
+    public var suspectedOffsetHeadingVarianceRad2: Double = 0
+    /// Time since the tracker was last checked for such an offset, s.
+    public var calibrationCheckAgeS: Double = 0
 
     public init() {}
 
@@ -135,7 +140,27 @@ extension OrientationFilter {
             state.magnetic.candidateDipRad = current[1]
         }
 
-        if parameters.tracksBoardFixedField { considerBoardFixedOffset(raw: raw, orientation6D: q6, intervalS: dt) }
+        if parameters.tracksBoardFixedField {
+            considerBoardFixedOffset(raw: raw, orientation6D: q6, intervalS: dt)
+            checkCalibration(intervalS: dt)
+        }
+    }
+
+    /// Every `calibrationCheckIntervalS`: does the tracker see a consistent, significant board-fixed offset that is
+    /// not being removed (an uncalibrated magnetometer)? Its heading effect goes into the accuracy.
+    private mutating func checkCalibration(intervalS dt: Double) {
+        state.magnetic.calibrationCheckAgeS += dt
+        guard state.magnetic.calibrationCheckAgeS >= Self.calibrationCheckIntervalS else { return }
+        state.magnetic.calibrationCheckAgeS = 0
+        state.magnetic.suspectedOffsetHeadingVarianceRad2 = 0
+        guard state.magnetic.offsetInUseMicroTesla == .zero, let norm = state.magnetic.referenceNormMicroTesla,
+              let e = state.magnetic.tracker.estimate,
+              e.residualRMSMicroTesla <= parameters.boardFixedFieldConsistencyMicroTesla else { return }
+        let size = e.offsetMicroTesla.length
+        guard size > Self.calibrationOffsetFraction * norm, size > 5 * e.worstSigmaMicroTesla else { return }
+        let horizontal = max(norm * Double.cos(state.magnetic.referenceDipRad), 0.1 * norm)
+        let angle = Double.atan(size / horizontal)
+        state.magnetic.suspectedOffsetHeadingVarianceRad2 = angle * angle
     }
 
     /// Adopts the tracker's offset when it explains a disturbance, refines an offset in use, and drops an offset

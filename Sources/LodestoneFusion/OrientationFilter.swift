@@ -91,7 +91,7 @@ public struct OrientationFilter: Sendable {
         guard state.hasHeading else { return nil }
         let variance = state.heading.variance + coefficients.headingFloorVarianceRad2
             + parameters.headingDisagreementWeight * state.magnetic.disagreementVarianceRad2
-            + state.magnetic.offsetHeadingVarianceRad2
+            + state.magnetic.offsetHeadingVarianceRad2 + state.magnetic.suspectedOffsetHeadingVarianceRad2
         return Angle.degrees(fromRadians: variance.squareRoot())
     }
 
@@ -109,25 +109,21 @@ public struct OrientationFilter: Sendable {
 
     /// True when the magnetometer needs (re)calibrating — what Core Location signals with
     /// `locationManagerShouldDisplayHeadingCalibration`: the filter found a field fixed to the board and is
-    /// removing it itself (a magnet or a device attached after calibration, or a stale calibration), or the board
-    /// has turned enough to show a consistent board-fixed offset larger than `calibrationOffsetFraction` of the
-    /// field, or the field has stayed disturbed beyond `magneticMaximumRejectionTimeS` (the heading then leans on
-    /// a field the filter does not trust).
+    /// removing it itself (a magnet or a device attached after calibration), or the board has turned enough to
+    /// show a consistent board-fixed offset larger than `calibrationOffsetFraction` of the field and five times
+    /// its own uncertainty (an uncalibrated or stale calibration: the heading is then off by up to
+    /// atan(offset / horizontal field), and the reported accuracy says so), or the field has stayed disturbed
+    /// beyond `magneticMaximumRejectionTimeS`.
     public var needsMagnetometerCalibration: Bool {
         guard state.hasHeading else { return false }
-        if state.magnetic.offsetInUseMicroTesla != .zero { return true }
-        if state.magnetic.isDisturbed && state.magnetic.rejectionDurationS > parameters.magneticMaximumRejectionTimeS { return true }
-        if let norm = state.magnetic.referenceNormMicroTesla, let e = state.magnetic.tracker.estimate,
-           e.worstSigmaMicroTesla <= parameters.boardFixedFieldAcceptSigmaMicroTesla,
-           e.residualRMSMicroTesla <= parameters.boardFixedFieldConsistencyMicroTesla,
-           e.offsetMicroTesla.length > Self.calibrationOffsetFraction * norm {
-            return true
-        }
-        return false
+        return state.magnetic.offsetInUseMicroTesla != .zero || state.magnetic.suspectedOffsetHeadingVarianceRad2 > 0
+            || (state.magnetic.isDisturbed && state.magnetic.rejectionDurationS > parameters.magneticMaximumRejectionTimeS)
     }
 
     /// Board-fixed offset, as a fraction of the field's norm, beyond which calibration is asked for: 0.1.
     public static let calibrationOffsetFraction = 0.1
+    /// How often the tracker's estimate is checked for an uncalibrated offset, s: 0.5.
+    public static let calibrationCheckIntervalS = 0.5
 
     /// The heading now, `CLHeading`-style, at `timeS`, with `declinationDeg` (east; `nil` when unknown) for the
     /// true heading; `nil` before the filter has an orientation.

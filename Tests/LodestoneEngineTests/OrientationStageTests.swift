@@ -3,7 +3,6 @@ import LodestoneCore
 @testable import LodestoneEngine
 import LodestoneFusion
 import LodestoneLinux
-@testable import lodestone
 import Testing
 
 /// The orientation stage as `replay` and `run` drive it: its columns on a real BROAD recording, true heading from
@@ -140,10 +139,19 @@ import Testing
         #expect(badMode.status != 0 && badMode.stderr.contains("6d"))
     }
 
-    @Test func optionsBecomeTheFusionConfiguration() throws {
-        let options = try OrientationOptions.parse(["--orientation", "6d", "--declination-deg", "0", "--latitude-deg", "52.5",
-                                                         "--longitude-deg", "13.4", "--date", "2026-07-02", "--heading-filter-deg", "5"])
-        #expect(options.mode == .sixD && options.declinationDeg == 0 && options.latitudeDeg == 52.5 && options.headingFilterDeg == 5)
+    @Test func optionsReachTheReplay() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 200)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run(["replay", "--input", path, "--latitude-deg", "52.5", "--longitude-deg", "13.4",
+                             "--date", "2026-07-02", "--orientation", "9d"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
+        let last = lines[lines.count - 1].split(separator: ",", omittingEmptySubsequences: false)
+        let declination = Double(last[header.firstIndex(of: "declination_deg")!])
+        #expect(declination != nil && declination! > 3 && declination! < 7, "Berlin, WMM2025: about +5°")
+        let sixD = try CLI.run(["replay", "--input", path, "--orientation", "6d", "--declination-deg", "0"])
+        #expect(sixD.status == 0 && sixD.stdout.split(separator: "\n").last!.contains(",-1.00,"))
         #expect(OrientationStage.Configuration.decimalYear(parsing: "2026-07-02") == 2026 + 182 / 365.0)
         #expect(OrientationStage.Configuration.decimalYear(parsing: "2026.25") == 2026.25)
         #expect(OrientationStage.Configuration.decimalYear(parsing: "yesterday") == nil)
