@@ -19,7 +19,7 @@ In one run, on the same files (../shared/datasets/broad, every *.csv.gz):
 Writes results.md (the committed table) and heading_error.png (heading error over time of the hardest trials)
 next to this script. Takes about 5 minutes on a 2-core machine (plus the release builds the first time).
 
-    python3 benchmarks/accuracy/orientation/run.py [--skip-build] [--skip-speed] [--madgwick-gains 0.041,0.008]
+    python3 benchmarks/accuracy/orientation/run.py [--skip-build] [--skip-speed] [--madgwick-gains 0.041,0.08]
 
 Needs numpy, matplotlib, vqf, imufusion, ahrs (pip install), a C++ compiler and zlib (for vqf_native).
 """
@@ -194,7 +194,7 @@ def main():
     parser.add_argument("--broad", default=os.path.join(ROOT, "..", "shared", "datasets", "broad"))
     parser.add_argument("--skip-build", action="store_true", help="use the existing .build/release/lodestone")
     parser.add_argument("--skip-speed", action="store_true", help="no package-benchmark and no vqf_native")
-    parser.add_argument("--madgwick-gains", default="0.041,0.008",
+    parser.add_argument("--madgwick-gains", default="0.041,0.08",
                         help="Madgwick gains to score: ahrs' default and the best of a sweep on these trials")
     parser.add_argument("--out", default=HERE)
     args = parser.parse_args()
