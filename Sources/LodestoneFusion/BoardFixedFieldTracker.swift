@@ -38,6 +38,7 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// Shortest time between two equations, s: 0.01 (100 equations a second).
     public static let equationIntervalS = 0.01
 
+    /// A tracker with no equations.
     public init() {}
 
     /// Forgets every equation (a new disturbance began: what came before belongs to another offset).

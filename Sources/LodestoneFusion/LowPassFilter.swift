@@ -9,9 +9,11 @@ import RealModule
 /// convention as Laidig & Seel 2023, VQF, section 3.1). The discretisation is the bilinear transform with
 /// pre-warping (Oppenheim & Schafer, *Discrete-Time Signal Processing*, 3rd ed., section 7.2).
 public struct ButterworthCoefficients: Sendable, Hashable, Codable {
+    /// Numerator coefficients (feed-forward), dimensionless.
     public var b0: Double
     public var b1: Double
     public var b2: Double
+    /// Denominator coefficients (feedback; a0 = 1), dimensionless.
     public var a1: Double
     public var a2: Double
 
@@ -57,6 +59,7 @@ where Value.Scalar == Double, Value: Sendable & Hashable & Codable {
     /// True once at least one sample was filtered.
     public private(set) var hasOutput = false
 
+    /// A filter that has seen nothing.
     public init() {}
 
     /// Filters one sample taken `intervalS` after the previous one; returns the filtered value.

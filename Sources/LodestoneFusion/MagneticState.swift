@@ -47,6 +47,7 @@ public struct MagneticState: Sendable, Hashable, Codable {
     /// Time since the tracker was last checked for such an offset, s.
     public var calibrationCheckAgeS: Double = 0
 
+    /// No magnetometer sample yet.
     public init() {}
 
     /// Norm (µT) and dip (rad, positive when the field points down) of `field` (E₆).

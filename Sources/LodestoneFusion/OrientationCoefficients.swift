@@ -122,6 +122,7 @@ public struct SampleIntervals: Sendable, Hashable, Codable {
         }
     }
 
+    /// Each stream's interval.
     public var gyroscope = Interval()
     public var accelerometer = Interval()
     public var magnetometer = Interval()

@@ -397,7 +397,9 @@ public struct OrientationFilter: Sendable {
 
 /// What one `update` did (STYLE.md habit 7): diagnostics and the calibration CLI show these.
 public struct OrientationFilterUpdate: OptionSet, Sendable, Hashable {
+    /// The bits.
     public let rawValue: UInt16
+    /// An update from its bits.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     /// The orientation moved (a gyroscope step or a correction).
     public static let orientation = Self(rawValue: 1 << 0)

@@ -65,6 +65,7 @@ public struct HeadingUncertainty: Sendable, Hashable, Codable {
     /// Covariance of the heading error with the vertical bias error, rad²/s.
     public private(set) var crossCovariance: Double = 0
 
+    /// Zero variance: the heading is exactly what it was set to.
     public init() {}
 
     /// Grows the variance over `intervalS` of gyroscope integration.

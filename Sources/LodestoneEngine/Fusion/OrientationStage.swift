@@ -27,6 +27,7 @@ public struct OrientationStage: FusionStage {
         /// `nil` shows every change.
         public var headingFilterDeg: Double?
 
+        /// The defaults: 9D, the model's declination, no heading filter.
         public init() {}
 
         /// The decimal year of a date given as `YYYY-MM-DD` (UTC midnight) or as a decimal year (`2026.5`), or
@@ -60,6 +61,7 @@ public struct OrientationStage: FusionStage {
     private var fixHeightM: Double?
     private var fixDecimalYear: Double?
 
+    /// A stage for `configuration.orientation` (the filter has seen nothing yet).
     public init(configuration: FusionConfiguration) {
         let c = configuration.orientation
         filter = OrientationFilter(parameters: c.parameters)
