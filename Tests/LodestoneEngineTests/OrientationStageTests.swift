@@ -93,6 +93,31 @@ import Testing
         #expect(Double(last["roll_deg"]!) != nil)
     }
 
+    @Test func fastCellsWriteExactlyWhatAppendCellWrites() {
+        // Property: the stage's buffer formatter and the pipeline's `appendCell` (formatFixed) agree byte for byte.
+        var values: [Double?] = [nil, .nan, .infinity, 0, -0.0, 0.004, -0.004, 0.005, -0.005, 1, -1, 359.995, 1e-9, -1e-9,
+                                 123_456.789, -0.0000001, 9.999_999_95]
+        var seed: UInt64 = 42
+        for _ in 0..<2000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Double(seed >> 11) / Double(1 << 53)
+            values.append((unit - 0.5) * [1e-6, 1e-3, 1, 400, 1e5][Int(seed % 5)])
+        }
+        for digits in [0, 2, 3, 6, 7] {
+            var expected = ""
+            for v in values { expected.appendCell(v, digits: digits) }
+            var got = ""
+            for chunk in stride(from: 0, to: values.count, by: 16) {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { buffer in
+                    var cells = FixedPointCells(buffer: buffer)
+                    for v in values[chunk..<min(chunk + 16, values.count)] { cells.append(v, digits: digits) }
+                    got.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[..<cells.count]), as: UTF8.self))
+                }
+            }
+            #expect(got == expected, "digits \(digits)")
+        }
+    }
+
     @Test func theStageWritesOrientationAndRestIntoTheContext() {
         var stage = OrientationStage(configuration: FusionConfiguration())
         var context = FusionContext()

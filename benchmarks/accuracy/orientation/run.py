@@ -152,8 +152,8 @@ def run_madgwick(trial, gain):
 
 def build_vqf_native(workdir):
     """Fetches the vqf sdist of the installed version with pip, builds vqf_native.cpp against its C++ core."""
-    import vqf
-    version = getattr(vqf, "__version__", None) or sh([sys.executable, "-m", "pip", "show", "vqf"]).stdout.split("Version:")[1].split()[0]
+    from importlib.metadata import version as installed_version
+    version = installed_version("vqf")
     sdist_dir = os.path.join(workdir, "sdist")
     os.makedirs(sdist_dir, exist_ok=True)
     sh([sys.executable, "-m", "pip", "download", f"vqf=={version}", "--no-binary", "vqf", "--no-deps", "-q", "-d", sdist_dir])
@@ -275,7 +275,7 @@ def write_markdown(out_dir, rows, pooled, speed, gains, total_rows):
     worst = {p: max(r[p][0] for r in rows) for p in peers}
     commit = sh(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT).stdout.strip()
     dirty = sh(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT).stdout.strip()
-    import vqf, imufusion, ahrs  # noqa: E401  (versions for the record)
+    from importlib.metadata import version  # the packages' versions, for the record
     lines = [
         "# Orientation accuracy on BROAD (development trials)",
         "",
@@ -286,8 +286,8 @@ def write_markdown(out_dir, rows, pooled, speed, gains, total_rows):
         "total, heading and inclination error of `q_est ⊗ q_gt⁻¹`, degrees; 9D as is (no heading alignment); "
         "declination 0 (the lab's north is magnetic).",
         "",
-        f"Peers (PyPI, same files, same run): VQF {getattr(vqf, '__version__', '')} (defaults), x-io Fusion "
-        f"`imufusion` (gain 0.5, rejection 10°, timeout 5 s), Madgwick from `ahrs` {getattr(ahrs, '__version__', '')} "
+        f"Peers (PyPI, same files, same run): VQF {version('vqf')} (defaults), x-io Fusion `imufusion` "
+        f"{version('imufusion')} (gain 0.5, rejection 10°, timeout 5 s), Madgwick from `ahrs` {version('ahrs')} "
         f"(gains {', '.join(f'{g:g}' for g in gains)}: ahrs' default and the best of a sweep on these trials).",
         "",
         "| trial | Lodestone total | heading | incl. | VQF total | heading | incl. | Fusion total | "
