@@ -58,14 +58,24 @@ struct OrientationOptions: ParsableArguments {
     /// (`run` passes the system clock; `replay` passes nothing: a recording's date is not today's).
     func configuration(nowUnixTimeS: Double? = nil) -> FusionConfiguration {
         var c = FusionConfiguration()
-        c.latitudeDeg = latitudeDeg
-        c.longitudeDeg = longitudeDeg
-        c.heightAboveEllipsoidM = latitudeDeg == nil ? nil : (heightM ?? 0)
-        c.decimalYear = date.flatMap(OrientationStage.Configuration.decimalYear(parsing:))
-            ?? nowUnixTimeS.flatMap(OrientationStage.Configuration.decimalYear(unixTimeS:))
+        apply(to: &c, nowUnixTimeS: nowUnixTimeS)
+        return c
+    }
+
+    /// Sets what these options say in `c` (position, date, the orientation stage's settings) and nothing else, so
+    /// other stages' option groups can add theirs to the same configuration.
+    func apply(to c: inout FusionConfiguration, nowUnixTimeS: Double? = nil) {
+        if let latitudeDeg, let longitudeDeg {
+            c.latitudeDeg = latitudeDeg
+            c.longitudeDeg = longitudeDeg
+            c.heightAboveEllipsoidM = heightM ?? 0
+        }
+        if let year = date.flatMap(OrientationStage.Configuration.decimalYear(parsing:))
+            ?? nowUnixTimeS.flatMap(OrientationStage.Configuration.decimalYear(unixTimeS:)) {
+            c.decimalYear = year
+        }
         c.orientation.mode = mode
         c.orientation.declinationOverrideDeg = declinationDeg
         c.orientation.headingFilterDeg = headingFilterDeg
-        return c
     }
 }
