@@ -29,6 +29,7 @@ let package = Package(
         suite("Simulation", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
         suite("GNSS", ["LodestoneCore", "LodestoneLocation"]),
         suite("Calibration", ["LodestoneCore", "LodestoneCalibration", "LodestoneEngine"]),
+        suite("Fusion", ["LodestoneCore", "LodestoneFusion", "LodestoneEngine"]),
     ]
 )
 

@@ -10,6 +10,7 @@ struct Replay: ParsableCommand {
     @Option(help: "The trace to replay.") var input: String
     @Option(help: "Write the output CSV here instead of standard output.") var output: String?
     @OptionGroup var calibration: ReplayCalibrationOptions
+    @OptionGroup(title: "Orientation") var orientation: OrientationOptions
 
     func run() throws {
         let out: LineOutput
@@ -18,7 +19,9 @@ struct Replay: ParsableCommand {
             do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail("\(output): cannot write: \(error)") }
         } else { out = StandardOutput() }
         do {
-            let n = try ReplayJob(inputPath: input, configuration: calibration.fusionConfiguration()).run { out.write($0) }
+            var configuration = calibration.fusionConfiguration()
+            orientation.apply(to: &configuration)
+            let n = try ReplayJob(inputPath: input, configuration: configuration).run { out.write($0) }
             out.flush()
             try fileSink?.close()
             if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }

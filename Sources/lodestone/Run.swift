@@ -21,6 +21,7 @@ struct Run: ParsableCommand {
     @Option(help: "Record a trace to this file (.csv or .csv.gz).") var record: String?
     @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster, 0 = as fast as possible.") var speed: Double = 1
     @OptionGroup var calibration: CalibrationSelection
+    @OptionGroup(title: "Orientation") var orientation: OrientationOptions
 
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
@@ -36,6 +37,7 @@ struct Run: ParsableCommand {
         do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
         var options = RunOptions(board: description, scenario: scenario, durationS: duration, seed: seed, json: json,
                                  recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal)
+        orientation.apply(to: &options.fusion, nowUnixTimeS: Date().timeIntervalSince1970)
         options.fusion.calibration = calibration.configuration(board: description)
         let stop = StopSignal.install()
         let out = StandardOutput()

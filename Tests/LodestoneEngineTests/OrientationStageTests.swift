@@ -1,0 +1,184 @@
+import Foundation
+import LodestoneCore
+@testable import LodestoneEngine
+import LodestoneFusion
+import LodestoneLinux
+import Testing
+
+/// The orientation stage as `replay` and `run` drive it: its columns on a real BROAD recording, true heading from
+/// the World Magnetic Model at the context's position and date, 6D mode, and the command-line options.
+@Suite struct OrientationStageTests {
+    static let broad = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/datasets/broad").standardized.path
+
+    /// The first `rows` rows of a BROAD trial (CC BY 4.0, Laidig et al. 2021) as a trace file, plus extra
+    /// columns appended to the header and every row.
+    static func broadPrefix(_ trial: String, rows: Int, extraHeader: String = "", extraCells: String = "") throws -> String {
+        let text = String(decoding: try GzipFile.readAll(path: broad + "/" + trial + ".csv.gz"), as: UTF8.self)
+        let lines = text.split(separator: "\n", maxSplits: rows + 1).prefix(rows + 1)
+        let body = lines.enumerated().map { $0.offset == 0 ? $0.element + extraHeader : $0.element + extraCells }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientation-\(trial)-\(getpid())-\(rows).csv").path
+        try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func replay(_ path: String, _ configure: (inout FusionConfiguration) -> Void = { _ in }) throws -> [[String: String]] {
+        var configuration = FusionConfiguration()
+        configure(&configuration)
+        var lines: [String] = []
+        _ = try ReplayJob(inputPath: path, configuration: configuration).run { lines.append($0) }
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return lines.dropFirst().map { line in
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return Dictionary(uniqueKeysWithValues: zip(header, cells))
+        }
+    }
+
+    @Test func replayWritesTheOrientationColumnsForEveryRowOfABROADTrial() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 1500)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var lines: [String] = []
+        var configuration = FusionConfiguration()
+        configuration.orientation.declinationOverrideDeg = 0
+        let n = try ReplayJob(inputPath: path, configuration: configuration).run { lines.append($0) }
+        #expect(n == 1500 && lines.count == 1501)
+        let required = "t_s,qw,qx,qy,qz,roll_deg,pitch_deg,heading_mag_deg,heading_true_deg,heading_accuracy_deg,mag_disturbed,"
+            + "at_rest,gyro_bias_x_rads,gyro_bias_y_rads,gyro_bias_z_rads"
+        #expect(lines[0].hasPrefix(required))
+        let rows = try Self.replay(path) { $0.orientation.declinationOverrideDeg = 0 }
+        for row in rows {
+            let q = ["qw", "qx", "qy", "qz"].map { Double(row[$0]!)! }
+            #expect(abs(q.map { $0 * $0 }.reduce(0, +).squareRoot() - 1) < 1e-5)
+            #expect(row["heading_true_deg"] == row["heading_mag_deg"], "declination 0: true = magnetic")
+        }
+        // BROAD starts at rest: rest is detected after 1.5 s (row 430 at 285.7 Hz) and the bias estimated.
+        #expect(rows[1499]["at_rest"] == "1")
+        #expect(rows[0]["at_rest"] == "0")
+        #expect(Double(rows[1499]["heading_accuracy_deg"]!)! > 0)
+        #expect(rows[1499]["mag_disturbed"] == "0")
+    }
+
+    @Test func trueHeadingUsesTheWorldMagneticModelAtTheConfiguredPlaceAndDate() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 300)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let withoutPosition = try Self.replay(path)
+        #expect(withoutPosition.last!["heading_true_deg"] == "", "no position: true heading invalid")
+        #expect(withoutPosition.last!["declination_deg"] == "")
+        let berlin = try Self.replay(path) {
+            $0.latitudeDeg = 52.51; $0.longitudeDeg = 13.33; $0.heightAboveEllipsoidM = 80; $0.decimalYear = 2026.0
+        }
+        let row = berlin.last!
+        let d = try #require(Double(row["declination_deg"]!))
+        #expect(d > 3 && d < 7, "Berlin 2026: WMM2025 declination about +5°, got \(d)")
+        let expected = Angle.wrap360(Double(row["heading_mag_deg"]!)! + d)
+        #expect(abs(Angle.wrap180(Double(row["heading_true_deg"]!)! - expected)) < 0.02)
+    }
+
+    @Test func aFixInTheTraceGivesThePositionForTrueHeading() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 300, extraHeader: ",lat_deg,lon_deg,height_m",
+                                        extraCells: ",48.1371,11.5754,560")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rows = try Self.replay(path) { $0.decimalYear = 2026.0 }
+        #expect(Double(rows.last!["declination_deg"]!) != nil)
+    }
+
+    @Test func sixDModeReportsARelativeHeadingWithAnInvalidAccuracy() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 600)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rows = try Self.replay(path) { $0.orientation.mode = .sixD; $0.orientation.declinationOverrideDeg = 0 }
+        let last = rows.last!
+        #expect(last["heading_accuracy_deg"] == "-1.00")
+        #expect(last["heading_true_deg"] == "")
+        #expect(last["mag_disturbed"] == "" && last["mag_x_ut"] == "")
+        #expect(Double(last["roll_deg"]!) != nil)
+    }
+
+    @Test func fastCellsWriteExactlyWhatAppendCellWrites() {
+        // Property: the stage's buffer formatter and the pipeline's `appendCell` (formatFixed) agree byte for byte.
+        var values: [Double?] = [nil, .nan, .infinity, 0, -0.0, 0.004, -0.004, 0.005, -0.005, 1, -1, 359.995, 1e-9, -1e-9,
+                                 123_456.789, -0.0000001, 9.999_999_95]
+        var seed: UInt64 = 42
+        for _ in 0..<2000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Double(seed >> 11) / Double(1 << 53)
+            values.append((unit - 0.5) * [1e-6, 1e-3, 1, 400, 1e5][Int(seed % 5)])
+        }
+        for digits in [0, 2, 3, 6, 7] {
+            var expected = ""
+            for v in values { expected.appendCell(v, digits: digits) }
+            var got = ""
+            for chunk in stride(from: 0, to: values.count, by: 16) {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { buffer in
+                    var cells = FixedPointCells(buffer: buffer)
+                    for v in values[chunk..<min(chunk + 16, values.count)] { cells.append(v, digits: digits) }
+                    got.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[..<cells.count]), as: UTF8.self))
+                }
+            }
+            #expect(got == expected, "digits \(digits)")
+        }
+    }
+
+    @Test func theStageWritesOrientationAndRestIntoTheContext() {
+        var stage = OrientationStage(configuration: FusionConfiguration())
+        var context = FusionContext()
+        stage.process(FusionSample(reading: SensorReading(timeS: 0, pressurePa: 101_000)), context: &context)
+        #expect(context.boardToENU == nil && context.atRest == nil, "nothing before the first inertial sample")
+        for k in 0..<300 {
+            let r = SensorReading(timeS: Double(k) * 0.01, accelerationMps2: Vector3(0, 0, 9.81), angularVelocityRadS: .zero,
+                                  magneticFieldMicroTesla: Vector3(0, 20, -40))
+            stage.process(FusionSample(reading: r), context: &context)
+        }
+        #expect(context.atRest == true)
+        let q = try! #require(context.boardToENU)
+        #expect(q.angularDistanceRad(to: .identity) < 0.01)
+        #expect(stage.liveLines.count == 2 && stage.liveLines[0].contains("heading"))
+    }
+
+    @Test func theHeadingFilterHoldsTheShownHeadingUntilItMovesEnough() {
+        var configuration = FusionConfiguration()
+        configuration.orientation.headingFilterDeg = 10
+        var stage = OrientationStage(configuration: configuration)
+        var context = FusionContext()
+        // Level, turning about the vertical at 0.1 rad/s after a still second.
+        for k in 0..<400 {
+            let t = Double(k) * 0.01
+            let rate = t < 1 ? 0.0 : 0.1
+            let yaw = max(0, t - 1) * 0.1
+            let field = Quaternion(axis: Vector3(0, 0, 1), angleRad: yaw).conjugate.rotate(Vector3(0, 20, -40))
+            stage.process(FusionSample(reading: SensorReading(timeS: t, accelerationMps2: Vector3(0, 0, 9.81),
+                                                              angularVelocityRadS: Vector3(0, 0, rate), magneticFieldMicroTesla: field)),
+                          context: &context)
+        }
+        let shown = try! #require(stage.headingFilter.lastDelivered)
+        let now = try! #require(stage.heading)
+        #expect(abs(Angle.wrap180(now.magneticHeadingDeg - shown.magneticHeadingDeg)) < 10)
+        #expect(abs(Angle.wrap180(now.magneticHeadingDeg - 360 + 3 * 0.1 * 180 / Double.pi)) < 2, "turned left ~17°")
+    }
+
+    @Test func commandLineOptionsAreCheckedWithOneLineThatNamesTheFlag() throws {
+        let partial = try CLI.run(["replay", "--input", "x.csv", "--latitude-deg", "50"])
+        #expect(partial.status != 0 && partial.stderr.contains("--latitude-deg and --longitude-deg go together"))
+        let badDate = try CLI.run(["replay", "--input", "x.csv", "--date", "2026-02-30"])
+        #expect(badDate.status != 0 && badDate.stderr.contains("--date 2026-02-30 is not a date"))
+        let badMode = try CLI.run(["replay", "--input", "x.csv", "--orientation", "7d"])
+        #expect(badMode.status != 0 && badMode.stderr.contains("6d"))
+    }
+
+    @Test func optionsReachTheReplay() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 200)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run(["replay", "--input", path, "--latitude-deg", "52.5", "--longitude-deg", "13.4",
+                             "--date", "2026-07-02", "--orientation", "9d"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
+        let last = lines[lines.count - 1].split(separator: ",", omittingEmptySubsequences: false)
+        let declination = Double(last[header.firstIndex(of: "declination_deg")!])
+        #expect(declination != nil && declination! > 3 && declination! < 7, "Berlin, WMM2025: about +5°")
+        let sixD = try CLI.run(["replay", "--input", path, "--orientation", "6d", "--declination-deg", "0"])
+        #expect(sixD.status == 0 && sixD.stdout.split(separator: "\n").last!.contains(",-1.00,"))
+        #expect(OrientationStage.Configuration.decimalYear(parsing: "2026-07-02") == 2026 + 182 / 365.0)
+        #expect(OrientationStage.Configuration.decimalYear(parsing: "2026.25") == 2026.25)
+        #expect(OrientationStage.Configuration.decimalYear(parsing: "yesterday") == nil)
+    }
+}

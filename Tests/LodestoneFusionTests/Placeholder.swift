@@ -1,1 +1,0 @@
-// LodestoneFusionTests (issue 4). Placeholder so the target builds before its first test lands; delete it then.
