@@ -1,1 +1,0 @@
-// LodestoneLocation: GNSS decoding, geodesy and location fusion (issue 6). Placeholder so the target builds before its first file lands; delete it then.

@@ -1,1 +1,0 @@
-// LodestoneLocationTests (issue 6). Placeholder so the target builds before its first test lands; delete it then.
