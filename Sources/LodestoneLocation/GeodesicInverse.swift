@@ -14,8 +14,9 @@ public struct GeodesicInverse: Sendable, Hashable {
     /// Reduced length m12, m (Karney 2013 eq. 38): how far a neighbouring geodesic is displaced at the second
     /// point per radian of azimuth at the first.
     public var reducedLengthM: Double
-    /// Area between the geodesic, the equator and the meridians through its end points, m² (eq. 58):
-    /// the contribution of this edge to a polygon's area, counter-clockwise positive.
+    /// Area between the geodesic, the equator and the meridians through its end points, m² (eq. 58, S12):
+    /// the contribution of this edge to a polygon's area (summed over a ring's edges it gives the ring's area,
+    /// positive when the ring runs clockwise, up to a multiple of the ellipsoid's area).
     public var areaUnderM2: Double
 }
 
