@@ -142,6 +142,8 @@ struct SimulatedGNSSSource: SensorSource {
         fix.verticalAccuracyM = f.verticalAccuracyM
         fix.speedAccuracyMps = f.speedAccuracyMps
         fix.satellitesUsed = f.satellitesUsed
+        // The simulated receiver knows the date: the scenario's start plus the time run.
+        fix.utcS = UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS
         return .fix(fix)
     }
 }

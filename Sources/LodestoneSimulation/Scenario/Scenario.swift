@@ -69,12 +69,16 @@ public struct ScenarioSegment: Sendable, Hashable, Codable {
     public var floors: Int
     /// True when no GNSS signal reaches the board (tunnel, indoors): `GNSSSimulator` gives no fix.
     public var gnssOutage: Bool
+    /// True in an urban canyon: reflected signals make the receiver's position jump by tens of metres for
+    /// seconds at a time while it still claims its usual accuracy (`GNSSSimulator` multipath episodes).
+    public var gnssMultipath: Bool
 
     /// A segment; see each property for units and defaults.
     public init(_ kind: SegmentKind, durationS: Double, speedMps: Double? = nil, headingChangeDeg: Double = 0,
-                floors: Int = 0, gnssOutage: Bool = false) {
+                floors: Int = 0, gnssOutage: Bool = false, gnssMultipath: Bool = false) {
         self.kind = kind; self.durationS = durationS; self.speedMps = speedMps
         self.headingChangeDeg = headingChangeDeg; self.floors = floors; self.gnssOutage = gnssOutage
+        self.gnssMultipath = gnssMultipath
     }
 
     /// The horizontal speed the segment ramps to, m/s: `speedMps` (clamped ≥ 0, finite) or the typical
@@ -145,10 +149,12 @@ public struct Scenario: Sendable, Hashable, Codable {
         catalog.first { $0.name == name }
     }
 
-    /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`.
+    /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`,
+    /// `urban-drive`.
     /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
     /// (decimal 2026.5), each under 10 minutes long.
-    public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
+    public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift,
+                                             urbanDrive /* location (issue 6) */]
 
     private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
                                _ segments: [ScenarioSegment]) -> Scenario {
@@ -228,5 +234,27 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.walk, durationS: 10, headingChangeDeg: -90, gnssOutage: true),
             ScenarioSegment(.stairsDown, durationS: 15, headingChangeDeg: 180, floors: 1, gnssOutage: true),
             ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+        ])
+
+    // MARK: Location (issue 6)
+
+    /// City driving for location fusion: urban canyons where the receiver's position jumps (multipath) while
+    /// it claims its usual accuracy, and a 30 s tunnel with a curve and braking inside it, where only dead
+    /// reckoning knows where the car went. Phone on a dashboard mount.
+    static let urbanDrive = zurich(
+        "urban-drive",
+        "city drive: urban canyons with multipath jumps, a 30 s tunnel with a 60° curve and braking from 16 to "
+            + "9 m/s inside it; phone on a dashboard mount",
+        heading: 0, mounting: mounting(pitchDeg: 70, yawDeg: -5), [
+            ScenarioSegment(.stationary, durationS: 15),
+            ScenarioSegment(.drive, durationS: 50),
+            ScenarioSegment(.drive, durationS: 20, speedMps: 8, headingChangeDeg: 90),
+            ScenarioSegment(.drive, durationS: 60, speedMps: 10, gnssMultipath: true),
+            ScenarioSegment(.drive, durationS: 20, speedMps: 6, headingChangeDeg: -90, gnssMultipath: true),
+            ScenarioSegment(.drive, durationS: 30, speedMps: 16),
+            ScenarioSegment(.drive, durationS: 30, speedMps: 9, headingChangeDeg: 60, gnssOutage: true),
+            ScenarioSegment(.drive, durationS: 40, speedMps: 12, headingChangeDeg: -45, gnssMultipath: true),
+            ScenarioSegment(.drive, durationS: 30),
+            ScenarioSegment(.stationary, durationS: 15),
         ])
 }
