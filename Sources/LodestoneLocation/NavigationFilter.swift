@@ -298,7 +298,7 @@ public struct NavigationFilter: Sendable {
         public var hasBarometerOffset = false
         /// The latest inertial acceleration (ENU, gravity removed), m/s², and its time.
         public var accelerationENUMps2: Vector3?
-        public var accelerationTimeS = -Double.infinity
+        public var accelerationTimeS: Double?
         /// The orientation of the latest inertial sample (for the board's turn between samples).
         public var lastOrientation: Quaternion?
         /// Time of the last fix whose position was used, s.
@@ -419,7 +419,8 @@ extension NavigationFilter {
         let dt = timeS - state.timeS
         guard dt > 0 else { return }
         let p = parameters
-        let acceleration: Vector3? = timeS - state.accelerationTimeS <= p.inertialTimeoutS ? state.accelerationENUMps2 : nil
+        let acceleration: Vector3? = state.accelerationTimeS.map { timeS - $0 <= p.inertialTimeoutS } == true
+            ? state.accelerationENUMps2 : nil
         let phi = Double.exp(-dt / p.receiverErrorCorrelationTimeS)
         let phiBias = Double.exp(-dt / p.accelerationErrorCorrelationS)
         let biasVariance = p.accelerationErrorSigmaMps2 * p.accelerationErrorSigmaMps2 * (1 - phiBias * phiBias)
@@ -888,7 +889,7 @@ extension NavigationFilter {
             courseAccuracy = min(180, Angle.degrees(fromRadians: c.intervalPerSigma * Double.atan(sigmaVelocity / speed)))
         }
         let sinceFix = state.lastFixTimeS.map { max(0, state.timeS - $0) } ?? .infinity
-        let aided = state.timeS - state.accelerationTimeS <= p.inertialTimeoutS
+        let aided = state.accelerationTimeS.map { state.timeS - $0 <= p.inertialTimeoutS } ?? false
         let method: LocationSourceInformation.Method = sinceFix > p.deadReckoningAfterS ? .deadReckoning : (aided ? .fused : .gnss)
         var location = Location(
             coordinate: Coordinate(latitudeDeg: Angle.degrees(fromRadians: state.originLatitudeRad),
