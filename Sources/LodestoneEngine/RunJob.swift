@@ -123,6 +123,7 @@ public struct RunJob {
                 nextStatusS += 1
                 lastStatusS = t
                 if options.json { output.write(Wire.line(status(t, engine, runtime))) }
+                if options.json, let l = fusion.location.latest { output.write(Wire.line(Wire.Location(l))) }
                 if let e = recorder?.error { errors.write(e); recorder = nil }
             }
             if !options.json {

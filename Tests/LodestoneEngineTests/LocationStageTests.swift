@@ -115,6 +115,23 @@ import Testing
         #expect((properties["horizontal_accuracy_m"] as? [Any])?.count == (features.last?["geometry"] as? [String: Any]).flatMap { ($0["coordinates"] as? [Any])?.count })
     }
 
+    /// `run --json` streams the fused location once a second, units in the keys, unknown values omitted.
+    @Test func runStreamsLocationMessages() throws {
+        let output = CapturedOutput()
+        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 6,
+                                 json: true, speed: 0)
+        #expect(try RunJob(options: options).run(output: output, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false }) == 0)
+        let messages = output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["class"] as? String == "LOCATION" }
+        #expect(messages.count >= 3)
+        let last = try #require(messages.last)
+        for key in ["t_s", "lat_deg", "lon_deg", "h_acc_m", "method", "since_fix_s", "simulated", "time"] {
+            #expect(last[key] != nil, "\(key)")
+        }
+        #expect((last["time"] as? String)?.hasPrefix("2026-07-02T12:00:0") == true)
+        #expect(last["course_deg"] == nil)   // at rest at the start of the drive: no course
+    }
+
     /// Export to a directory that does not exist fails before the run starts, in one line.
     @Test func exportToAnUnwritablePlaceFailsUpFront() throws {
         let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), durationS: 1, speed: 0,

@@ -40,22 +40,6 @@ struct FilterRun {
     var claimScale = 1.0
     var durationS: Double?
 
-    static func receiverFix(_ f: GNSSFix) -> ReceiverFix {
-        var r = ReceiverFix(timeS: f.timeS, mode: f.fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
-        r.quality = .simulated
-        r.latitudeDeg = f.latitudeDeg
-        r.longitudeDeg = f.longitudeDeg
-        r.heightAboveEllipsoidM = f.heightM
-        r.altitudeMSLM = f.altitudeMSLM
-        r.speedMps = f.speedMps
-        r.courseDeg = f.courseDeg
-        r.horizontalAccuracyM = f.horizontalAccuracyM
-        r.verticalAccuracyM = f.verticalAccuracyM
-        r.speedAccuracyMps = f.speedAccuracyMps
-        r.satellitesUsed = f.satellitesUsed
-        return r
-    }
-
     /// Runs and returns one epoch per second (at the receiver's epochs).
     func run() throws -> [Epoch] {
         let sc = try #require(Scenario.named(scenario))
@@ -87,7 +71,7 @@ struct FilterRun {
                 if step % 100 == 0 { epochs.append(Epoch(timeS: t, truth: truth, fix: nil, location: filter.location, update: [])) }
                 continue
             }
-            var r = Self.receiverFix(fix)
+            var r = fix.receiverFix()
             r.horizontalAccuracyM = r.horizontalAccuracyM.map { $0 * claimScale }
             r.verticalAccuracyM = r.verticalAccuracyM.map { $0 * claimScale }
             let update = filter.update(fix: r)
@@ -203,7 +187,7 @@ func fraction(_ flags: [Bool]) -> Double { Double(flags.filter { $0 }.count) / D
         var a = NavigationFilter()
         var fixes: [ReceiverFix] = []
         for second in 0..<120 {
-            if let f = gnss.fix(for: generator.sample(atTimeS: Double(second))) { fixes.append(FilterRun.receiverFix(f)) }
+            if let f = gnss.fix(for: generator.sample(atTimeS: Double(second))) { fixes.append(f.receiverFix()) }
         }
         for f in fixes.prefix(60) { a.update(fix: f) }
         let data = try JSONEncoder().encode(a.state)

@@ -54,6 +54,28 @@ public struct GNSSFix: Sendable, Hashable, Codable {
     }
 }
 
+extension GNSSFix {
+    /// The fix as a receiver reports it to fusion (`ReceiverFix`, gpsd's TPV fields): quality "simulated",
+    /// arrival time `timeS` on the engine's clock (default: the fix's own time), and `utcS` when known.
+    public func receiverFix(timeS: Double? = nil, utcS: Double? = nil) -> ReceiverFix {
+        var fix = ReceiverFix(timeS: timeS ?? self.timeS, mode: fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
+        fix.quality = .simulated
+        fix.utcS = utcS
+        fix.latitudeDeg = latitudeDeg
+        fix.longitudeDeg = longitudeDeg
+        fix.heightAboveEllipsoidM = heightM
+        fix.altitudeMSLM = altitudeMSLM
+        fix.geoidSeparationM = heightM - altitudeMSLM
+        fix.speedMps = speedMps
+        fix.courseDeg = courseDeg
+        fix.horizontalAccuracyM = horizontalAccuracyM
+        fix.verticalAccuracyM = verticalAccuracyM
+        fix.speedAccuracyMps = speedAccuracyMps
+        fix.satellitesUsed = satellitesUsed
+        return fix
+    }
+}
+
 /// A GNSS receiver fed by the truth: 1 Hz fixes whose position error is a first-order Gauss–Markov process
 /// (errors of a few metres, correlated over about a minute, as multipath and atmospheric residuals of a
 /// single-frequency receiver are), no fix during outages, and a reacquisition after them: a few seconds
