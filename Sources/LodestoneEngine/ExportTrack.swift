@@ -4,6 +4,7 @@ import LodestoneLocation
 
 /// A track file that cannot be written: which file and why.
 public struct TrackExportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file, and what went wrong.
     public var path: String
     public var problem: String
     public var description: String { "\(path): \(problem)" }
@@ -18,6 +19,7 @@ public struct TrackExportError: Error, Sendable, Hashable, CustomStringConvertib
 public final class TrackExport {
     /// Where to write.
     public struct Paths: Sendable, Hashable {
+        /// The GPX file and the GeoJSON file; either may be absent.
         public var gpx: String?
         public var geoJSON: String?
         public init(gpx: String? = nil, geoJSON: String? = nil) {
@@ -26,6 +28,7 @@ public final class TrackExport {
         }
     }
 
+    /// Where to write.
     public let paths: Paths
     /// The track name written into the files.
     public let name: String

@@ -37,6 +37,7 @@ public struct GeodesicJob {
         }
     }
 
+    /// Which problem, on which ellipsoid (WGS84 by default).
     public var problem: Problem
     public var geodesic: Geodesic
 

@@ -21,6 +21,7 @@ public struct LocationTrial {
 
     /// What to run.
     public struct Options: Sendable {
+        /// Scenario name, seed of the board and receiver, and the orientation source.
         public var scenario: String
         public var seed: UInt64
         public var orientation: OrientationSource
@@ -43,6 +44,7 @@ public struct LocationTrial {
 
     /// One evaluation instant (every receiver epoch, 1 Hz, including those without a fix).
     public struct Epoch: Sendable, Hashable {
+        /// Engine time, s.
         public var timeS: Double
         /// A receiver fix arrived at this epoch.
         public var hasFix: Bool
@@ -77,8 +79,10 @@ public struct LocationTrial {
         public var receiverVarianceScale: Double?
     }
 
+    /// What to run.
     public let options: Options
 
+    /// A trial with `options`.
     public init(options: Options) { self.options = options }
 
     /// The simulated board of `boards/simulated.json` (MPU-9250 at 100 Hz, LIS3MDL at 40 Hz, BMP280 at 25 Hz).
@@ -229,6 +233,7 @@ public struct ReferenceAHRS: Sendable {
     /// Gains; defaults 0.2 rad/s/rad (5 s), 0.01 /s² (bias learned in ~20 s), magnetometer weight 0.5, and
     /// 0.3 m/s² rejection.
     public struct Settings: Sendable, Hashable {
+        /// See the type's description.
         public var proportionalGain = 0.2
         public var integralGain = 0.01
         public var magnetometerWeight = 0.5
@@ -236,14 +241,17 @@ public struct ReferenceAHRS: Sendable {
         public var restTimeS = 1.0
         public init() {}
     }
+    /// The gains.
     public let settings: Settings
     /// The estimate, board → ENU, and the gyro bias estimate (board axes, rad/s).
     public private(set) var boardToENU: Quaternion?
+    /// The gyro bias estimate, board axes, rad/s.
     public private(set) var gyroBiasRadS = Vector3.zero
     var lastTimeS: Double?
     var restS = 0.0
     var meanForce = Vector3.zero, meanRate = Vector3.zero
 
+    /// An AHRS that starts at its first accelerometer and magnetometer reading.
     public init(settings: Settings = .init()) { self.settings = settings }
 
     /// Feeds one IMU reading (board axes) with the reference magnetic field in ENU (µT) and the local gravity.

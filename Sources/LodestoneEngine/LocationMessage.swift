@@ -4,6 +4,7 @@ extension Wire {
     /// `{"class":"LOCATION",…}` — the fused location, once a second in `run --json` (after the first fix).
     /// Accuracies are 95 % radii / half-widths; unknown values are omitted.
     public struct Location: Codable, Sendable {
+        /// Message class, time (engine clock, s) and the `Location`'s fields under the keys below.
         public var `class` = "LOCATION"
         public var tS: Double
         /// UTC, ISO 8601, when a receiver has told the date.
@@ -34,6 +35,7 @@ extension Wire {
                  courseAccuracyDeg = "course_acc_deg", climbMps = "climb_mps", method, sinceFixS = "since_fix_s", simulated
         }
 
+        /// The message for a location.
         public init(_ l: LodestoneLocation.Location) {
             tS = l.timeS
             time = l.utcS.map(TrackExport.isoTime)

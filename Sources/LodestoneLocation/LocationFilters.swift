@@ -53,9 +53,12 @@ public struct LocationFilter: Sendable {
         public var consecutiveSpeedRejections: Int
     }
 
+    /// What to let through.
     public let parameters: Parameters
+    /// The last admitted location and the rejection streak.
     public private(set) var state = State(lastAdmitted: nil, consecutiveSpeedRejections: 0)
 
+    /// A filter with `parameters` and no location admitted yet.
     public init(parameters: Parameters) { self.parameters = parameters }
 
     /// Decides whether to pass `location` on; `nowS` is the current time on the same clock as

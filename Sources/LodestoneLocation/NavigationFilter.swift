@@ -6,16 +6,19 @@ import RealModule
 /// uncertainty, rejecting outliers (multipath jumps) and smoothing jitter without lag at turns.
 ///
 /// **Model.** Position and velocity in the local East-North-Up frame, per axis a state
-/// `[position m, velocity m/s, acceleration bias m/s², receiver error (unit-variance)]`; the vertical axis adds
-/// the barometer's offset (m). The horizontal axes share one covariance (the model is isotropic in E and N,
-/// so one 4 × 4 covariance serves both and the filter is exact, not an approximation); the vertical has its own
-/// 5 × 5 one.
-/// - With an orientation (`boardToENU`, from the orientation stage) the accelerometer drives the motion:
-///   a = R·f − γ·up (γ: WGS84 normal gravity), minus an ENU acceleration bias that absorbs accelerometer bias
-///   and the orientation's tilt error (a tilt error δθ reads as a horizontal acceleration γ·δθ). This is what
-///   carries the position through an outage. Without one, velocity is held (a constant-velocity model driven
-///   by white acceleration), which still smooths without lag because the receiver's Doppler velocity is a
-///   measurement: the estimate turns when the velocity does.
+/// `[position m, velocity m/s, acceleration error m/s², receiver error (unit-variance)]`; the vertical axis adds
+/// the barometer's offset (m). The horizontal axes share one 4 × 4 covariance: the measurements and the noise
+/// are isotropic in E and N, so one covariance serves both (exact for the receiver-only model; with inertial
+/// aiding the along-track projection and the turning of the velocity make it an approximation that ignores the
+/// E–N cross-covariance those create). The vertical has its own 5 × 5 one.
+/// - With an orientation (`boardToENU`, from the orientation stage) the accelerometer gives the ENU
+///   acceleration a = R·f − γ·up (γ: WGS84 normal gravity), minus an acceleration-error state that absorbs the
+///   accelerometer's bias and the orientation's tilt error (a tilt error δθ reads as a horizontal acceleration
+///   γ·δθ). How it moves the horizontal estimate is `HorizontalAiding`: by default, for vehicles, the velocity
+///   turns with the board and the speed follows the along-track acceleration, shrunk towards cruising when the
+///   reading is within its error; for walkers, and without an orientation, velocity is held (a
+///   constant-velocity model driven by white acceleration). Either way jitter is smoothed without lag at turns,
+///   because the receiver's Doppler velocity is a measurement: the estimate turns when the velocity does.
 /// - The receiver's position error is **not white**: single-frequency errors are correlated over about a
 ///   minute (multipath, atmosphere). Treating them as white would let the filter average them away and claim
 ///   an accuracy it does not have. They are modelled as σ·x with x a unit-variance first-order Gauss–Markov
@@ -24,9 +27,10 @@ import RealModule
 ///   falls much below the receiver's.
 /// - The receiver's accuracy claims are not trusted blindly: the normalised innovations of its positions
 ///   calibrate a variance scale (≥ 1) that inflates them when they are too optimistic.
-/// - Outliers: a fix whose position innovation fails a χ² test (2 degrees of freedom) is not used; after
-///   `maximumConsecutiveOutliers` in a row the filter trusts the receiver again and restarts its position
-///   there (the filter, not the receiver, was wrong). Velocities, heights and pressures have their own gates.
+/// - Outliers: a fix whose position innovation fails a χ² test (2 degrees of freedom) is not used, and widens
+///   the position's variance a little (`outlierInflation`), so a jump that persists is eventually believed;
+///   after `maximumConsecutiveOutliers` in a row the filter restarts its position at the receiver's (the filter,
+///   not the receiver, was wrong). Velocities, heights and pressures have their own gates.
 /// - The barometer gives height changes (ISA altitude, ISO 2533) with a slowly wandering offset (weather),
 ///   which GNSS heights calibrate; it carries the height indoors and through outages.
 ///
@@ -325,7 +329,9 @@ public struct NavigationFilter: Sendable {
 
     /// What an update did.
     public struct Update: OptionSet, Sendable, Hashable {
+        /// The bits.
         public let rawValue: UInt16
+        /// An update from its bits.
         public init(rawValue: UInt16) { self.rawValue = rawValue }
         /// The filter started at this fix.
         public static let initialized = Update(rawValue: 1 << 0)
@@ -347,8 +353,11 @@ public struct NavigationFilter: Sendable {
         public static let noPosition = Update(rawValue: 1 << 8)
     }
 
+    /// The tunables (sanitised).
     public let parameters: Parameters
+    /// Derived from the parameters at `init`.
     public let coefficients: Coefficients
+    /// Everything the updates mutate.
     public private(set) var state = State()
 
     /// A filter with `parameters` (sanitised: non-finite or non-positive values take their defaults).

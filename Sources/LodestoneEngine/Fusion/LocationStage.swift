@@ -32,11 +32,13 @@ public struct LocationStage: FusionStage {
     let showsColumns: Bool
     var lastRestUpdateS = -Double.infinity
 
+    /// The stage with the configuration's filter parameters.
     public init(configuration: FusionConfiguration) {
         filter = NavigationFilter(parameters: configuration.location.filter)
         showsColumns = configuration.location.showsColumns
     }
 
+    /// `locationColumns`, or none for a trace without GNSS.
     public var columns: [String] { showsColumns ? Self.locationColumns : [] }
 
     public mutating func process(_ sample: FusionSample, context: inout FusionContext) {
@@ -63,6 +65,7 @@ public struct LocationStage: FusionStage {
         }
     }
 
+    /// The latest location's cells (empty before the first fix).
     public func appendCells(to line: inout String) {
         guard showsColumns else { return }
         let l = latest
@@ -77,6 +80,7 @@ public struct LocationStage: FusionStage {
         line.appendCell(l?.courseAccuracyDeg, digits: 2)
     }
 
+    /// Two lines: position, altitude and accuracies; speed, course, method and fix counts.
     public var liveLines: [String] {
         guard let l = latest else {
             return fixesSeen == 0 ? ["location  waiting for a receiver fix"] : ["location  no position (lost; waiting for a fix)"]
