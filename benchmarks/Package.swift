@@ -30,6 +30,15 @@ let package = Package(
         suite("GNSS", ["LodestoneCore", "LodestoneLocation"]),
         suite("Calibration", ["LodestoneCore", "LodestoneCalibration", "LodestoneEngine"]),
         suite("Fusion", ["LodestoneCore", "LodestoneFusion", "LodestoneEngine"]),
+        suite("Location", ["LodestoneCore", "LodestoneLocation"]),
+        // Not a benchmark (not under Benchmarks/): the location accuracy harness, run by hand; results committed.
+        .executableTarget(
+            name: "LocationAccuracy",
+            dependencies: [.product(name: "LodestoneEngine", package: "Lodestone"),
+                           .product(name: "LodestoneLocation", package: "Lodestone")],
+            path: "accuracy/location",
+            exclude: ["README.md", "results.md"],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )
 

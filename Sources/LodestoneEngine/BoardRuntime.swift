@@ -153,20 +153,9 @@ struct SimulatedGNSSSource: SensorSource {
 
     mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
         guard world.board.hasNewFix, let f = world.board.latestFix else { return .none }
-        var fix = ReceiverFix(timeS: timeS, mode: f.fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
-        fix.quality = .simulated
-        fix.latitudeDeg = f.latitudeDeg
-        fix.longitudeDeg = f.longitudeDeg
-        fix.heightAboveEllipsoidM = f.heightM
-        fix.altitudeMSLM = f.altitudeMSLM
-        fix.geoidSeparationM = f.heightM - f.altitudeMSLM
-        fix.speedMps = f.speedMps
-        fix.courseDeg = f.courseDeg
-        fix.horizontalAccuracyM = f.horizontalAccuracyM
-        fix.verticalAccuracyM = f.verticalAccuracyM
-        fix.speedAccuracyMps = f.speedAccuracyMps
-        fix.satellitesUsed = f.satellitesUsed
-        return .fix(fix)
+        // The simulated receiver knows the date: the scenario's start plus the time run.
+        return .fix(f.receiverFix(timeS: timeS,
+                                  utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS))
     }
 }
 

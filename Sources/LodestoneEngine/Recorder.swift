@@ -54,6 +54,9 @@ public final class TraceRecorder {
         var row = rowFor(f.timeS)
         row.latitudeDeg = f.latitudeDeg; row.longitudeDeg = f.longitudeDeg; row.heightM = f.ellipsoidalHeightM
         row.speedMps = f.speedMps; row.horizontalAccuracyM = f.horizontalAccuracyM
+        row.courseDeg = f.courseDeg; row.verticalAccuracyM = f.verticalAccuracyM
+        row.speedAccuracyMps = f.speedAccuracyMps
+        row.geoidSeparationM = f.geoidSeparationM ?? f.ellipsoidalHeightM.flatMap { h in f.altitudeMSLM.map { h - $0 } }
         pending = row
     }
 

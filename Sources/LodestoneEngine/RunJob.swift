@@ -29,13 +29,16 @@ public struct RunOptions: Sendable {
     public var isTerminal: Bool
     /// What fusion is told before it starts.
     public var fusion: FusionConfiguration
+    /// Where to write the fused track when the run ends (GPX, GeoJSON).
+    public var export: TrackExport.Paths?
 
     public init(board: BoardDescription, scenario: String? = nil, durationS: Double? = nil, seed: UInt64 = 1, json: Bool = false,
                 recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false,
-                fusion: FusionConfiguration = FusionConfiguration()) {
+                fusion: FusionConfiguration = FusionConfiguration(), export: TrackExport.Paths? = nil) {
         self.board = board; self.scenario = scenario; self.durationS = durationS; self.seed = seed; self.json = json
         self.recordPath = recordPath; self.speed = speed; self.isTerminal = isTerminal
         self.fusion = fusion
+        self.export = export
     }
 }
 
@@ -72,6 +75,12 @@ public struct RunJob {
         }
         var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
         var fusion = FusionPipeline(configuration: options.fusion)
+        var track: TrackExport?
+        if let paths = options.export {
+            do throws(TrackExportError) { track = try TrackExport(paths: paths, name: options.board.name) } catch {
+                throw JobError(error.description)
+            }
+        }
         var notes: [String] = []
         let wallStartS = clock.nowS()
         var nextStatusS = 1.0
@@ -90,11 +99,13 @@ public struct RunJob {
                     everDelivered = true
                     recorder?.add(r, from: sensor)
                     fusion.process(FusionSample(reading: r, sensor: sensor))
+                    track?.add(fusion.location.latest)
                     if options.json { output.write(Wire.line(Wire.Sample(sensor: sensor, reading: r, messageClass: "SAMPLE"))) }
                 case let .fix(sensor, f):
                     everDelivered = true
                     recorder?.add(f)
                     fusion.process(FusionSample(reading: SensorReading(timeS: f.timeS), fix: f))
+                    track?.add(fusion.location.latest)
                     if options.json { output.write(Wire.line(Wire.Fix(sensor: sensor, fix: f))) }
                 case let .degraded(sensor, message, timeS):
                     let line = "\(sensor) degraded at t=\(formatFixed(timeS, digits: 2)) s: \(message); retrying"
@@ -115,6 +126,7 @@ public struct RunJob {
                 nextStatusS += 1
                 lastStatusS = t
                 if options.json { output.write(Wire.line(status(t, engine, runtime))) }
+                if options.json, let l = fusion.location.latest { output.write(Wire.line(Wire.Location(l))) }
                 if let e = recorder?.error { errors.write(e); recorder = nil }
             }
             if !options.json {
@@ -137,6 +149,12 @@ public struct RunJob {
         }
         output.flush()
         if let r = recorder { errors.write("recorded \(r.rowCount) rows to \(r.path)") }
+        if let track {
+            do throws(TrackExportError) { try track.write() } catch {
+                errors.write(error.description)
+                return 1
+            }
+        }
         guard everDelivered else {
             errors.write("no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
             return 1

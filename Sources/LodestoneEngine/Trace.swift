@@ -24,6 +24,10 @@ public enum TraceColumn: String, CaseIterable, Sendable {
     case latDeg = "lat_deg", lonDeg = "lon_deg", heightM = "height_m"
     /// GNSS horizontal accuracy (1σ), m.
     case horizontalAccuracyM = "h_acc_m"
+    /// GNSS course over ground, degrees from true north; vertical accuracy, m; speed accuracy, m/s; geoid
+    /// separation (geoid − ellipsoid), m.
+    case courseDeg = "course_deg", verticalAccuracyM = "v_acc_m", speedAccuracyMps = "speed_acc_mps"
+    case geoidSeparationM = "geoid_sep_m"
     /// Activity label of labelled datasets (`stationary`, `walk`, `run`, `cycle`, `drive`, `other`).
     case label = "label"
     /// Truth orientation, board → ENU, Hamilton, scalar first.
@@ -55,6 +59,10 @@ public struct TraceRow: Sendable, Hashable {
     public var longitudeDeg: Double?
     public var heightM: Double?
     public var horizontalAccuracyM: Double?
+    public var courseDeg: Double?
+    public var verticalAccuracyM: Double?
+    public var speedAccuracyMps: Double?
+    public var geoidSeparationM: Double?
     public var label: String?
     /// Truth, when recorded.
     public var truth: Truth?
@@ -178,6 +186,10 @@ public struct TraceParser: Sendable {
                 case .lonDeg: row.longitudeDeg = v
                 case .heightM: row.heightM = v
                 case .horizontalAccuracyM: row.horizontalAccuracyM = v
+                case .courseDeg: row.courseDeg = v
+                case .verticalAccuracyM: row.verticalAccuracyM = v
+                case .speedAccuracyMps: row.speedAccuracyMps = v
+                case .geoidSeparationM: row.geoidSeparationM = v
                 case .gtQW: q[0] = v; qN += 1
                 case .gtQX: q[1] = v; qN += 1
                 case .gtQY: q[2] = v; qN += 1
@@ -256,6 +268,10 @@ public struct TraceFormatter: Sendable {
         case .lonDeg: return f(r.longitudeDeg, 9)
         case .heightM: return f(r.heightM, 3)
         case .horizontalAccuracyM: return f(r.horizontalAccuracyM, 2)
+        case .courseDeg: return f(r.courseDeg, 2)
+        case .verticalAccuracyM: return f(r.verticalAccuracyM, 2)
+        case .speedAccuracyMps: return f(r.speedAccuracyMps, 3)
+        case .geoidSeparationM: return f(r.geoidSeparationM, 2)
         case .label: return r.label
         case .gtQW: return f(t?.boardToENU?.w, 7)
         case .gtQX: return f(t?.boardToENU?.x, 7)

@@ -11,6 +11,7 @@ struct Replay: ParsableCommand {
     @Option(help: "Write the output CSV here instead of standard output.") var output: String?
     @OptionGroup var calibration: ReplayCalibrationOptions
     @OptionGroup(title: "Orientation") var orientation: OrientationOptions
+    @OptionGroup var export: ExportOptions
 
     func run() throws {
         let out: LineOutput
@@ -21,7 +22,7 @@ struct Replay: ParsableCommand {
         do {
             var configuration = calibration.fusionConfiguration()
             orientation.apply(to: &configuration)
-            let n = try ReplayJob(inputPath: input, configuration: configuration).run { out.write($0) }
+            let n = try ReplayJob(inputPath: input, configuration: configuration, export: export.paths).run { out.write($0) }
             out.flush()
             try fileSink?.close()
             if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }

@@ -22,6 +22,7 @@ struct Run: ParsableCommand {
     @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster, 0 = as fast as possible.") var speed: Double = 1
     @OptionGroup var calibration: CalibrationSelection
     @OptionGroup(title: "Orientation") var orientation: OrientationOptions
+    @OptionGroup var export: ExportOptions
 
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
@@ -36,7 +37,8 @@ struct Run: ParsableCommand {
         let description: BoardDescription
         do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
         var options = RunOptions(board: description, scenario: scenario, durationS: duration, seed: seed, json: json,
-                                 recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal)
+                                 recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal,
+                                 export: export.paths)
         orientation.apply(to: &options.fusion, nowUnixTimeS: Date().timeIntervalSince1970)
         options.fusion.calibration = calibration.configuration(board: description)
         let stop = StopSignal.install()

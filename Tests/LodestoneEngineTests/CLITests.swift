@@ -161,6 +161,18 @@ enum CLI {
         #expect(r.stderr == "lodestone: geo declination: line 3: 3 fields; expected decimal_year,lat_deg,lon_deg,height_km\n")
     }
 
+    @Test func geoInverseDirectAndAreaReadCSVOnStandardInput() throws {
+        let inverse = try CLI.run(["geo", "inverse"], stdin: "lat1,lon1,lat2,lon2\n0,0,0.5,179.5\n1,2\n")
+        #expect(inverse.status == 1)
+        #expect(inverse.stdout == "s12_m,azi1_deg,azi2_deg\n19936288.578965,25.6718728683,154.3270854699\n,,\n")
+        #expect(inverse.stderr == "lodestone: geo inverse: line 3: 2 fields; expected lat1,lon1,lat2,lon2\n")
+        let direct = try CLI.run(["geo", "direct"], stdin: "0,0,90,1000\n")
+        #expect(direct.status == 0)
+        #expect(direct.stdout.hasPrefix("lat2,lon2,azi2_deg\n0.00000000000,0.00898315284,90.0000000000"))
+        let area = try CLI.run(["geo", "area"], stdin: "0 0;0 90;90 0\n")
+        #expect(area.stdout == "area_m2,perimeter_m\n63758202715511.056,30022685.630020\n")
+    }
+
     @Test func helpNamesEveryCommand() throws {
         let r = try CLI.run(["--help"])
         for c in ["run", "read", "scan", "replay", "geo"] { #expect(r.stdout.contains(c)) }

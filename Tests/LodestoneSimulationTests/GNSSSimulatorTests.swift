@@ -130,4 +130,33 @@ import Testing
         #expect(d.apply(toFieldBoardMicroTesla: field) == d.softIron * field + d.hardIronMicroTesla)
         #expect(d.softIron == d.softIron.transposed)
     }
+
+    /// Urban canyons (`urban-drive`): multipath episodes displace fixes by 15–60 m for 3–12 s while the
+    /// accuracy figures stay those of open sky; outside canyons no fix is displaced.
+    @Test func multipathEpisodesDisplaceFixesOnlyInUrbanCanyons() throws {
+        let scenario = try #require(Scenario.named("urban-drive"))
+        var truth = TrajectoryGenerator(scenario: scenario, seed: 3)
+        var gnss = GNSSSimulator(seed: 3)
+        var jumped: [(GNSSFix, TruthSample)] = []
+        var outsideCanyonJumps = 0
+        var t = 0.0
+        while t <= scenario.totalDurationS {
+            let s = truth.sample(atTimeS: t)
+            if let f = gnss.fix(for: s) {
+                if f.isMultipath {
+                    if s.gnssMultipath { jumped.append((f, s)) } else { outsideCanyonJumps += 1 }
+                }
+            }
+            t += 0.5
+        }
+        #expect(outsideCanyonJumps == 0)
+        #expect(jumped.count >= 5)
+        for (f, s) in jumped {
+            let north = (f.latitudeDeg - s.latitudeDeg) * 111_200
+            let east = (f.longitudeDeg - s.longitudeDeg) * 111_200 * 0.677   // cos 47.4°
+            let displacement = (north * north + east * east).squareRoot()
+            #expect(displacement > 8 && displacement < 75, "\(displacement) m")
+            #expect(f.horizontalAccuracyM < 8)   // the receiver does not know
+        }
+    }
 }

@@ -37,16 +37,42 @@ public struct GNSSFix: Sendable, Hashable, Codable {
     public var satellitesUsed: Int
     /// 2D or 3D.
     public var fixMode: GNSSFixMode
+    /// Simulation truth, not something a receiver knows: the fix is displaced by a multipath episode (its
+    /// position is off by tens of metres while its accuracy figures are the usual ones).
+    public var isMultipath: Bool
 
     /// Memberwise initialiser; see each property for units.
     public init(timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, altitudeMSLM: Double,
                 speedMps: Double, courseDeg: Double?, horizontalAccuracyM: Double, verticalAccuracyM: Double,
-                speedAccuracyMps: Double, satellitesUsed: Int, fixMode: GNSSFixMode) {
+                speedAccuracyMps: Double, satellitesUsed: Int, fixMode: GNSSFixMode, isMultipath: Bool = false) {
         self.timeS = timeS; self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg
         self.heightM = heightM; self.altitudeMSLM = altitudeMSLM; self.speedMps = speedMps
         self.courseDeg = courseDeg; self.horizontalAccuracyM = horizontalAccuracyM
         self.verticalAccuracyM = verticalAccuracyM; self.speedAccuracyMps = speedAccuracyMps
         self.satellitesUsed = satellitesUsed; self.fixMode = fixMode
+        self.isMultipath = isMultipath
+    }
+}
+
+extension GNSSFix {
+    /// The fix as a receiver reports it to fusion (`ReceiverFix`, gpsd's TPV fields): quality "simulated",
+    /// arrival time `timeS` on the engine's clock (default: the fix's own time), and `utcS` when known.
+    public func receiverFix(timeS: Double? = nil, utcS: Double? = nil) -> ReceiverFix {
+        var fix = ReceiverFix(timeS: timeS ?? self.timeS, mode: fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
+        fix.quality = .simulated
+        fix.utcS = utcS
+        fix.latitudeDeg = latitudeDeg
+        fix.longitudeDeg = longitudeDeg
+        fix.heightAboveEllipsoidM = heightM
+        fix.altitudeMSLM = altitudeMSLM
+        fix.geoidSeparationM = heightM - altitudeMSLM
+        fix.speedMps = speedMps
+        fix.courseDeg = courseDeg
+        fix.horizontalAccuracyM = horizontalAccuracyM
+        fix.verticalAccuracyM = verticalAccuracyM
+        fix.speedAccuracyMps = speedAccuracyMps
+        fix.satellitesUsed = satellitesUsed
+        return fix
     }
 }
 
@@ -56,7 +82,10 @@ public struct GNSSFix: Sendable, Hashable, Codable {
 /// without a fix, a 2D fix with few satellites, then accuracy converging to nominal.
 ///
 /// The position error is σ(t)·x(t) per axis with x a unit-variance Gauss–Markov process, so its standard
-/// deviation is exactly the accuracy the fix reports ("honest" accuracy figures).
+/// deviation is exactly the accuracy the fix reports ("honest" accuracy figures) — except in segments marked
+/// `gnssMultipath` (urban canyons), where episodes of reflected-signal tracking displace the position by
+/// `multipathJumpRangeM` for `multipathDurationRangeS` at a time, in a random direction, while the receiver
+/// keeps reporting its usual accuracy: a receiver lying about its accuracy, as real ones do there.
 public struct GNSSSimulator: Sendable {
     /// Tunables; defaults describe a consumer receiver in open sky (u-blox M8/M10 class: datasheet
     /// horizontal accuracy 2.0–2.5 m CEP, velocity 0.05 m/s, hot start ≈ 1 s).
@@ -81,17 +110,28 @@ public struct GNSSSimulator: Sendable {
         public var nominalSatellites: Int
         /// Below this speed no course is reported, m/s.
         public var minimumCourseSpeedMps: Double
+        /// Mean time between the starts of multipath episodes in an urban canyon, s (exponential gaps).
+        public var multipathMeanIntervalS: Double
+        /// Duration of one multipath episode, s (uniform).
+        public var multipathDurationRangeS: ClosedRange<Double>
+        /// Horizontal displacement of one episode, m (uniform; half as much vertically, random sign).
+        public var multipathJumpRangeM: ClosedRange<Double>
 
         /// Parameters; defaults in parentheses.
         public init(fixPeriodS: Double = 1, horizontalSigmaM: Double = 1.5, verticalSigmaM: Double = 2.5,
                     correlationTimeS: Double = 60, speedSigmaMps: Double = 0.05, reacquisitionDelayS: Double = 2,
                     reacquisitionErrorFactor: Double = 4, convergenceTimeS: Double = 10, nominalSatellites: Int = 12,
-                    minimumCourseSpeedMps: Double = 0.5) {
+                    minimumCourseSpeedMps: Double = 0.5, multipathMeanIntervalS: Double = 25,
+                    multipathDurationRangeS: ClosedRange<Double> = 3...12,
+                    multipathJumpRangeM: ClosedRange<Double> = 15...60) {
             self.fixPeriodS = fixPeriodS; self.horizontalSigmaM = horizontalSigmaM; self.verticalSigmaM = verticalSigmaM
             self.correlationTimeS = correlationTimeS; self.speedSigmaMps = speedSigmaMps
             self.reacquisitionDelayS = reacquisitionDelayS; self.reacquisitionErrorFactor = reacquisitionErrorFactor
             self.convergenceTimeS = convergenceTimeS; self.nominalSatellites = nominalSatellites
             self.minimumCourseSpeedMps = minimumCourseSpeedMps
+            self.multipathMeanIntervalS = multipathMeanIntervalS
+            self.multipathDurationRangeS = multipathDurationRangeS
+            self.multipathJumpRangeM = multipathJumpRangeM
         }
 
         /// The defaults.
@@ -110,6 +150,11 @@ public struct GNSSSimulator: Sendable {
         public var nextEpochS: Double?
         /// Time the signal was (re)acquired, s; `nil` while there is none.
         public var acquiredAtS: Double?
+        /// The displacement of the multipath episode in progress (ENU, m) and when it ends, s.
+        public var multipathOffsetENUM = Vector3.zero
+        public var multipathEndS: Double?
+        /// When the next multipath episode starts, s (drawn on entering an urban canyon).
+        public var nextMultipathS: Double?
     }
 
     /// The tunables (sanitised at `init`: non-positive periods and times become the defaults).
@@ -135,6 +180,13 @@ public struct GNSSSimulator: Sendable {
         p.convergenceTimeS = positive(p.convergenceTimeS, d.convergenceTimeS)
         p.nominalSatellites = max(4, p.nominalSatellites)
         p.minimumCourseSpeedMps = nonNegative(p.minimumCourseSpeedMps, d.minimumCourseSpeedMps)
+        p.multipathMeanIntervalS = positive(p.multipathMeanIntervalS, d.multipathMeanIntervalS)
+        if !(p.multipathDurationRangeS.lowerBound > 0 && p.multipathDurationRangeS.upperBound.isFinite) {
+            p.multipathDurationRangeS = d.multipathDurationRangeS
+        }
+        if !(p.multipathJumpRangeM.lowerBound >= 0 && p.multipathJumpRangeM.upperBound.isFinite) {
+            p.multipathJumpRangeM = d.multipathJumpRangeM
+        }
         self.parameters = p
         var random = SeededGenerator(seed: seed ^ 0x474E_5353)   // decorrelate from a trajectory on the same seed
         satellitePhaseRad = random.uniform(in: 0...(2 * Double.pi))
@@ -187,9 +239,10 @@ public struct GNSSSimulator: Sendable {
         let convergence = 1 + p.reacquisitionErrorFactor * Double.exp(-sinceFixS / p.convergenceTimeS)
         let sigmaHorizontal = p.horizontalSigmaM * geometry * convergence
         let sigmaVertical = p.verticalSigmaM * geometry * convergence * (mode == .twoDimensional ? 3 : 1)
-        let errorEast = sigmaHorizontal * state.unitError.x
-        let errorNorth = sigmaHorizontal * state.unitError.y
-        let errorUp = sigmaVertical * state.unitError.z
+        let multipath = multipathOffset(at: t, inCanyon: truth.gnssMultipath)
+        let errorEast = sigmaHorizontal * state.unitError.x + multipath.x
+        let errorNorth = sigmaHorizontal * state.unitError.y + multipath.y
+        let errorUp = sigmaVertical * state.unitError.z + multipath.z
 
         let latitudeRad = Angle.radians(fromDegrees: truth.latitudeDeg)
         let meridian = Geodesy.meridianRadiusM(latitudeRad: latitudeRad) + truth.heightM
@@ -207,6 +260,34 @@ public struct GNSSSimulator: Sendable {
             heightM: truth.heightM + errorUp, altitudeMSLM: truth.altitudeMSLM + errorUp,
             speedMps: speed, courseDeg: course,
             horizontalAccuracyM: sigmaHorizontal * 2.0.squareRoot(), verticalAccuracyM: sigmaVertical,
-            speedAccuracyMps: p.speedSigmaMps, satellitesUsed: satellites, fixMode: mode)
+            speedAccuracyMps: p.speedSigmaMps, satellitesUsed: satellites, fixMode: mode,
+            isMultipath: multipath != .zero)
+    }
+
+    /// The multipath displacement at `t` (ENU, m): zero outside urban canyons and between episodes. Draws
+    /// random numbers only inside canyons, so other scenarios' fixes do not change.
+    private mutating func multipathOffset(at t: Double, inCanyon: Bool) -> Vector3 {
+        let p = parameters
+        guard inCanyon else {
+            state.multipathEndS = nil
+            state.nextMultipathS = nil
+            return .zero
+        }
+        if let end = state.multipathEndS, t < end { return state.multipathOffsetENUM }
+        state.multipathEndS = nil
+        func gap() -> Double { -p.multipathMeanIntervalS * Double.log(max(state.random.uniform(), 1e-12)) }
+        guard let next = state.nextMultipathS else {
+            state.nextMultipathS = t + gap()
+            return .zero
+        }
+        guard t >= next else { return .zero }
+        let duration = state.random.uniform(in: p.multipathDurationRangeS)
+        let jump = state.random.uniform(in: p.multipathJumpRangeM)
+        let direction = state.random.uniform(in: 0...(2 * Double.pi))
+        let vertical = (state.random.uniform() < 0.5 ? -0.5 : 0.5) * jump
+        state.multipathOffsetENUM = Vector3(jump * Double.sin(direction), jump * Double.cos(direction), vertical)
+        state.multipathEndS = t + duration
+        state.nextMultipathS = t + duration + gap()
+        return state.multipathOffsetENUM
     }
 }

@@ -71,12 +71,16 @@ public struct ScenarioSegment: Sendable, Hashable, Codable {
     public var gnssOutage: Bool
     /// How the person turns the board in the hand during the segment (calibration motions); `nil` = not at all.
     public var handling: BoardHandling?
+    /// True in an urban canyon: reflected signals make the receiver's position jump by tens of metres for
+    /// seconds at a time while it still claims its usual accuracy (`GNSSSimulator` multipath episodes).
+    public var gnssMultipath: Bool
 
     /// A segment; see each property for units and defaults.
     public init(_ kind: SegmentKind, durationS: Double, speedMps: Double? = nil, headingChangeDeg: Double = 0,
-                floors: Int = 0, gnssOutage: Bool = false, handling: BoardHandling? = nil) {
+                floors: Int = 0, gnssOutage: Bool = false, gnssMultipath: Bool = false, handling: BoardHandling? = nil) {
         self.kind = kind; self.durationS = durationS; self.speedMps = speedMps
         self.headingChangeDeg = headingChangeDeg; self.floors = floors; self.gnssOutage = gnssOutage
+        self.gnssMultipath = gnssMultipath
         self.handling = handling
     }
 
@@ -148,12 +152,15 @@ public struct Scenario: Sendable, Hashable, Codable {
         catalog.first { $0.name == name }
     }
 
-    /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`.
+    /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`, the
+    /// guided calibration motions `calibrate-mag` and `calibrate-accel`, and `urban-drive`.
     /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
     /// (decimal 2026.5), each under 10 minutes long.
     public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
         // Guided calibration motions (lodestone calibrate).
         + [calibrateMagnetometer, calibrateAccelerometer]
+        // Location (issue 6).
+        + [urbanDrive]
 
     private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
                                _ segments: [ScenarioSegment]) -> Scenario {
@@ -256,5 +263,27 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.stationary, durationS: 2),
             ScenarioSegment(.stationary, durationS: 42, handling: .sixFaces(holdS: 4, moveS: 2.5)),
             ScenarioSegment(.stationary, durationS: 10),
+        ])
+
+    // MARK: Location (issue 6)
+
+    /// City driving for location fusion: urban canyons where the receiver's position jumps (multipath) while
+    /// it claims its usual accuracy, and a 30 s tunnel with a curve and braking inside it, where only dead
+    /// reckoning knows where the car went. Phone on a dashboard mount.
+    static let urbanDrive = zurich(
+        "urban-drive",
+        "city drive: urban canyons with multipath jumps, a 30 s tunnel with a 60° curve and braking from 16 to "
+            + "9 m/s inside it; phone on a dashboard mount",
+        heading: 0, mounting: mounting(pitchDeg: 70, yawDeg: -5), [
+            ScenarioSegment(.stationary, durationS: 15),
+            ScenarioSegment(.drive, durationS: 50),
+            ScenarioSegment(.drive, durationS: 20, speedMps: 8, headingChangeDeg: 90),
+            ScenarioSegment(.drive, durationS: 60, speedMps: 10, gnssMultipath: true),
+            ScenarioSegment(.drive, durationS: 20, speedMps: 6, headingChangeDeg: -90, gnssMultipath: true),
+            ScenarioSegment(.drive, durationS: 30, speedMps: 16),
+            ScenarioSegment(.drive, durationS: 30, speedMps: 9, headingChangeDeg: 60, gnssOutage: true),
+            ScenarioSegment(.drive, durationS: 40, speedMps: 12, headingChangeDeg: -45, gnssMultipath: true),
+            ScenarioSegment(.drive, durationS: 30),
+            ScenarioSegment(.stationary, durationS: 15),
         ])
 }

@@ -9,6 +9,7 @@ struct PlannedSegment: Sendable {
     var startS: Double
     var durationS: Double
     var gnssOutage: Bool
+    var gnssMultipath: Bool
     // Horizontal speed: smootherstep ramp from the previous segment's speed, starting at the segment start.
     var speedFromMps: Double
     var speedToMps: Double
@@ -171,6 +172,7 @@ public struct TrajectoryGenerator: Sendable {
                 .scaled(amplitude: rng.uniform(in: 0.85...1.15), cadence: rng.uniform(in: 0.95...1.05))
             let planned = PlannedSegment(
                 kind: kind, startS: t, durationS: duration, gnssOutage: segment.gnssOutage,
+                gnssMultipath: segment.gnssMultipath,
                 speedFromMps: previousSpeed, speedToMps: speed, speedRampS: speedRamp,
                 headingStartRad: heading, headingChangeRad: turn, turnStartS: (duration - turnDuration) / 2,
                 turnDurationS: turnDuration,
@@ -346,7 +348,8 @@ public struct TrajectoryGenerator: Sendable {
             gravityMps2: gravity, pressurePa: pressure, seaLevelPressurePa: seaLevel, temperatureC: temperature,
             magneticFieldENUMicroTesla: fieldENU,
             magneticFieldBoardMicroTesla: fieldENU.map { boardToENU.conjugate.rotate($0) },
-            segment: segment.kind, activity: segment.kind.activity, floor: floor, gnssOutage: segment.gnssOutage)
+            segment: segment.kind, activity: segment.kind.activity, floor: floor, gnssOutage: segment.gnssOutage,
+            gnssMultipath: segment.gnssMultipath)
     }
 
     /// Seconds per Julian year (365.25 d), used to advance the decimal year.

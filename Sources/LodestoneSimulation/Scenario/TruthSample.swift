@@ -49,6 +49,8 @@ public struct TruthSample: Sendable, Hashable, Codable {
     public var floor: Int
     /// True when no GNSS signal reaches the board (tunnel, indoors).
     public var gnssOutage: Bool
+    /// True in an urban canyon (multipath jumps of the simulated receiver).
+    public var gnssMultipath: Bool
 
     /// Memberwise initialiser; see each property for units and frames.
     public init(timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, altitudeMSLM: Double,
@@ -56,7 +58,7 @@ public struct TruthSample: Sendable, Hashable, Codable {
                 angularVelocityBoardRadS: Vector3, specificForceBoardMps2: Vector3, gravityMps2: Double,
                 pressurePa: Double, seaLevelPressurePa: Double, temperatureC: Double,
                 magneticFieldENUMicroTesla: Vector3?, magneticFieldBoardMicroTesla: Vector3?,
-                segment: SegmentKind, activity: ActivityKind, floor: Int, gnssOutage: Bool) {
+                segment: SegmentKind, activity: ActivityKind, floor: Int, gnssOutage: Bool, gnssMultipath: Bool = false) {
         self.timeS = timeS; self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg
         self.heightM = heightM; self.altitudeMSLM = altitudeMSLM
         self.velocityENUMps = velocityENUMps; self.accelerationENUMps2 = accelerationENUMps2
@@ -66,5 +68,6 @@ public struct TruthSample: Sendable, Hashable, Codable {
         self.magneticFieldENUMicroTesla = magneticFieldENUMicroTesla
         self.magneticFieldBoardMicroTesla = magneticFieldBoardMicroTesla
         self.segment = segment; self.activity = activity; self.floor = floor; self.gnssOutage = gnssOutage
+        self.gnssMultipath = gnssMultipath
     }
 }

@@ -1,0 +1,197 @@
+import Foundation
+import LodestoneCore
+import LodestoneLocation
+
+/// A track file that cannot be written: which file and why.
+public struct TrackExportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file, and what went wrong.
+    public var path: String
+    public var problem: String
+    public var description: String { "\(path): \(problem)" }
+}
+
+/// Collects the fused track of a run or a replay and writes it as GPX 1.1 and/or GeoJSON (RFC 7946) when the
+/// run ends, each file atomically (`--gpx FILE`, `--geojson FILE`).
+///
+/// One point per second of data time at most (the location stage updates at every sample; a track needs no
+/// more). The track is split into segments where there is no location for more than `gapS` (before the first
+/// fix, or when the position is lost). Memory: one `Location` per second (about 200 bytes), i.e. ~17 MB a day.
+public final class TrackExport {
+    /// Where to write.
+    public struct Paths: Sendable, Hashable {
+        /// The GPX file and the GeoJSON file; either may be absent.
+        public var gpx: String?
+        public var geoJSON: String?
+        public init(gpx: String? = nil, geoJSON: String? = nil) {
+            self.gpx = gpx
+            self.geoJSON = geoJSON
+        }
+    }
+
+    /// Where to write.
+    public let paths: Paths
+    /// The track name written into the files.
+    public let name: String
+    /// Minimum time between points, s.
+    public let intervalS: Double
+    /// A gap longer than this starts a new segment, s.
+    public let gapS: Double
+    /// The segments collected so far.
+    public private(set) var segments: [[Location]] = []
+    private var lastTimeS = -Double.infinity
+
+    /// Checks that the files can be written (their directories exist and are writable) before anything runs.
+    public init(paths: Paths, name: String, intervalS: Double = 1, gapS: Double = 10) throws(TrackExportError) {
+        self.paths = paths
+        self.name = name
+        self.intervalS = intervalS
+        self.gapS = gapS
+        for path in [paths.gpx, paths.geoJSON].compactMap({ $0 }) {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
+                throw TrackExportError(path: path, problem: "cannot write the track there (does the directory exist and is it writable?)")
+            }
+        }
+    }
+
+    /// Adds the latest location (ignored when `nil` or within `intervalS` of the previous point).
+    public func add(_ location: Location?) {
+        guard let l = location, l.timeS >= lastTimeS + intervalS - 1e-9 else { return }
+        if segments.isEmpty || l.timeS - lastTimeS > gapS { segments.append([]) }
+        segments[segments.count - 1].append(l)
+        lastTimeS = l.timeS
+    }
+
+    /// Number of points collected.
+    public var pointCount: Int { segments.reduce(0) { $0 + $1.count } }
+
+    /// Writes the requested files (atomically: a temporary file, fsync, rename).
+    public func write() throws(TrackExportError) {
+        if let path = paths.gpx { try write(Self.gpx(segments, name: name), to: path) }
+        if let path = paths.geoJSON { try write(Self.geoJSON(segments, name: name), to: path) }
+    }
+
+    private func write(_ text: String, to path: String) throws(TrackExportError) {
+        do { try OutputFiles.writeAtomically(Array(text.utf8), to: path) } catch {
+            throw TrackExportError(path: path, problem: "cannot write the track: \(error)")
+        }
+    }
+
+    // MARK: - Formats
+
+    /// GPX 1.1 (topografix.com/GPX/1/1): one `trk` with a `trkseg` per segment. `ele` is the altitude above
+    /// mean sea level when known (GPX's elevation), else omitted; `geoidheight` is the geoid separation; `fix` is
+    /// `none` for dead-reckoned points (the receiver had no fix), `3d`/`2d` otherwise; `time` is UTC when a
+    /// receiver has told it. Accuracies (95 %), speed and course are in `extensions` under the namespace
+    /// `urn:lodestone:gpx:1`.
+    public static func gpx(_ segments: [[Location]], name: String) -> String {
+        var out = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="Lodestone \(Lodestone.version)" xmlns="http://www.topografix.com/GPX/1/1" \
+        xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:lodestone="urn:lodestone:gpx:1" \
+        xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
+          <metadata><name>\(xmlEscaped(name))</name></metadata>
+          <trk>
+            <name>\(xmlEscaped(name))</name>
+
+        """
+        for segment in segments {
+            out += "    <trkseg>\n"
+            for l in segment {
+                out += "      <trkpt lat=\"\(formatFixed(l.coordinate.latitudeDeg, digits: 8))\" lon=\"\(formatFixed(l.coordinate.longitudeDeg, digits: 8))\">"
+                if let msl = l.altitudeMSLM { out += "<ele>\(formatFixed(msl, digits: 2))</ele>" }
+                if let utc = l.utcS { out += "<time>\(isoTime(utc))</time>" }
+                if let h = l.ellipsoidalAltitudeM, let msl = l.altitudeMSLM {
+                    out += "<geoidheight>\(formatFixed(h - msl, digits: 2))</geoidheight>"
+                }
+                let fix = l.sourceInformation.method == .deadReckoning ? "none" : (l.ellipsoidalAltitudeM == nil ? "2d" : "3d")
+                out += "<fix>\(fix)</fix><extensions>"
+                out += "<lodestone:horizontalAccuracy>\(formatFixed(l.horizontalAccuracyM, digits: 2))</lodestone:horizontalAccuracy>"
+                if let v = l.verticalAccuracyM { out += "<lodestone:verticalAccuracy>\(formatFixed(v, digits: 2))</lodestone:verticalAccuracy>" }
+                if let v = l.speedMps { out += "<lodestone:speed>\(formatFixed(v, digits: 3))</lodestone:speed>" }
+                if let c = l.courseDeg { out += "<lodestone:course>\(formatFixed(c, digits: 2))</lodestone:course>" }
+                out += "<lodestone:method>\(l.sourceInformation.method.rawValue)</lodestone:method>"
+                out += "</extensions></trkpt>\n"
+            }
+            out += "    </trkseg>\n"
+        }
+        out += "  </trk>\n</gpx>\n"
+        return out
+    }
+
+    /// GeoJSON (RFC 7946): a FeatureCollection with one LineString Feature per segment, positions
+    /// [longitude, latitude, height above the WGS84 ellipsoid] (RFC 7946 §3.1.1; the height is left out of a
+    /// segment that lacks it anywhere), and per-point arrays in the properties (`t_s`, `time` UTC or null,
+    /// `horizontal_accuracy_m` and `vertical_accuracy_m` (95 %), `speed_mps`, `course_deg`, `method`).
+    public static func geoJSON(_ segments: [[Location]], name: String) -> String {
+        func number(_ v: Double?, _ digits: Int) -> String {
+            guard let v, v.isFinite else { return "null" }
+            return formatFixed(v, digits: digits)
+        }
+        var features: [String] = []
+        for segment in segments where !segment.isEmpty {
+            let withHeight = segment.allSatisfy { $0.ellipsoidalAltitudeM != nil }
+            let coordinates = segment.map { l -> String in
+                var p = "[\(formatFixed(l.coordinate.longitudeDeg, digits: 8)),\(formatFixed(l.coordinate.latitudeDeg, digits: 8))"
+                if withHeight, let h = l.ellipsoidalAltitudeM { p += ",\(formatFixed(h, digits: 2))" }
+                return p + "]"
+            }
+            let geometryType = segment.count == 1 ? "Point" : "LineString"
+            let geometry = segment.count == 1 ? coordinates[0] : "[" + coordinates.joined(separator: ",") + "]"
+            func list(_ f: (Location) -> String) -> String { "[" + segment.map(f).joined(separator: ",") + "]" }
+            let properties = [
+                "\"name\":\"\(jsonEscaped(name))\"",
+                "\"t_s\":" + list { number($0.timeS, 3) },
+                "\"time\":" + list { $0.utcS.map { "\"\(isoTime($0))\"" } ?? "null" },
+                "\"horizontal_accuracy_m\":" + list { number($0.horizontalAccuracyM, 2) },
+                "\"vertical_accuracy_m\":" + list { number($0.verticalAccuracyM, 2) },
+                "\"speed_mps\":" + list { number($0.speedMps, 3) },
+                "\"course_deg\":" + list { number($0.courseDeg, 2) },
+                "\"method\":" + list { "\"\($0.sourceInformation.method.rawValue)\"" },
+            ]
+            features.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"\(geometryType)\",\"coordinates\":\(geometry)},"
+                            + "\"properties\":{" + properties.joined(separator: ",") + "}}")
+        }
+        return "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}\n"
+    }
+
+    /// `2026-07-02T12:00:01.250Z` for a Unix time (s).
+    static func isoTime(_ unixS: Double) -> String {
+        let milliseconds = (unixS * 1000).rounded()
+        let dayCount = (milliseconds / 86_400_000).rounded(.down)
+        let msOfDay = Int(milliseconds - dayCount * 86_400_000)
+        let (y, m, d) = UTCCalendar.civil(days: Int(dayCount))
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        func three(_ v: Int) -> String { v < 10 ? "00\(v)" : (v < 100 ? "0\(v)" : "\(v)") }
+        let seconds = msOfDay / 1000
+        return "\(y)-\(two(m))-\(two(d))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(three(msOfDay % 1000))Z"
+    }
+
+    static func xmlEscaped(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func jsonEscaped(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where u.value < 0x20: out += "\\u00" + (u.value < 16 ? "0" : "") + String(u.value, radix: 16)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import LodestoneCore
+import LodestoneLocation
+import Testing
+@testable import LodestoneEngine
+
+@Suite struct UTCCalendarTests {
+    /// Known answers from Python's `calendar.timegm` (2026-07-02T12:00:00Z, and a leap day).
+    @Test func unixTimeAndDecimalYearsAgree() throws {
+        #expect(UTCCalendar.days(year: 1970, month: 1, day: 1) == 0)
+        #expect(UTCCalendar.days(year: 2026, month: 7, day: 2) * 86_400 + 43_200 == 1_782_993_600)
+        #expect(UTCCalendar.days(year: 2024, month: 2, day: 29) * 86_400 + 21_600 == 1_709_186_400)
+        #expect(UTCCalendar.civil(days: 19_782) == (2024, 2, 29))
+        #expect(UTCCalendar.civil(days: -1) == (1969, 12, 31))
+        // 2026.5 is day 182.5 of 365: 2026-07-02T12:00Z.
+        #expect(abs(UTCCalendar.unixSeconds(decimalYear: 2026.5) - 1_782_993_600) < 1e-3)
+        let year = try #require(UTCCalendar.decimalYear(unixS: 1_782_993_600))
+        #expect(abs(year - 2026.5) < 1e-9)
+        #expect(UTCCalendar.decimalYear(unixS: .nan) == nil)
+        #expect(TrackExport.isoTime(1_782_993_600.25) == "2026-07-02T12:00:00.250Z")
+        #expect(TrackExport.isoTime(1_709_186_400) == "2024-02-29T06:00:00.000Z")
+    }
+}
+
+@Suite(.serialized) struct LocationStageTests {
+    static func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-\(getpid())-\(name)").path
+    }
+
+    /// Records 90 s of the simulated `drive` and returns the trace path (reused by the tests below).
+    static let recording: String = {
+        let path = temporary("drive.csv")
+        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 90,
+                                 seed: 5, recordPath: path, speed: 0)
+        _ = try? RunJob(options: options).run(output: CapturedOutput(), errors: CapturedOutput(), clock: ManualClock(),
+                                              shouldStop: { false })
+        return path
+    }()
+
+    /// Replay of a recording with GNSS: the location columns, in the order, hold the fused estimate,
+    /// which agrees with the recorded truth within its accuracy at most rows once the receiver has settled.
+    @Test func replayShowsTheLocationColumnsAndTheyTrackTheTruth() throws {
+        var lines: [String] = []
+        let rows = try ReplayJob(inputPath: Self.recording).run { lines.append($0) }
+        #expect(rows > 8000)
+        // The location columns, in the order, after whatever the earlier stages write.
+        let header = try #require(lines.first).split(separator: ",").map(String.init)
+        let locationColumns = ["lat", "lon", "alt_msl_m", "horizontal_accuracy_m", "vertical_accuracy_m", "speed_mps",
+                               "speed_accuracy_mps", "course_deg", "course_accuracy_deg"]
+        let first = try #require(header.firstIndex(of: "lat"))
+        #expect(Array(header[first...].prefix(locationColumns.count)) == locationColumns)
+        let (latColumn, lonColumn, accuracyColumn) = (first, first + 1, first + 3)
+        var parser = TraceParser(text: try TraceFiles.readText(path: Self.recording), path: Self.recording)
+        var covered = 0, checked = 0
+        for line in lines.dropFirst() {
+            guard let row = try parser.next() else { break }
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+            #expect(cells.count == header.count)
+            guard row.timeS > 20, let lat = Double(cells[latColumn]), let lon = Double(cells[lonColumn]),
+                  let accuracy = Double(cells[accuracyColumn]),
+                  let truthLat = row.truth?.latitudeDeg, let truthLon = row.truth?.longitudeDeg else { continue }
+            let error = try #require(Coordinate(latitudeDeg: lat, longitudeDeg: lon)
+                .distanceM(to: Coordinate(latitudeDeg: truthLat, longitudeDeg: truthLon)))
+            checked += 1
+            if error <= accuracy { covered += 1 }
+            #expect(error < 15)
+        }
+        #expect(checked > 5000)
+        #expect(Double(covered) / Double(checked) >= 0.9)
+    }
+
+    /// A trace without GNSS columns (the activity datasets) gets no location columns.
+    @Test func replayWithoutGNSSHasNoLocationColumns() throws {
+        let path = Self.temporary("imu-only.csv")
+        try "t_s,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var lines: [String] = []
+        _ = try ReplayJob(inputPath: path).run { lines.append($0) }
+        #expect(lines.count == 3)
+        let header = try #require(lines.first).split(separator: ",").map(String.init)
+        #expect(header.first == "t_s")
+        for column in ["lat", "lon", "alt_msl_m", "horizontal_accuracy_m", "speed_mps", "course_deg"] {
+            #expect(!header.contains(column), "\(column)")
+        }
+    }
+
+    /// The stage keeps the context's position and decimal year current for true heading.
+    @Test func contextGetsPositionAndDateFromTheReceiver() {
+        var pipeline = FusionPipeline()
+        var fix = ReceiverFix(timeS: 1, mode: .threeDimensional)
+        fix.latitudeDeg = -33.86
+        fix.longitudeDeg = 151.21
+        fix.heightAboveEllipsoidM = 30
+        fix.utcS = 1_782_993_600
+        pipeline.process(FusionSample(reading: SensorReading(timeS: 1), fix: fix))
+        #expect(pipeline.context.latitudeDeg.map { abs($0 + 33.86) < 1e-9 } == true)
+        #expect(pipeline.context.longitudeDeg.map { abs($0 - 151.21) < 1e-9 } == true)
+        #expect(pipeline.context.heightAboveEllipsoidM.map { abs($0 - 30) < 1e-6 } == true)
+        #expect(pipeline.context.decimalYear.map { abs($0 - 2026.5) < 1e-9 } == true)
+        #expect(pipeline.location.liveLines.first?.hasPrefix("location  33.860000° S  151.210000° E") == true)
+    }
+
+    /// `--gpx` and `--geojson` of a replay: a GPX 1.1 document XML can parse, with one trkpt per second, and an
+    /// RFC 7946 FeatureCollection whose positions are [lon, lat, height].
+    @Test func replayExportsGPXAndGeoJSON() throws {
+        let gpx = Self.temporary("track.gpx"), geo = Self.temporary("track.geojson")
+        defer { try? FileManager.default.removeItem(atPath: gpx); try? FileManager.default.removeItem(atPath: geo) }
+        _ = try ReplayJob(inputPath: Self.recording, export: .init(gpx: gpx, geoJSON: geo)).run { _ in }
+        let xml = try Data(contentsOf: URL(fileURLWithPath: gpx))
+        let counter = TrackPointCounter()
+        let parser = XMLParser(data: xml)
+        parser.delegate = counter
+        #expect(parser.parse(), "\(String(describing: parser.parserError))")
+        #expect(counter.root == "gpx" && counter.version == "1.1")
+        #expect(counter.points >= 85 && counter.points <= 90)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: geo))) as? [String: Any])
+        #expect(json["type"] as? String == "FeatureCollection")
+        let features = try #require(json["features"] as? [[String: Any]])
+        let points = features.compactMap { ($0["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] }.flatMap { $0 }
+        #expect(points.count == counter.points)
+        #expect(points.allSatisfy { $0.count >= 2 && abs($0[0] - 8.54) < 0.1 && abs($0[1] - 47.37) < 0.1 })
+        let properties = try #require(features.last?["properties"] as? [String: Any])
+        #expect((properties["horizontal_accuracy_m"] as? [Any])?.count == (features.last?["geometry"] as? [String: Any]).flatMap { ($0["coordinates"] as? [Any])?.count })
+    }
+
+    /// `run --json` streams the fused location once a second, units in the keys, unknown values omitted.
+    @Test func runStreamsLocationMessages() throws {
+        let output = CapturedOutput()
+        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 6,
+                                 json: true, speed: 0)
+        #expect(try RunJob(options: options).run(output: output, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false }) == 0)
+        let messages = output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["class"] as? String == "LOCATION" }
+        #expect(messages.count >= 3)
+        let last = try #require(messages.last)
+        for key in ["t_s", "lat_deg", "lon_deg", "h_acc_m", "method", "since_fix_s", "simulated", "time"] {
+            #expect(last[key] != nil, "\(key)")
+        }
+        #expect((last["time"] as? String)?.hasPrefix("2026-07-02T12:00:0") == true)
+        #expect(last["course_deg"] == nil)   // at rest at the start of the drive: no course
+    }
+
+    /// Export to a directory that does not exist fails before the run starts, in one line.
+    @Test func exportToAnUnwritablePlaceFailsUpFront() throws {
+        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), durationS: 1, speed: 0,
+                                 export: .init(gpx: "/nonexistent-dir/track.gpx"))
+        let output = CapturedOutput()
+        #expect(throws: JobError.self) {
+            _ = try RunJob(options: options).run(output: output, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
+        }
+        #expect(output.lines.isEmpty)
+    }
+
+    /// The accuracy harness, kept honest: one trial of the committed table (drive, seed 101, the receiver
+    /// alone as this build's pipeline has no orientation stage) meets the targets.
+    @Test func harnessTrialOnTheDriveMeetsTheTargets() throws {
+        let epochs = try LocationTrial(options: .init(scenario: "drive", seed: 101, orientation: .pipeline)).run()
+        let summary = LocationAccuracySummary(trials: [epochs])
+        #expect(summary.outages == 1)
+        let end = try #require(summary.outageEndFusedMeanM)
+        #expect(end <= 15, "end of the 30 s outage: \(end) m")
+        #expect(summary.outageEndCoverage == 1)
+        #expect(summary.coverageAtFixes >= 0.9, "coverage \(summary.coverageAtFixes)")
+        #expect(summary.fusedMedianM <= summary.receiverMedianM)
+    }
+}
+
+final class TrackPointCounter: NSObject, XMLParserDelegate {
+    var points = 0
+    var root: String?
+    var version: String?
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        if root == nil { root = name; version = attributes["version"] }
+        if name == "trkpt" { points += 1 }
+    }
+}
