@@ -222,6 +222,7 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError)
         -> (cntl1: UInt8, actual: SensorConfiguration) {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         guard requested.rateHz <= 100 || requested.powerMode == .suspend else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 100 Hz")
         }

@@ -235,6 +235,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     /// - `.suspend`: the `.normal` settings with `MD` = power-down (reported rate 0).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         let wantedMicroTesla = requested.magneticRangeMicroTesla ?? 400
         guard let fullScale = LIS3MDLDatasheet.FullScale.allCases.first(where: {
             covers($0.rangeGauss * PhysicalConstants.microTeslaPerGauss, wantedMicroTesla)

@@ -210,9 +210,7 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
         let accel = try accelerationFullScale(D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
         let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
                                             requestedRadS: requested.angularRateRangeRadS, chip: chipName)
-        if requested.fifo != .off {
-            throw .unsupportedConfiguration(chip: chipName, detail: "FIFO batching is not supported by this driver for the LSM9DS1")
-        }
+        try rejectFeaturesNotOffered(requested, chip: chipName, wakeOnMotion: true, why: "the chip's FIFO is not used by this driver")
         let table = requested.powerMode == .lowPower ? D.accelRateCodesHz : D.gyroRateCodesHz
         guard let odr = table.first(where: { covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 952 Hz")
@@ -409,9 +407,7 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard fullScale != nil else { throw notProbed(chip: Self.chipName) }
-        if configuration.fifo != .off || configuration.wakeOnMotionThresholdMps2 != nil {
-            throw .unsupportedConfiguration(chip: Self.chipName, detail: "the LSM9DS1 magnetometer has no FIFO and no wake-on-motion")
-        }
+        try rejectFeaturesNotOffered(configuration, chip: Self.chipName)
         let s = try LIS3MDL<Bus>.registerSettings(for: configuration)
         try LIS3MDL<Bus>.write(s, ctrlReg3: ctrlReg3(s.ctrlReg3), bus: bus, address: address)
         fullScale = s.fullScale

@@ -351,6 +351,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration, variant: MPUVariant) throws(SensorError) -> Settings {
         let chip = variant.rawValue
         try validateRate(requested.rateHz, chip: chip)
+        try rejectFeaturesNotOffered(requested, chip: chip, why: "the chip's FIFO and wake-on-motion are not used by this driver")
         typealias D = MPU6xxxDatasheet
         typealias F = MPU6xxxDatasheet.Field
         let accelWanted = requested.accelerationRangeMps2 ?? 4 * PhysicalConstants.standardGravityMps2

@@ -2,7 +2,7 @@ import LodestoneCore
 
 // What ST's LPS22HB and LPS25H share (DocID027083 and DocID023722, table 3 and the output registers): a 24-bit
 // two's-complement pressure output at 4096 LSB/hPa, followed by a 16-bit temperature output, read in one burst,
-// and FIFO drains that stamp samples back from the drain's time.
+// and the decoding of FIFO drains.
 
 enum STPressureOutput {
     /// Pressure sensitivity of both chips, LSB/hPa (table 3, PSens).
@@ -31,14 +31,13 @@ enum STPressureOutput {
     }
 
     /// Decodes `count` FIFO samples of `stride` bytes from `b` (pressure at the start of each; temperature from
-    /// `temperatureC(k)`), and appends them stamped `timeS` (newest) back by `periodS`. All or nothing: a pressure of
-    /// 0 or below is returned (and nothing appended).
-    static func appendFIFOSamples(_ b: UnsafeRawBufferPointer, count: Int, stride: Int, timeS: Double, periodS: Double,
-                                  temperatureC: (Int) -> Double, into samples: inout [SensorReading]) -> Int32? {
+    /// `temperatureC(k)`) into `samples[0..<count]`, without time stamps. All or nothing: a pressure of 0 or below is
+    /// returned (and nothing written).
+    static func decodeFIFOSamples(_ b: UnsafeRawBufferPointer, count: Int, stride: Int, temperatureC: (Int) -> Double,
+                                  into samples: UnsafeMutableBufferPointer<SensorReading>) -> Int32? {
         for k in 0..<count where Bytes.leS24(b, k * stride) <= 0 { return Bytes.leS24(b, k * stride) }
         for k in 0..<count {
-            samples.append(SensorReading(timeS: timeS - Double(count - 1 - k) * periodS,
-                                         pressurePa: pressurePa(raw: Bytes.leS24(b, k * stride)), temperatureC: temperatureC(k)))
+            samples[k] = SensorReading(pressurePa: pressurePa(raw: Bytes.leS24(b, k * stride)), temperatureC: temperatureC(k))
         }
         return nil
     }

@@ -19,7 +19,7 @@ func probedAndConfigured<Model: SimulatedChip, Driver: SensorDriver>(
 
 /// Data-ready follows the chip: set by the measurement `configure` started, cleared by a read, set again by the next
 /// measurement (`measure`).
-func expectDataReadyFollowsMeasurementsAndReads<D: DataReadySensorDriver>(_ driver: inout D, measure: () -> Void) throws {
+func expectDataReadyFollowsMeasurementsAndReads<D: DataReadyReporting>(_ driver: inout D, measure: () -> Void) throws {
     #expect(try driver.isDataReady())
     _ = try driver.read(timeS: 0)
     #expect(try driver.isDataReady() == false)

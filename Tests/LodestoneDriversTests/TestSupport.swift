@@ -58,3 +58,11 @@ final class IdentityLostAfterWrite: SimulatedChip {
         inner.write(register: register, bytes: bytes)
     }
 }
+
+/// Drains `driver`'s FIFO into a fresh buffer of `capacity` samples: what the drain reported, and the samples it wrote.
+func drained<D: FIFOBuffering>(_ driver: inout D, newestTimeS: Double, capacity: Int = 128) throws -> (drain: FIFODrain, samples: [SensorReading]) {
+    let buffer = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: capacity)
+    defer { buffer.deallocate() }
+    let drain = try driver.drainFIFO(into: buffer, newestTimeS: newestTimeS)
+    return (drain, Array(buffer[0..<drain.count]))
+}
