@@ -212,8 +212,7 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
         return try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> Vector3 in
             try bus.sensorRead(address: address, register: Register.datax0.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            return Vector3(D.accelerationMps2(raw: Bytes.leS16(b, 0)), D.accelerationMps2(raw: Bytes.leS16(b, 2)),
-                           D.accelerationMps2(raw: Bytes.leS16(b, 4)))
+            return axisTriple(b, at: 0, D.accelerationMps2(raw:))
         }
     }
 

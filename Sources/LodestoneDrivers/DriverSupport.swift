@@ -131,3 +131,11 @@ func rejectFeaturesNotOffered(_ requested: SensorConfiguration, chip: String, fi
                                             + "wake-on-motion\(reason); leave it unset")
     }
 }
+
+/// Three consecutive 16-bit two's-complement axis outputs X, Y, Z at `offset` of `b`, little-endian (ST, ADI) or
+/// big-endian (InvenSense), each converted to SI by `convert` (the datasheet's conversion at the configured scale).
+@inline(__always)
+func axisTriple(_ b: UnsafeRawBufferPointer, at offset: Int, bigEndian: Bool = false, _ convert: (Int16) -> Double) -> Vector3 {
+    func raw(_ axis: Int) -> Int16 { bigEndian ? Bytes.beS16(b, offset + 2 * axis) : Bytes.leS16(b, offset + 2 * axis) }
+    return Vector3(convert(raw(0)), convert(raw(1)), convert(raw(2)))
+}

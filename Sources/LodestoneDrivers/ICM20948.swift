@@ -445,14 +445,12 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
 
     @inline(__always)
     static func acceleration(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.AccelFullScale) -> Vector3 {
-        Vector3(D.accelerationMps2(raw: Bytes.beS16(b, o), fullScale: fs), D.accelerationMps2(raw: Bytes.beS16(b, o + 2), fullScale: fs),
-                D.accelerationMps2(raw: Bytes.beS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o, bigEndian: true) { D.accelerationMps2(raw: $0, fullScale: fs) }
     }
 
     @inline(__always)
     static func angularVelocity(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.GyroFullScale) -> Vector3 {
-        Vector3(D.angularVelocityRadS(raw: Bytes.beS16(b, o), fullScale: fs), D.angularVelocityRadS(raw: Bytes.beS16(b, o + 2), fullScale: fs),
-                D.angularVelocityRadS(raw: Bytes.beS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o, bigEndian: true) { D.angularVelocityRadS(raw: $0, fullScale: fs) }
     }
 
     private func userCtrl(fifo: Bool) -> UInt8 {

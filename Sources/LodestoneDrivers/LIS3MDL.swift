@@ -309,9 +309,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         return try withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            let field = Vector3(LIS3MDLDatasheet.magneticFieldMicroTesla(raw: Bytes.leS16(b, 0), fullScale: fullScale),
-                                LIS3MDLDatasheet.magneticFieldMicroTesla(raw: Bytes.leS16(b, 2), fullScale: fullScale),
-                                LIS3MDLDatasheet.magneticFieldMicroTesla(raw: Bytes.leS16(b, 4), fullScale: fullScale))
+            let field = axisTriple(b, at: 0) { LIS3MDLDatasheet.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) }
             return SensorReading(timeS: timeS, temperatureC: LIS3MDLDatasheet.temperatureC(raw: Bytes.leS16(b, 6)),
                                  magneticFieldMicroTesla: field)
         }

@@ -212,7 +212,6 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver {
         return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
                              temperatureC: LPS22HBDatasheet.temperatureC(raw: raw.temperature))
     }
-
 }
 
 extension LPS22HB: DataReadyReporting {
@@ -241,22 +240,12 @@ extension LPS22HB: FIFOBuffering {
         throws(SensorError) -> FIFODrain {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
-        let bus = self.bus, address = self.address
         let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))
-        let count = min(status.count, samples.count)
-        guard count > 0 else { return FIFODrain(count: 0, overrun: status.overrun) }
         let slot = LPS22HBDatasheet.fifoSlotBytes
-        let bad = try withUnsafeTemporaryAllocation(byteCount: LPS22HBDatasheet.fifoDepth * slot, alignment: 1) {
-            (raw) throws(SensorError) -> Int32? in
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(count * slot)])
-            try bus.sensorReadFIFO(address: address, register: Register.pressOutXL.rawValue, frameBytes: slot, into: bytes)
-            let b = UnsafeRawBufferPointer(bytes)
-            return STPressureOutput.decodeFIFOSamples(b, count: count, stride: slot,
-                                                      temperatureC: { LPS22HBDatasheet.temperatureC(raw: Bytes.leS16(b, $0 * slot + 3)) },
-                                                      into: samples)
-        }
-        if let bad { throw STPressureOutput.invalidPressure(bad, chip: Self.chipName, bus: bus.name, address: address) }
-        stampFIFOSamples(samples, count: count, waiting: status.count, newestTimeS: newestTimeS, periodS: periodS)
+        let count = try STPressureOutput.drainFIFO(
+            bus: bus, address: address, register: Register.pressOutXL.rawValue, slotBytes: slot, waiting: status.count,
+            newestTimeS: newestTimeS, periodS: periodS, chip: Self.chipName, into: samples
+        ) { b, k in LPS22HBDatasheet.temperatureC(raw: Bytes.leS16(b, k * slot + 3)) }
         return FIFODrain(count: count, overrun: status.overrun)
     }
 

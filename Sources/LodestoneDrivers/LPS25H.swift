@@ -226,7 +226,6 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver {
         return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
                              temperatureC: LPS25HDatasheet.temperatureC(raw: raw.temperature))
     }
-
 }
 
 extension LPS25H: DataReadyReporting {
@@ -258,23 +257,16 @@ extension LPS25H: FIFOBuffering {
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let bus = self.bus, address = self.address
         let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))
-        let count = min(status.count, samples.count)
-        guard count > 0 else { return FIFODrain(count: 0, overrun: status.full) }
+        guard status.count > 0, samples.count > 0 else { return FIFODrain(count: 0, overrun: status.full) }
         let temperatureRaw = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int16 in
             try bus.sensorRead(address: address, register: Register.tempOutL.rawValue | LPS25HDatasheet.autoIncrementBit, into: raw)
             return Bytes.leS16(UnsafeRawBufferPointer(raw), 0)
         }
         let temperatureC = LPS25HDatasheet.temperatureC(raw: temperatureRaw)
-        let bad = try withUnsafeTemporaryAllocation(byteCount: 3 * LPS25HDatasheet.fifoDepth, alignment: 1) {
-            (raw) throws(SensorError) -> Int32? in
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(3 * count)])
-            try bus.sensorReadFIFO(address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit,
-                                   frameBytes: 3, into: bytes)
-            return STPressureOutput.decodeFIFOSamples(UnsafeRawBufferPointer(bytes), count: count, stride: 3,
-                                                      temperatureC: { _ in temperatureC }, into: samples)
-        }
-        if let bad { throw STPressureOutput.invalidPressure(bad, chip: Self.chipName, bus: bus.name, address: address) }
-        stampFIFOSamples(samples, count: count, waiting: status.count, newestTimeS: newestTimeS, periodS: periodS)
+        let count = try STPressureOutput.drainFIFO(
+            bus: bus, address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit, slotBytes: 3,
+            waiting: status.count, newestTimeS: newestTimeS, periodS: periodS, chip: Self.chipName, into: samples
+        ) { _, _ in temperatureC }
         return FIFODrain(count: count, overrun: status.full)
     }
 

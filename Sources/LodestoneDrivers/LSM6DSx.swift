@@ -397,14 +397,12 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
 
     @inline(__always)
     static func acceleration(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.AccelFullScale) -> Vector3 {
-        Vector3(D.accelerationMps2(raw: Bytes.leS16(b, o), fullScale: fs), D.accelerationMps2(raw: Bytes.leS16(b, o + 2), fullScale: fs),
-                D.accelerationMps2(raw: Bytes.leS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o) { D.accelerationMps2(raw: $0, fullScale: fs) }
     }
 
     @inline(__always)
     static func angularVelocity(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.GyroFullScale) -> Vector3 {
-        Vector3(D.angularVelocityRadS(raw: Bytes.leS16(b, o), fullScale: fs), D.angularVelocityRadS(raw: Bytes.leS16(b, o + 2), fullScale: fs),
-                D.angularVelocityRadS(raw: Bytes.leS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o) { D.angularVelocityRadS(raw: $0, fullScale: fs) }
     }
 
     private func write(_ register: Register, _ value: UInt8) throws(SensorError) {

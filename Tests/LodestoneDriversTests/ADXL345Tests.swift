@@ -11,11 +11,7 @@ import Testing
 
     static func running(_ model: ADXL345Model, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100))
         throws -> (SimulatedBus, ADXL345<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x53)
-        var driver = ADXL345(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
+        let (bus, _, driver) = try probedAndConfigured(model, at: 0x53, configuration) { ADXL345(bus: $0) }
         return (bus, driver)
     }
 

@@ -10,12 +10,7 @@ import Testing
     /// A probed and configured driver on a fresh bus with the model at 0x1C.
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(),
                         model: LIS3MDLModel = LIS3MDLModel()) throws -> (SimulatedBus, LIS3MDLModel, LIS3MDL<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x1C)
-        var driver = LIS3MDL(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x1C, configuration) { LIS3MDL(bus: $0) }
     }
 
     /// Raw ±4 gauss values in µT, through the datasheet conversion.

@@ -12,11 +12,7 @@ import Testing
 
     static func running(_ model: LSM6DSxModel, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100),
                         address: UInt8 = 0x6A) throws -> (SimulatedBus, LSM6DSx<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: address)
-        var driver = LSM6DSx(bus: bus, address: address)
-        _ = try driver.probe()
-        try driver.configure(configuration)
+        let (bus, _, driver) = try probedAndConfigured(model, at: address, configuration) { LSM6DSx(bus: $0, address: address) }
         return (bus, driver)
     }
 
