@@ -286,3 +286,12 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
         SensorReading(timeS: timeS, magneticFieldMicroTesla: try readMagneticFieldMicroTesla())
     }
 }
+
+extension AK8963: DataReadyReporting {
+    /// `ST1.DRDY`: a measurement has not been read yet (one register read; reading `ST2` at the end of a data read
+    /// clears it).
+    public mutating func isDataReady() throws(SensorError) -> Bool {
+        guard sensitivityAdjustment != nil else { throw notProbed(chip: Self.chipName) }
+        return AK8963Datasheet.Field.drdy.extract(from: try bus.sensorReadByte(address: address, register: Register.st1.rawValue)) == 1
+    }
+}

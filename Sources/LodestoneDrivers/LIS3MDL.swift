@@ -315,3 +315,11 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         }
     }
 }
+
+extension LIS3MDL: DataReadyReporting {
+    /// `STATUS_REG.ZYXDA`: a sample of all three axes has not been read yet (reading the outputs clears it).
+    public mutating func isDataReady() throws(SensorError) -> Bool {
+        guard isProbed else { throw notProbed(chip: Self.chipName) }
+        return LIS3MDLDatasheet.Field.zyxda.extract(from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
+    }
+}

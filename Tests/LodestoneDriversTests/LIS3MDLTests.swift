@@ -116,6 +116,11 @@ import Testing
         #expect(try bus.readByte(address: 0x1C, register: 0x27) == 0x00)
     }
 
+    @Test func dataReadyIsZYXDA() throws {
+        var (_, model, driver) = try Self.running()
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.magneticFieldMicroTesla = Vector3(4, 5, 6) }
+    }
+
     @Test func withoutTheAutoIncrementBitTheModelRepeatsOneRegister() throws {
         let (bus, _, _) = try Self.running()
         var bytes: (UInt8, UInt8, UInt8) = (0, 0, 0)

@@ -47,6 +47,16 @@ func expectFieldsReadBack<D: SensorDriver>(_ driver: inout D, limitMicroTesla li
     }
 }
 
+/// Data-ready follows the chip: set by the measurement `configure` started, cleared by a read, set again by the next
+/// measurement (`measure`).
+func expectDataReadyFollowsMeasurementsAndReads<D: DataReadyReporting>(_ driver: inout D, measure: () -> Void) throws {
+    #expect(try driver.isDataReady())
+    _ = try driver.read(timeS: 0)
+    #expect(try driver.isDataReady() == false)
+    measure()
+    #expect(try driver.isDataReady())
+}
+
 /// The logged transactions as their one-line descriptions.
 func logLines(_ bus: SimulatedBus) -> [String] { bus.log.map(\.description) }
 
