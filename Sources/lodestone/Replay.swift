@@ -9,6 +9,7 @@ struct Replay: ParsableCommand {
 
     @Option(help: "The trace to replay.") var input: String
     @Option(help: "Write the output CSV here instead of standard output.") var output: String?
+    @OptionGroup(title: "Altitude, activity and pedometer") var motion: MotionOptions
 
     func run() throws {
         let out: LineOutput
@@ -17,7 +18,9 @@ struct Replay: ParsableCommand {
             do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail("\(output): cannot write: \(error)") }
         } else { out = StandardOutput() }
         do {
-            let n = try ReplayJob(inputPath: input).run { out.write($0) }
+            var configuration = FusionConfiguration()
+            motion.apply(to: &configuration)
+            let n = try ReplayJob(inputPath: input, configuration: configuration).run { out.write($0) }
             out.flush()
             try fileSink?.close()
             if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }

@@ -20,6 +20,7 @@ struct Run: ParsableCommand {
     @Flag(help: "One JSON object per line instead of the live view.") var json = false
     @Option(help: "Record a trace to this file (.csv or .csv.gz).") var record: String?
     @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster, 0 = as fast as possible.") var speed: Double = 1
+    @OptionGroup(title: "Altitude, activity and pedometer") var motion: MotionOptions
 
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
@@ -33,8 +34,11 @@ struct Run: ParsableCommand {
         let path = board ?? defaultBoardPath()
         let description: BoardDescription
         do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
+        var fusion = FusionConfiguration()
+        motion.apply(to: &fusion)
         let options = RunOptions(board: description, scenario: scenario, durationS: duration, seed: seed, json: json,
-                                 recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal)
+                                 recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal,
+                                 fusion: fusion)
         let stop = StopSignal.install()
         let out = StandardOutput()
         do {
