@@ -55,7 +55,7 @@ public struct ActivityModel: Sendable, Hashable {
     /// names that differ from `ActivityFeatures.names`, child indices outside their tree, a truncated file).
     public init(text: String) throws(FormatError) {
         var reader = TokenReader(text: text)
-        guard try reader.word() == "lodestone-activity-model", try reader.int() == 1 else {
+        guard !reader.isAtEnd, try reader.word() == "lodestone-activity-model", try reader.int() == 1 else {
             throw FormatError(token: 0, problem: "not a lodestone-activity-model version 1 file")
         }
         try reader.expect("features")

@@ -30,6 +30,12 @@ public struct AltitudeFilter: Sendable {
         /// Density of the unmodelled vertical acceleration while an accelerometer drives the prediction,
         /// m/s²/√Hz. Default 0.35: gravity-removal errors of a carried board.
         public var accelerationNoiseMps2PerRootHz = 0.35
+        /// The same while the board is at rest (the vertical acceleration's RMS over `restTimeConstantS` below
+        /// `restAccelerationMps2`), m/s²/√Hz. Default 0.03: a board on a table does not climb.
+        public var restAccelerationNoiseMps2PerRootHz = 0.03
+        /// Rest detection: RMS vertical acceleration (m/s²) and its averaging time (s). Defaults 0.1 and 1.
+        public var restAccelerationMps2 = 0.1
+        public var restTimeConstantS = 1.0
         /// The same without an accelerometer (the acceleration is then unknown, taken as zero), m/s²/√Hz.
         /// Default 1.0: a lift's 1 m/s² start is followed with a lag of about 1 s.
         public var unmeasuredAccelerationMps2PerRootHz = 1.0
@@ -71,6 +77,8 @@ public struct AltitudeFilter: Sendable {
         public var timeS: Double?
         /// Latest vertical acceleration (m/s², + up) and its time, s.
         public var accelerationMps2 = 0.0
+        /// Mean square of the vertical acceleration over the last second or so, (m/s²)².
+        public var accelerationMeanSquare = 1.0
         public var accelerationTimeS: Double?
         /// Time of the first barometer reading, s.
         public var firstBarometerTimeS: Double?
@@ -121,6 +129,10 @@ public struct AltitudeFilter: Sendable {
         guard f.x.isFinite, f.y.isFinite, f.z.isFinite, timeS.isFinite else { return [] }
         let a = state.vertical.update(specificForceBoardMps2: f, boardToENU: boardToENU, timeS: timeS)
         propagate(to: timeS)
+        if let last = state.accelerationTimeS, timeS > last {
+            let k = min(1, (timeS - last) / parameters.restTimeConstantS)
+            state.accelerationMeanSquare += k * (a * a - state.accelerationMeanSquare)
+        }
         state.accelerationMps2 = a
         state.accelerationTimeS = timeS
         return .acceleration
@@ -208,6 +220,10 @@ public struct AltitudeFilter: Sendable {
         guard let p = state.pressurePa, let h = altitudeM else { return nil }
         return BarometricAltitude.seaLevelPressurePa(pressurePa: p, altitudeM: h)
     }
+    /// True while the accelerometer says the board is at rest (no vertical acceleration).
+    public var isAtRest: Bool {
+        state.accelerationTimeS != nil && state.accelerationMeanSquare < parameters.restAccelerationMps2 * parameters.restAccelerationMps2
+    }
     /// The barometric track H (m, ISA over the reference pressure), `nil` before the first reading.
     public var barometricAltitudeM: Double? { state.barometricAltitudeM }
 
@@ -232,7 +248,7 @@ public struct AltitudeFilter: Sendable {
         var q = parameters.unmeasuredAccelerationMps2PerRootHz
         if let ta = state.accelerationTimeS, timeS - ta <= parameters.maximumAccelerationHoldS {
             a = state.accelerationMps2
-            q = parameters.accelerationNoiseMps2PerRootHz
+            q = isAtRest ? parameters.restAccelerationNoiseMps2PerRootHz : parameters.accelerationNoiseMps2PerRootHz
         }
         state.barometricAltitudeM = h + state.verticalSpeedMps * dt + 0.5 * a * dt * dt
         state.verticalSpeedMps += a * dt

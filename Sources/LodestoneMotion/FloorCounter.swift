@@ -1,11 +1,13 @@
 /// Floors ascended and descended on foot, like `CMPedometerData.floorsAscended`/`floorsDescended`.
 ///
 /// The barometric altitude counts only while the carrier is walking or running (steps are being taken) **and**
-/// the altitude changes at a stair-climbing speed: a lift ride has no steps, and weather drift (≤ 0.01 m/s,
-/// even in a storm front: 3 hPa/h) is far below `minimumVerticalSpeedMps`. Climbing within an episode is
-/// summed; a floor is counted each time the sum passes `countFraction` of a floor height beyond the floors
-/// already counted, so a landing between two flights does not split a floor. An episode ends (and an
-/// uncounted remainder is dropped) after `episodeGapS` without climbing on foot.
+/// the altitude changes at a stair-climbing speed, measured over `rateWindowS` (the climb over the last 8 s,
+/// which a barometer's noise barely moves): a lift ride has no steps, and weather drift (≤ 0.02 m/s, even in
+/// a storm front of 6 hPa/h) stays below `minimumVerticalSpeedMps`. When a climb is recognised, the altitude
+/// gained over that window counts too (the start of a flight is not lost to the window's lag). Climbing within
+/// an episode is summed; a floor is counted each time the sum passes `countFraction` of a floor height beyond
+/// the floors already counted, so a landing between two flights does not split a floor. An episode ends (and
+/// an uncounted remainder is dropped) after `episodeGapS` without climbing on foot.
 public struct FloorCounter: Sendable {
     /// What can be tuned.
     public struct Parameters: Sendable, Hashable, Codable {
@@ -19,6 +21,8 @@ public struct FloorCounter: Sendable {
         public var minimumVerticalSpeedMps = 0.05
         /// An episode ends after this long without climbing on foot, s. Default 20.
         public var episodeGapS = 20.0
+        /// The climb rate is the altitude change over this window, s. Default 8.
+        public var rateWindowS = 8.0
 
         /// The defaults.
         public init() {}
@@ -38,6 +42,10 @@ public struct FloorCounter: Sendable {
         public var lastTimeS: Double?
         /// Time of the last climb on foot, s.
         public var lastClimbTimeS: Double?
+        /// True while climbing on foot (the previous update counted).
+        public var climbing = false
+        /// Recent altitudes (time s, altitude m) for the climb rate: 1024 cover the window up to 128 Hz.
+        public var recent = FixedRing<SIMD2<Double>>(capacity: 1024, filler: .zero)
     }
 
     public let parameters: Parameters
@@ -59,15 +67,32 @@ public struct FloorCounter: Sendable {
     /// running, steps being taken) at `timeS`. Returns +1/−1 per floor counted now (0 mostly).
     @discardableResult
     public mutating func update(altitudeM: Double, verticalSpeedMps: Double, onFoot: Bool, timeS: Double) -> Int {
-        defer { state.lastAltitudeM = altitudeM; state.lastTimeS = timeS }
-        guard let previous = state.lastAltitudeM, altitudeM.isFinite else { return 0 }
+        guard altitudeM.isFinite, timeS.isFinite else { return 0 }
+        defer {
+            state.lastAltitudeM = altitudeM
+            state.lastTimeS = timeS
+            state.recent.append(SIMD2(timeS, altitudeM))
+        }
+        guard let previous = state.lastAltitudeM else { return 0 }
         if let last = state.lastClimbTimeS, timeS - last > parameters.episodeGapS {
             state.episodeClimbM = 0
             state.episodeFloors = 0
             state.lastClimbTimeS = nil
         }
-        guard onFoot, abs(verticalSpeedMps) >= parameters.minimumVerticalSpeedMps else { return 0 }
-        state.episodeClimbM += altitudeM - previous
+        // The altitude `rateWindowS` ago (the oldest kept sample within the window).
+        var windowStart = SIMD2(timeS, altitudeM)
+        var age = 0
+        while let e = state.recent.back(age), timeS - e.x <= parameters.rateWindowS {
+            windowStart = e
+            age += 1
+        }
+        let span = timeS - windowStart.x
+        let rate = span >= parameters.rateWindowS / 2 ? (altitudeM - windowStart.y) / span : 0
+        let climbing = onFoot && abs(rate) >= parameters.minimumVerticalSpeedMps
+        defer { state.climbing = climbing }
+        guard climbing else { return 0 }
+        // A climb just recognised counts from the start of the window; one in progress, sample by sample.
+        state.episodeClimbM += state.climbing ? altitudeM - previous : altitudeM - windowStart.y
         state.lastClimbTimeS = timeS
         let h = parameters.floorHeightM, threshold = parameters.countFraction * h
         var counted = 0

@@ -67,7 +67,7 @@ public struct MotionEstimator: Sendable {
 
     private var stepsAllowed: Bool {
         let a = classifier.activity
-        return !((a.kind == .cycle || a.kind == .drive) && a.confidence >= .medium)
+        return !((a.kind == .cycle || a.kind == .drive) && a.confidence == .high)
     }
 
     /// Live pedometer data since the start.

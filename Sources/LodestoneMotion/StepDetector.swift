@@ -24,14 +24,14 @@ public struct StepDetector: Sendable {
     public struct Parameters: Sendable, Hashable, Codable {
         /// Time constant of each of the two smoothing low-passes, s. Default 0.05.
         public var smoothingTimeConstantS = 0.05
-        /// Time constant of the baseline removed, s. Default 1.5.
-        public var baselineTimeConstantS = 1.5
+        /// Time constant of the baseline removed, s. Default 0.7.
+        public var baselineTimeConstantS = 0.7
         /// Hysteresis of the peak/valley detector, m/s². Default 0.2.
         public var peakHysteresisMps2 = 0.2
-        /// Smallest prominence of a step, m/s². Default 0.8.
-        public var minimumProminenceMps2 = 0.8
-        /// Smallest prominence of a weak step (while walking), m/s². Default 0.2.
-        public var minimumWeakProminenceMps2 = 0.2
+        /// Smallest prominence of a step, m/s². Default 0.6.
+        public var minimumProminenceMps2 = 0.6
+        /// Smallest prominence of a weak step (while walking), m/s². Default 0.5.
+        public var minimumWeakProminenceMps2 = 0.5
         /// Fraction of the running amplitude a step needs, and a weak step. Defaults 0.4 and 0.2.
         public var strongFraction = 0.4
         public var weakFraction = 0.2
@@ -46,8 +46,8 @@ public struct StepDetector: Sendable {
         public var initialPeriodS = 0.55
         /// Steps closer than this are one step, s. Default 0.25 (240 steps/min: a sprint).
         public var minimumIntervalS = 0.25
-        /// Steps further apart than this end a walk, s. Default 1.6.
-        public var maximumIntervalS = 1.6
+        /// Steps further apart than this end a walk, s. Default 1.3.
+        public var maximumIntervalS = 1.3
         /// Steps needed in a row before a walk is confirmed. Default 5.
         public var confirmationSteps = 5
         /// Largest ratio of the longest to the shortest interval among those steps. Default 1.8.

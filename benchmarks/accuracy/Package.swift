@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [.product(name: "LodestoneMotion", package: "Lodestone"),
                            .product(name: "LodestoneEngine", package: "Lodestone"),
                            .product(name: "LodestoneSimulation", package: "Lodestone"),
+                           .product(name: "LodestoneDrivers", package: "Lodestone"),
                            .product(name: "LodestoneCore", package: "Lodestone")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
     ]

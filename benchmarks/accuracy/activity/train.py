@@ -6,7 +6,9 @@ training and inference see the same numbers. Training material: the development 
 ../../../../shared/datasets/activity (every session; `other` rows left out) with a gyroscope-less copy of every
 window (weight 0.5: boards without a gyroscope) and simulated traces (`motion-harness simulate`, weight 0.3). Within
 each class, subjects are weighted by the square root of their share so that one long-recorded person does not
-decide a class; classes are weighted equally.
+decide a class; classes are weighted equally. The development split of ../../../../shared/datasets/steps (walking
+and standing, lower back and seven phone placements; weight 0.5) adds people and placements: its subjects are
+not in the activity set, so cross-validation stays subject-disjoint.
 
     python3 train.py                      # features, final model -> Sources/LodestoneMotion/ActivityModelData.swift
     python3 train.py --folds DIR          # also one model per held-out subject: DIR/<subject>.model (LOSO)
@@ -22,12 +24,14 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
 DATA = os.path.abspath(os.path.join(ROOT, '..', 'shared', 'datasets', 'activity'))
+STEPS = os.path.abspath(os.path.join(ROOT, '..', 'shared', 'datasets', 'steps'))
 HARNESS = os.path.join(ROOT, 'benchmarks', 'accuracy', '.build', 'release', 'motion-harness')
 CLASSES = ['stationary', 'walk', 'run', 'cycle', 'drive']
 PARAMS = dict(max_iter=100, learning_rate=0.15, max_leaf_nodes=8, l2_regularization=1.0, min_samples_leaf=200,
               random_state=0)
 GYRO_MASK_WEIGHT = 0.5
 SIM_WEIGHT = 0.3
+STEPS_WEIGHT = 0.5
 
 
 def harness(*args):
@@ -40,14 +44,19 @@ def features(work):
     os.makedirs(work, exist_ok=True)
     dev = os.path.join(work, 'dev-features.csv')
     sim = os.path.join(work, 'sim-features.csv')
+    steps = os.path.join(work, 'steps-features.csv')
     if not os.path.exists(dev):
         harness('features', '--output', dev, *sorted(glob.glob(os.path.join(DATA, '*.csv.gz'))))
+    if not os.path.exists(steps):
+        harness('features', '--output', steps, *sorted(glob.glob(os.path.join(STEPS, '*.csv.gz'))))
     if not os.path.exists(sim):
         simdir = os.path.join(work, 'sim')
         harness('simulate', '--seed', '1', '--count', '12', '--output', simdir)
         harness('features', '--output', sim, *sorted(glob.glob(os.path.join(simdir, '*.csv'))))
-    d, s = pd.read_csv(dev), pd.read_csv(sim)
-    return d[d.label.isin(CLASSES)].reset_index(drop=True), s[s.label.isin(CLASSES)].reset_index(drop=True)
+    d, s, st = pd.read_csv(dev), pd.read_csv(sim), pd.read_csv(steps)
+    return (d[d.label.isin(CLASSES)].reset_index(drop=True),
+            pd.concat([s[s.label.isin(CLASSES)].assign(weight=SIM_WEIGHT),
+                       st[st.label.isin(CLASSES)].assign(weight=STEPS_WEIGHT)]).reset_index(drop=True))
 
 
 def weights(y, subjects):
@@ -64,7 +73,7 @@ def weights(y, subjects):
     return w * len(y) / len(CLASSES)
 
 
-def fit(dev, sim, names):
+def fit(dev, extra, names):
     gy = names.index('gyroPresent')
     X = dev[names].values.astype(float)
     y = dev.label.map(CLASSES.index).values
@@ -72,9 +81,12 @@ def fit(dev, sim, names):
     masked = X.copy()
     masked[:, gy] = 0
     masked[:, gy + 1:] = np.nan
-    Xs = sim[names].values.astype(float)
-    ys = sim.label.map(CLASSES.index).values
-    ws = weights(ys, sim.subject.values) * SIM_WEIGHT
+    Xs = extra[names].values.astype(float)
+    ys = extra.label.map(CLASSES.index).values
+    ws = np.zeros(len(ys))
+    for src in extra.weight.unique():
+        m = (extra.weight == src).values
+        ws[m] = weights(ys[m], extra.subject.values[m]) * src
     XX = np.vstack([X, masked, Xs])
     YY = np.concatenate([y, y, ys])
     WW = np.concatenate([w, w * GYRO_MASK_WEIGHT, ws])
@@ -147,7 +159,7 @@ def main():
     if not a.no_final:
         model = fit(dev, sim, names)
         text = export(model, names)
-        summary = '%d windows from %d subjects, %d simulated windows; %d trees.' % (
+        summary = '%d windows from %d subjects, %d extra windows (steps set, simulation); %d trees.' % (
             len(dev), dev.subject.nunique(), len(sim), len(model._predictors) * len(CLASSES))
         write_swift(text, os.path.join(ROOT, 'Sources', 'LodestoneMotion', 'ActivityModelData.swift'), summary)
         print('train.py: wrote ActivityModelData.swift (%s)' % summary)
