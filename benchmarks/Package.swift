@@ -27,6 +27,7 @@ let package = Package(
         suite("Core", ["LodestoneCore"]),
         suite("Drivers", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
         suite("Simulation", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
+        suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
     ]
 )
 
