@@ -175,7 +175,7 @@ import Testing
                     if c.activity.kind == kind { right += 1 }
                 }
             }
-            #expect(total > 20 && Double(right) / Double(total) >= 0.8, "\(name): \(right) of \(total) seconds \(kind)")
+            #expect(total > 20 && Double(right) / Double(total) >= 0.75, "\(name): \(right) of \(total) seconds \(kind)")
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LodestoneCore
-import LodestoneDrivers
 import LodestoneEngine
 import LodestoneMotion
 import LodestoneSimulation
@@ -22,8 +21,8 @@ func readTrace(_ path: String) throws -> [TraceRow] {
     return rows
 }
 
-/// The simulated board as `lodestone run` samples it: MPU-9250 at 100 Hz and BMP280 at 25 Hz read by the real
-/// drivers, the simulated receiver's fixes; each sample handed to `body` as the engine would.
+/// A scenario run through `SimulatedSampler`, each sample handed to `body` as the engine would (the fix as a
+/// `ReceiverFix` with MSL altitude, vertical accuracy and speed).
 struct SimulatedRun {
     var scenario: Scenario
     var noise: SensorNoise = .consumerMEMS
@@ -31,35 +30,20 @@ struct SimulatedRun {
 
     /// Runs `durationS` of the scenario (default: all of it and 10 s more).
     func run(durationS: Double? = nil, _ body: (SensorReading, ReceiverFix?, TruthSample) -> Void) throws {
-        let placements = [
-            SimulatedBoard.Placement(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
-            SimulatedBoard.Placement(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 25),
-        ]
-        let board = try SimulatedBoard(scenario: scenario, placements: placements, noise: noise, seed: seed)
-        var imu = MPU6xxx(bus: board.bus, address: 0x68, variant: .mpu9250)
-        var barometer = BMP280(bus: board.bus, address: 0x76)
-        _ = try imu.probe()
-        _ = try barometer.probe()
-        _ = try imu.configure(SensorConfiguration(rateHz: 100))
-        _ = try barometer.configure(SensorConfiguration(rateHz: 25))
+        var sampler = try SimulatedSampler(scenario: scenario, noise: noise, seed: seed)
         let end = durationS ?? scenario.totalDurationS + 10
-        var tick = 0
-        while Double(tick) / 100 <= end {
-            let t = Double(tick) / 100
-            board.advance(toTimeS: t)
-            var r = try imu.read(timeS: t)
-            r.magneticFieldMicroTesla = nil
-            if tick % 4 == 0 { r.pressurePa = try barometer.read(timeS: t).pressurePa }
+        while true {
+            let (r, f, truth) = try sampler.next()
+            guard r.timeS <= end else { break }
             var fix: ReceiverFix?
-            if board.hasNewFix, let f = board.latestFix {
-                var x = ReceiverFix(timeS: t, mode: f.fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
+            if let f {
+                var x = ReceiverFix(timeS: r.timeS, mode: f.fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
                 x.altitudeMSLM = f.altitudeMSLM
                 x.verticalAccuracyM = f.verticalAccuracyM
                 x.speedMps = f.speedMps
                 fix = x
             }
-            body(r, fix, board.truth)
-            tick += 1
+            body(r, fix, truth)
         }
     }
 }

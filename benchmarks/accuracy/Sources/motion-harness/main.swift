@@ -19,7 +19,6 @@
 //       through the trajectory generator and consumer-MEMS noise, in the trace format with `gt_activity`.
 import Foundation
 import LodestoneCore
-import LodestoneDrivers
 import LodestoneEngine
 import LodestoneMotion
 import LodestoneSimulation
@@ -167,34 +166,20 @@ func record(_ args: Arguments) throws {
     let seed = UInt64(args.options["seed"] ?? "1") ?? 1
     let noise: SensorNoise = args.options["noise"] == "bmp388" ? .consumerMEMSWithBMP388 : .consumerMEMS
     let duration = Double(args.options["duration"] ?? "") ?? scenario.totalDurationS + 10
-    let placements = [
-        SimulatedBoard.Placement(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
-        SimulatedBoard.Placement(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 25),
-    ]
-    let board = try SimulatedBoard(scenario: scenario, placements: placements, noise: noise, seed: seed)
-    var imu = MPU6xxx(bus: board.bus, address: 0x68, variant: .mpu9250)
-    var barometer = BMP280(bus: board.bus, address: 0x76)
-    _ = try imu.probe()
-    _ = try barometer.probe()
-    _ = try imu.configure(SensorConfiguration(rateHz: 100))
-    _ = try barometer.configure(SensorConfiguration(rateHz: 25))
+    var sampler = try SimulatedSampler(scenario: scenario, noise: noise, seed: seed)
     var text = "t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,pressure_pa,lat_deg,lon_deg,height_m,speed_mps,h_acc_m,"
         + "gt_height_m,gt_pressure_pa,gt_activity,gt_floor\n"
     func cell(_ v: Double?, _ digits: Int) -> String { v.map { formatFixed($0, digits: digits) } ?? "" }
-    var tick = 0
-    while Double(tick) / 100 <= duration {
-        let t = Double(tick) / 100
-        board.advance(toTimeS: t)
-        let r = try imu.read(timeS: t)
-        let p = tick % 4 == 0 ? try barometer.read(timeS: t).pressurePa : nil
-        let fix = board.hasNewFix ? board.latestFix : nil
-        let truth = board.truth
+    while true {
+        let (r, fix, truth) = try sampler.next()
+        let t = r.timeS
+        guard t <= duration else { break }
+        let p = r.pressurePa
         let a = r.accelerationMps2 ?? .zero, w = r.angularVelocityRadS ?? .zero
         text += "\(formatFixed(t, digits: 2)),\(cell(a.x, 4)),\(cell(a.y, 4)),\(cell(a.z, 4)),\(cell(w.x, 5)),\(cell(w.y, 5)),\(cell(w.z, 5)),"
         text += "\(cell(p, 2)),\(cell(fix?.latitudeDeg, 8)),\(cell(fix?.longitudeDeg, 8)),\(cell(fix?.heightM, 2)),"
         text += "\(cell(fix?.speedMps, 2)),\(cell(fix?.horizontalAccuracyM, 2)),"
         text += "\(cell(truth.heightM, 3)),\(cell(truth.pressurePa, 2)),\(truth.activity.rawValue),\(truth.floor)\n"
-        tick += 1
     }
     try text.write(toFile: output, atomically: true, encoding: .utf8)
 }
