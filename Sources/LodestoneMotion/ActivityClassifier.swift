@@ -20,12 +20,12 @@ import RealModule
 public struct ActivityClassifier: Sendable {
     /// What can be tuned.
     public struct Parameters: Sendable, Hashable, Codable {
-        /// Probability per second of changing activity in the hidden Markov model. Default 0.02.
-        public var switchProbabilityPerS = 0.02
+        /// Probability per second of changing activity in the hidden Markov model. Default 0.05.
+        public var switchProbabilityPerS = 0.05
         /// Exponent applied to the model's probabilities. Default 0.5.
         public var evidenceExponent = 0.5
-        /// Belief margin needed to change the reported activity. Default 0.3.
-        public var switchMargin = 0.3
+        /// Belief margin needed to change the reported activity. Default 0.2.
+        public var switchMargin = 0.2
         /// Belief needed for high and medium confidence. Defaults 0.85 and 0.6.
         public var highConfidence = 0.85
         public var mediumConfidence = 0.6

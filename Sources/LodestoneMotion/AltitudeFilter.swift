@@ -39,9 +39,9 @@ public struct AltitudeFilter: Sendable {
         /// The same without an accelerometer (the acceleration is then unknown, taken as zero), m/s²/√Hz.
         /// Default 1.0: a lift's 1 m/s² start is followed with a lag of about 1 s.
         public var unmeasuredAccelerationMps2PerRootHz = 1.0
-        /// Random walk of the barometer bias (weather fronts, sensor drift), m/√s. Default 0.01 (0.6 m in
-        /// an hour, the order of a 0.1 hPa/h pressure tendency).
-        public var biasRandomWalkMPerRootS = 0.01
+        /// Random walk of the barometer bias (weather fronts, sensor drift), m/√s. Default 0.03 (1.8 m in an
+        /// hour as a 1σ random walk; a storm front's 6 hPa/h, 50 m/h, is then followed with a lag of metres).
+        public var biasRandomWalkMPerRootS = 0.03
         /// 1σ of the bias before any GNSS altitude, m, without a known QNH. Default 300 (weather spans
         /// ±35 hPa around the standard atmosphere).
         public var initialBiasSigmaUnknownQNHM = 300.0

@@ -40,8 +40,9 @@ public struct FloorCounter: Sendable {
         /// Last barometric altitude seen, m, and its time, s.
         public var lastAltitudeM: Double?
         public var lastTimeS: Double?
-        /// Time of the last climb on foot, s.
+        /// Time of the last climb on foot, s, and the altitude counted up to then, m.
         public var lastClimbTimeS: Double?
+        public var lastClimbAltitudeM: Double?
         /// True while climbing on foot (the previous update counted).
         public var climbing = false
         /// Recent altitudes (time s, altitude m) for the climb rate: 1024 cover the window up to 128 Hz.
@@ -91,9 +92,17 @@ public struct FloorCounter: Sendable {
         let climbing = onFoot && abs(rate) >= parameters.minimumVerticalSpeedMps
         defer { state.climbing = climbing }
         guard climbing else { return 0 }
-        // A climb just recognised counts from the start of the window; one in progress, sample by sample.
-        state.episodeClimbM += state.climbing ? altitudeM - previous : altitudeM - windowStart.y
+        // A climb in progress counts sample by sample; one just recognised counts from the start of the window,
+        // or from where the last climb stopped counting if that is later (a landing: nothing is counted twice).
+        if state.climbing {
+            state.episodeClimbM += altitudeM - previous
+        } else if let t = state.lastClimbTimeS, let h = state.lastClimbAltitudeM, t >= windowStart.x {
+            state.episodeClimbM += altitudeM - h
+        } else {
+            state.episodeClimbM += altitudeM - windowStart.y
+        }
         state.lastClimbTimeS = timeS
+        state.lastClimbAltitudeM = altitudeM
         let h = parameters.floorHeightM, threshold = parameters.countFraction * h
         var counted = 0
         while state.episodeClimbM - Double(state.episodeFloors) * h >= threshold {

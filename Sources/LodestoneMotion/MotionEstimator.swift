@@ -59,7 +59,8 @@ public struct MotionEstimator: Sendable {
     /// The activity now.
     public var activity: MotionActivity { classifier.activity }
 
-    /// True while the carrier is on foot: steps are being taken and the activity is not cycling or driving.
+    /// True while the carrier is on foot: steps are being taken and the activity is not cycling or driving with
+    /// high confidence (a pedalling thigh would otherwise count steps and floors).
     public var isOnFoot: Bool {
         guard let t = timeS, pedometer.isStepping(atTimeS: t) else { return false }
         return stepsAllowed
