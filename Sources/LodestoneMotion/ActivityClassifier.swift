@@ -14,6 +14,10 @@ import RealModule
 /// 4. The reported activity changes only when another's belief exceeds the current one's by
 ///    `switchMargin` (hysteresis); its start time is when that activity took the lead. Confidence is high
 ///    from a belief of `highConfidence`, medium from `mediumConfidence`, else low.
+/// 5. A vehicle trip is sticky, as `CMMotionActivity.automotive` is: a stop in traffic looks stationary, so once
+///    `drive` has been reported for `vehicleEstablishS`, a stationary lead keeps it (with the belief's lower
+///    confidence) for up to `vehicleStopHoldS` since driving last led; walking, running or cycling end a trip
+///    only after leading for `vehicleExitS` (bumps and handling in a car look like steps for a moment).
 ///
 /// Before the first 5 s of accelerometer data, and after a gap in it longer than `maximumGapS`, the activity
 /// is `unknown`.
@@ -29,6 +33,12 @@ public struct ActivityClassifier: Sendable {
         /// Belief needed for high and medium confidence. Defaults 0.85 and 0.6.
         public var highConfidence = 0.85
         public var mediumConfidence = 0.6
+        /// How long `drive` must have been reported before stops keep it, s. Default 60.
+        public var vehicleEstablishS = 60.0
+        /// How long a stop keeps a vehicle trip reported as `drive`, s. Default 120 (a long red light).
+        public var vehicleStopHoldS = 120.0
+        /// How long walking, running or cycling must lead before a vehicle trip ends, s. Default 8.
+        public var vehicleExitS = 8.0
         /// A GNSS speed older than this is not used, s. Default 3.
         public var maximumSpeedAgeS = 3.0
         /// A gap in the accelerometer longer than this resets the classifier, s. Default 5.
@@ -45,9 +55,14 @@ public struct ActivityClassifier: Sendable {
         public var belief: [Double]
         /// The reported activity; `nil` while unknown.
         public var reported: MotionActivity?
-        /// The activity leading the belief and since when, s.
+        /// The activity leading the belief and since when, s (the evidence's start, and the window end when it
+        /// took the lead).
         public var leaderIndex: Int?
         public var leaderSinceS = 0.0
+        public var leaderWindowEndS = 0.0
+        /// Last time driving led the belief, s, and the window end when the reported activity last changed.
+        public var driveLedS: Double?
+        public var reportedSinceS = 0.0
         /// Latest GNSS speed (m/s) and its time, s.
         public var speedMps: Double?
         public var speedTimeS: Double?
@@ -56,8 +71,11 @@ public struct ActivityClassifier: Sendable {
         public var firstSampleTimeS: Double?
     }
 
+    /// The settings, the model and the state (see each type).
     public let parameters: Parameters
+    /// The model scoring each window.
     public let model: ActivityModel
+    /// Everything `update` changed so far.
     public private(set) var state: State
     private var features: ActivityFeatures
     private var probabilities: [Double]
@@ -113,6 +131,7 @@ public struct ActivityClassifier: Sendable {
         let n = model.classes.count
         for c in 0..<n { state.belief[c] = 1 / Double(n) }
         state.reported = nil
+        state.driveLedS = nil
         state.leaderIndex = nil
         state.firstSampleTimeS = nil
     }
@@ -140,17 +159,30 @@ public struct ActivityClassifier: Sendable {
         if state.leaderIndex != best {
             state.leaderIndex = best
             state.leaderSinceS = state.reported == nil ? (state.firstSampleTimeS ?? windowCentreS) : windowCentreS
+            state.leaderWindowEndS = windowEndS
         }
         let kind = model.classes[best]
+        if kind == .drive { state.driveLedS = windowEndS }
         if let current = state.reported, let i = model.classes.firstIndex(of: current.kind) {
-            if i != best, state.belief[best] >= state.belief[i] + parameters.switchMargin {
+            var allowed = true
+            if current.kind == .drive, kind != .drive {
+                if kind == .stationary {
+                    let established = windowEndS - state.reportedSinceS >= parameters.vehicleEstablishS
+                    allowed = !established || windowEndS - (state.driveLedS ?? windowEndS) > parameters.vehicleStopHoldS
+                } else {
+                    allowed = windowEndS - state.leaderWindowEndS >= parameters.vehicleExitS
+                }
+            }
+            if i != best, allowed, state.belief[best] >= state.belief[i] + parameters.switchMargin {
                 state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
+                state.reportedSinceS = windowEndS
             } else {
                 let c = confidence(state.belief[i])
                 state.reported?.confidence = c
             }
         } else {
             state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
+            state.reportedSinceS = windowEndS
         }
     }
 

@@ -65,6 +65,7 @@ public struct ActivityFeatures: Sendable {
         public init() {}
     }
 
+    /// The settings.
     public let parameters: Parameters
     /// The latest feature vector (`names.count` numbers; NaN where a feature is absent, e.g. without a gyroscope).
     public private(set) var values: [Double]

@@ -48,6 +48,7 @@ public struct ActivityModel: Sendable, Hashable {
         /// Token index (0-based) where reading failed, and what was wrong.
         public var token: Int
         public var problem: String
+        /// One line: where and what.
         public var description: String { "activity model, token \(token + 1): \(problem)" }
     }
 

@@ -94,7 +94,9 @@ public struct AltitudeFilter: Sendable {
 
     /// What one call changed.
     public struct Changes: OptionSet, Sendable, Hashable {
+        /// The bits.
         public let rawValue: UInt8
+        /// Changes from bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         /// A barometer reading updated altitude, vertical speed and relative altitude.
         public static let altitude = Changes(rawValue: 1 << 0)
@@ -104,9 +106,11 @@ public struct AltitudeFilter: Sendable {
         public static let acceleration = Changes(rawValue: 1 << 2)
     }
 
+    /// The settings.
     public let parameters: Parameters
     /// The reference pressure of barometric altitudes: the given QNH or the ISA's 101 325 Pa.
     public let referencePressurePa: Double
+    /// Everything the inputs changed so far.
     public private(set) var state = State()
 
     /// A filter with `parameters`.

@@ -49,7 +49,9 @@ public struct FloorCounter: Sendable {
         public var recent = FixedRing<SIMD2<Double>>(capacity: 1024, filler: .zero)
     }
 
+    /// The settings.
     public let parameters: Parameters
+    /// Everything `update` changed so far.
     public private(set) var state = State()
 
     /// A counter with `parameters` (a floor height that is not positive and finite becomes 3 m; a fraction

@@ -11,6 +11,7 @@ import LodestoneCore
 public struct MotionEstimator: Sendable {
     /// Everything that can be set before a run.
     public struct Configuration: Sendable {
+        /// Settings of each part.
         public var altitude = AltitudeFilter.Parameters()
         public var floors = FloorCounter.Parameters()
         public var pedometer = Pedometer.Parameters()
@@ -24,7 +25,9 @@ public struct MotionEstimator: Sendable {
 
     /// What one sample changed.
     public struct Changes: OptionSet, Sendable, Hashable {
+        /// The bits.
         public let rawValue: UInt8
+        /// Changes from bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         /// A barometer reading: pressure, altitude, relative altitude, vertical speed.
         public static let altitude = Changes(rawValue: 1 << 0)
@@ -40,6 +43,7 @@ public struct MotionEstimator: Sendable {
         public static let activity = Changes(rawValue: 1 << 5)
     }
 
+    /// The parts: altitude filter, floor counter, pedometer, activity classifier.
     public private(set) var altitude: AltitudeFilter
     public private(set) var floors: FloorCounter
     public private(set) var pedometer: Pedometer

@@ -66,7 +66,9 @@ public struct Pedometer: Sendable {
         public init() {}
     }
 
+    /// The settings.
     public let parameters: Parameters
+    /// The step detector and the stride model (with its learned scale).
     public private(set) var detector: StepDetector
     public private(set) var stride: StrideModel
     /// Running totals now.

@@ -59,7 +59,9 @@ public struct StepDetector: Sendable {
 
     /// Everything `update` changes.
     public struct State: Sendable, Hashable, Codable {
+        /// The two low-passes and the baseline of |f|, m/s².
         public var lowPass1 = 0.0, lowPass2 = 0.0, baseline = 0.0
+        /// Time of the last sample, s.
         public var lastSampleTimeS: Double?
         /// Looking for a maximum (true) or a minimum (false).
         public var seekingPeak = true
@@ -89,7 +91,9 @@ public struct StepDetector: Sendable {
         public var firstStepTimeS: Double?
     }
 
+    /// The settings.
     public let parameters: Parameters
+    /// Everything `update` changed so far.
     public private(set) var state: State
 
     /// A detector with `parameters`.

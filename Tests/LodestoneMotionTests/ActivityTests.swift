@@ -179,3 +179,73 @@ import Testing
         }
     }
 }
+
+/// The classifier's temporal logic, with a hand-made model: "drive" when |f| varies (log std above −1.5),
+/// "stationary" when it does not; the other classes never.
+@Suite struct ActivityClassifierTests {
+    static let model: ActivityModel = {
+        let names = ActivityFeatures.names
+        let text = """
+        lodestone-activity-model 1
+        features \(names.count) \(names.joined(separator: " "))
+        classes 5 stationary walk run cycle drive
+        baseline 0 -6 -6 -6 0
+        trees 2
+        tree 0 3
+        2 -1.5 1 2 0 0
+        -1 0 0 0 0 3
+        -1 0 0 0 0 -3
+        tree 4 3
+        2 -1.5 1 2 0 0
+        -1 0 0 0 0 -3
+        -1 0 0 0 0 3
+        """
+        return (try? ActivityModel(text: text)) ?? .standard
+    }()
+
+    /// Feeds `seconds` of a board that vibrates (a car moving) or not, at 50 Hz, from `start`.
+    func feed(_ c: inout ActivityClassifier, from start: Double, seconds: Double, vibrating: Bool) -> [MotionActivity] {
+        var out: [MotionActivity] = []
+        var i = 0
+        while Double(i) / 50 < seconds {
+            let t = start + Double(i) / 50
+            let shake = vibrating ? 0.8 * sin(2 * .pi * 7.3 * t) + 0.5 * sin(2 * .pi * 1.1 * t) : 0
+            if c.update(specificForceMps2: Vector3(0.1, 0.2, 9.81 + shake), angularVelocityRadS: nil, timeS: t) { out.append(c.activity) }
+            i += 1
+        }
+        return out
+    }
+
+    @Test func aStopInTrafficStaysADriveAndALongStopEndsIt() {
+        #expect(Self.model.treeCount == 2)
+        var c = ActivityClassifier(model: Self.model)
+        let moving = feed(&c, from: 0, seconds: 60, vibrating: true)
+        #expect(moving.last?.kind == .drive)
+        let start = c.activity.startTimeS
+        let stop = feed(&c, from: 60, seconds: 120, vibrating: false)
+        #expect(stop.prefix(115).allSatisfy { $0.kind == .drive }, "a two-minute stop at lights is still a drive")
+        #expect(stop.last?.confidence == .low)
+        #expect(c.activity.startTimeS == start, "the trip keeps its start time")
+        let parked = feed(&c, from: 180, seconds: 60, vibrating: false)
+        #expect(parked.last?.kind == .stationary, "over two minutes without driving end the trip")
+        #expect((c.activity.startTimeS - 60) < 10, "the stationary activity started when the car stopped")
+    }
+
+    @Test func theFirstDecisionComesWithinFiveSecondsOfData() {
+        var c = ActivityClassifier(model: Self.model)
+        #expect(c.activity.kind == .unknown)
+        let first = feed(&c, from: 0, seconds: 6, vibrating: false)
+        #expect(first.first?.kind == .stationary)
+        let moving = feed(&c, from: 6, seconds: 10, vibrating: true)
+        let index = moving.firstIndex { $0.kind == .drive }
+        #expect((index ?? 99) <= 5, "the drive is reported within 5 s of its start")
+    }
+
+    @Test func aGapInTheDataMakesTheActivityUnknownAgain() {
+        var c = ActivityClassifier(model: Self.model)
+        _ = feed(&c, from: 0, seconds: 20, vibrating: true)
+        #expect(c.activity.kind == .drive)
+        _ = c.update(specificForceMps2: Vector3(0, 0, 9.81), angularVelocityRadS: nil, timeS: 100)
+        #expect(c.activity.kind == .unknown)
+    }
+}

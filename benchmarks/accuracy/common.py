@@ -30,6 +30,16 @@ def replay(trace, *options):
         os.unlink(out)
 
 
+def record(scenario, seed, path, noise='consumer'):
+    """A simulated trace of a catalog scenario from `motion-harness record` (see its header)."""
+    harness = os.path.join(HERE, '.build', 'release', 'motion-harness')
+    if not os.path.exists(harness):
+        sys.exit(f'{harness} is missing: run `swift build -c release` in benchmarks/accuracy first')
+    subprocess.run([harness, 'record', '--scenario', scenario, '--noise', noise, '--seed', str(seed), '--output', path],
+                   check=True)
+    return path
+
+
 def write_result(name, text):
     """Writes results/<name> atomically."""
     os.makedirs(RESULTS, exist_ok=True)

@@ -14,12 +14,11 @@ runs the engine over the trace. Three seeds each. Writes results/altitude.md:
 - fused absolute altitude error where GNSS is present (the trace's GNSS heights are ellipsoidal, so the
   datum is the ellipsoid).
 """
-import os, subprocess, sys, tempfile
+import os, sys, tempfile
 import numpy as np, pandas as pd
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import HERE, ROOT, replay, write_result
+from common import record, replay, write_result
 
-HARNESS = os.path.join(HERE, '.build', 'release', 'motion-harness')
 SCENARIOS = ['stationary', 'stairs', 'lift', 'weather-drift', 'stairs-and-lift', 'mixed-day']
 NOISES = ['consumer', 'bmp388']
 SEEDS = [1, 2, 3]
@@ -38,15 +37,11 @@ def true_floors(g):
 
 
 rows = []
-if not os.path.exists(HARNESS):
-    sys.exit(f'{HARNESS} is missing: run `swift build -c release` in benchmarks/accuracy first')
 with tempfile.TemporaryDirectory() as work:
     for sc in SCENARIOS:
         for noise in NOISES:
             for seed in SEEDS:
-                trace = os.path.join(work, f'{sc}-{noise}-{seed}.csv')
-                subprocess.run([HARNESS, 'record', '--scenario', sc, '--noise', noise, '--seed', str(seed),
-                                '--output', trace], check=True)
+                trace = record(sc, seed, os.path.join(work, f'{sc}-{noise}-{seed}.csv'), noise)
                 g = pd.read_csv(trace, dtype={'gt_activity': str})
                 o = replay(trace)
                 up, down = true_floors(g)
