@@ -64,7 +64,7 @@ import Testing
         #expect(missing.status != 0 && missing.stderr.contains("/nonexistent/fold.model") && missing.stdout.isEmpty)
         #expect(missing.stderr.split(separator: "\n").count == 1)
         let broken = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-broken-\(getpid()).model").path
-        try "lodestone-activity-model 1\nfeatures 3 a b c\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        try "lodestone-activity-model 1\nfeatures 3 a b c\n".write(toFile: broken, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: broken) }
         let bad = try CLI.run(["replay", "--input", trace, "--activity-model", broken])
         #expect(bad.status != 0 && bad.stderr.contains("activity model") && bad.stderr.contains("train.py"))
