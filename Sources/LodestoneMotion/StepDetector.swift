@@ -28,7 +28,9 @@ import LodestoneCore
 ///    changes: there is no confirmed walk to close.
 ///
 /// Parameters were tuned on the development split of `shared/datasets/steps` (Oxford step counter data set
-/// and the IPOL gait data set; see `benchmarks/accuracy/README.md` for the procedure and results).
+/// and the IPOL gait data set): the filters and thresholds by a random search, the leading-step, closing-step and
+/// confirmation parameters by a grid with leave-one-subject-out cross-validation (`benchmarks/accuracy/steps/
+/// tune.py`; results, error analysis and false steps at rest in `benchmarks/accuracy/results/steps.md`).
 public struct StepDetector: Sendable {
     /// What can be tuned.
     public struct Parameters: Sendable, Hashable, Codable {

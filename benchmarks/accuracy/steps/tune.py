@@ -15,8 +15,10 @@ absolute count error on the other 11 are scored on that subject's recordings. Th
 best on all 12 (the in-sample figure). Tune only on the development split.
 
     python3 tune.py            # prints the in-sample and the cross-validated mean absolute error
+    python3 tune.py --where    # where the count errors are: true steps missed and steps found in excess, by
+                               # position in the walk, for the detector before this change and as shipped
 """
-import glob, itertools, json, os
+import argparse, collections, glob, itertools, json, os
 import numpy as np, pandas as pd
 
 DATA = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'shared',
@@ -41,6 +43,8 @@ DEFAULTS = dict(tlp=0.05,      # smoothingTimeConstantS
                 leadfrac=0.35,  # leadingStepFraction
                 endmin=0.25,   # closingStepMinimumProminenceMps2
                 endlo=0.7, endhi=2.0)  # closingStepWindow
+# The detector before the closing step and the leading-step check (issue 5 as first merged).
+BEFORE = dict(DEFAULTS, perk=0.3, nconf=5, ratio=1.8, leadfrac=0.0, endmin=float('inf'))
 # The grid of the cross-validation: the new rules (leading step, closing step) and the confirmation.
 GRID = dict(endmin=[0.15, 0.25, 0.35], endlo=[0.6, 0.7, 0.8], leadfrac=[0.3, 0.35, 0.4], nconf=[5, 6],
             ratio=[1.6, 1.8], perk=[0.2, 0.3])
@@ -133,7 +137,8 @@ def load(P=DEFAULTS):
         d = pd.read_csv(f, usecols=['t_s', 'acc_x', 'acc_y', 'acc_z'])
         t = d.t_s.values
         recs.append(dict(name=os.path.basename(f)[:-7], subject=meta['subject'], n=meta['steps'],
-                         pk=peaks(t, d[['acc_x', 'acc_y', 'acc_z']].values, P), end=t[-1]))
+                         pk=peaks(t, d[['acc_x', 'acc_y', 'acc_z']].values, P), end=t[-1], t0=t[0],
+                         truth=np.array(meta['step_times_s'])))
     return recs
 
 
@@ -141,8 +146,41 @@ def abs_errors(recs, P):
     return np.array([abs(len(steps(r['pk'], r['end'], P)) - r['n']) / r['n'] for r in recs])
 
 
+def where(recs):
+    """Matches found step instants to true ones (after removing each recording's median lag of the detector,
+    within ±0.25 s, the convention of the data set's README) and counts the misses and excess steps by position:
+    the first and the last true step of a recording, or elsewhere."""
+    for label, P in [('before', BEFORE), ('shipped', DEFAULTS)]:
+        tally = collections.Counter()
+        for r in recs:
+            found = np.array(steps(r['pk'], r['end'], P)) - r['t0']
+            truth, src = r['truth'], r['name'].split('_')[0]
+            if len(found) == 0:
+                tally[(src, 'missed elsewhere')] += len(truth)
+                continue
+            found = found - np.median([found[np.argmin(abs(found - x))] - x for x in truth])
+            used = set()
+            for i, x in enumerate(truth):
+                near = [j for j in np.argsort(abs(found - x))[:2] if j not in used and abs(found[j] - x) <= 0.25]
+                if near:
+                    used.add(near[0])
+                else:
+                    tally[(src, 'missed: first step' if i == 0 else 'missed: last step' if i == len(truth) - 1
+                           else 'missed elsewhere')] += 1
+            for j in set(range(len(found))) - used:
+                tally[(src, 'excess: before the first step' if found[j] < truth[0] else
+                       'excess: after the last step' if found[j] > truth[-1] else 'excess elsewhere')] += 1
+        print(f'{label}:')
+        for k in sorted(tally):
+            print(f'  {k[0]:7s} {k[1]:32s} {tally[k]:4d}')
+
+
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--where', action='store_true', help='where the count errors are (see above)')
     recs = load()
+    if ap.parse_args().where:
+        return where(recs)
     subject = np.array([r['subject'] for r in recs])
     ipol = np.array([r['name'].startswith('ipol') for r in recs])
     combos = [dict(DEFAULTS, **dict(zip(GRID, v))) for v in itertools.product(*GRID.values())]
