@@ -88,7 +88,9 @@ public struct Pedometer: Sendable {
     }
 
     /// One accelerometer sample (any axes, m/s²). `allowSteps` false discards the steps found (the carrier
-    /// rides a bicycle or a vehicle); `running` selects the running stride. Returns the steps counted now.
+    /// rides a bicycle or a vehicle); `running` selects the running stride. Returns the steps counted now: the first
+    /// steps of a walk arrive together once it is confirmed, and its closing step `maximumIntervalS` after it was
+    /// taken (`StepDetector`), as `CMPedometer`'s live updates correct themselves.
     public mutating func update(specificForceMps2 f: Vector3, timeS: Double, allowSteps: Bool, running: Bool) -> Int {
         if startTimeS == nil {
             startTimeS = timeS

@@ -15,10 +15,22 @@ import LodestoneCore
 ///    longest at most `regularityRatio` × the shortest, none longer than `maximumIntervalS`): then they all
 ///    count at once, as Android's step counter and `CMPedometer` do after a few steps. A pause longer than
 ///    `maximumIntervalS` ends the walk, and the next one must be confirmed again. Handling the board, a tap, a
-///    car's bumps give isolated peaks and are never counted.
+///    car's bumps give isolated peaks and are never counted. At confirmation the first held-back step is dropped
+///    when its prominence is under `leadingStepFraction` of the mean of the others: the sway of gait initiation
+///    (the weight shift before the first heel strike), which would otherwise open every walk with one step too
+///    many.
+/// 5. **Closing step.** The last step of a walk (the trailing foot brought beside the other) is soft and often
+///    under the weak thresholds. While walking, the most prominent peak that was not a step but came within
+///    `closingStepWindow` × the step period after the last step (and is at least
+///    `closingStepMinimumProminenceMps2`) is remembered; a step after it forgets it, and when the walk ends
+///    (`maximumIntervalS` without a step) it is counted. That count arrives `maximumIntervalS` after the step
+///    itself: a later correction of the live count, as `CMPedometer` makes. At rest and in vehicles nothing
+///    changes: there is no confirmed walk to close.
 ///
 /// Parameters were tuned on the development split of `shared/datasets/steps` (Oxford step counter data set
-/// and the IPOL gait data set; see `benchmarks/accuracy/README.md` for the procedure and results).
+/// and the IPOL gait data set): the filters and thresholds by a random search, the leading-step, closing-step and
+/// confirmation parameters by a grid with leave-one-subject-out cross-validation (`benchmarks/accuracy/steps/
+/// tune.py`; results, error analysis and false steps at rest in `benchmarks/accuracy/results/steps.md`).
 public struct StepDetector: Sendable {
     /// What can be tuned.
     public struct Parameters: Sendable, Hashable, Codable {
@@ -38,9 +50,9 @@ public struct StepDetector: Sendable {
         /// A weak step must come between these multiples of the current step period after the last step.
         /// Default 0.9…2.0.
         public var weakWindow: ClosedRange<Double> = 0.9...2.0
-        /// How fast the running amplitude and the step period follow new steps (0…1). Defaults 0.5 and 0.3.
+        /// How fast the running amplitude and the step period follow new steps (0…1). Defaults 0.5 and 0.2.
         public var amplitudeGain = 0.5
-        public var periodGain = 0.3
+        public var periodGain = 0.2
         /// Amplitude and step period assumed before the first steps, m/s² and s. Defaults 2 and 0.55.
         public var initialAmplitudeMps2 = 2.0
         public var initialPeriodS = 0.55
@@ -48,10 +60,18 @@ public struct StepDetector: Sendable {
         public var minimumIntervalS = 0.25
         /// Steps further apart than this end a walk, s. Default 1.3.
         public var maximumIntervalS = 1.3
-        /// Steps needed in a row before a walk is confirmed. Default 5.
-        public var confirmationSteps = 5
-        /// Largest ratio of the longest to the shortest interval among those steps. Default 1.8.
-        public var regularityRatio = 1.8
+        /// Steps needed in a row before a walk is confirmed. Default 6.
+        public var confirmationSteps = 6
+        /// Largest ratio of the longest to the shortest interval among those steps. Default 1.6.
+        public var regularityRatio = 1.6
+        /// The first held-back step counts only if its prominence is at least this fraction of the mean prominence
+        /// of the others (0 keeps it always). Default 0.35.
+        public var leadingStepFraction = 0.35
+        /// Smallest prominence of a walk's closing step, m/s². Default 0.25.
+        public var closingStepMinimumProminenceMps2 = 0.25
+        /// A closing step must come between these multiples of the step period after the last step. Default
+        /// 0.7…2.0.
+        public var closingStepWindow: ClosedRange<Double> = 0.7...2.0
 
         /// The defaults (tuned, see above).
         public init() {}
@@ -79,11 +99,17 @@ public struct StepDetector: Sendable {
         public var walking = false
         /// Steps held back until the walk is confirmed (times, s; oldest first).
         public var pending: FixedRing<Double>
+        /// Their prominences, m/s² (same order).
+        public var pendingProminenceMps2: FixedRing<Double>
+        /// The candidate closing step since the last step: time, s, and prominence, m/s².
+        public var closingTimeS: Double?
+        public var closingProminenceMps2 = 0.0
     }
 
     /// What one sample produced.
     public struct Output: Sendable, Hashable {
-        /// Steps counted with this sample (0, 1, or the held-back steps of a walk just confirmed).
+        /// Steps counted with this sample: 0, 1, the held-back steps of a walk just confirmed, or the closing step of a
+        /// walk that just ended (its time is `latestStepTimeS`, `maximumIntervalS` or more before this sample).
         public var steps = 0
         /// Time of the latest step counted, s.
         public var latestStepTimeS: Double?
@@ -99,7 +125,8 @@ public struct StepDetector: Sendable {
     /// A detector with `parameters`.
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
-        state = State(pending: FixedRing(capacity: max(2, parameters.confirmationSteps), filler: 0))
+        let held = max(2, parameters.confirmationSteps)
+        state = State(pending: FixedRing(capacity: held, filler: 0), pendingProminenceMps2: FixedRing(capacity: held, filler: 0))
         state.amplitudeMps2 = parameters.initialAmplitudeMps2
         state.periodS = parameters.initialPeriodS
     }
@@ -140,8 +167,7 @@ public struct StepDetector: Sendable {
         let s = state.lowPass2 - state.baseline
 
         if state.walking, let last = state.lastStepTimeS, timeS - last > p.maximumIntervalS {
-            state.walking = false
-            state.pending.removeAll()
+            endWalk(into: &out)
         }
         if state.seekingPeak {
             if s > state.extremum { state.extremum = s; state.extremumTimeS = timeS }
@@ -174,13 +200,16 @@ public struct StepDetector: Sendable {
             weak = prominence >= p.weakFraction * state.amplitudeMps2 && prominence >= p.minimumWeakProminenceMps2
                 && g >= p.weakWindow.lowerBound * state.periodS && g <= p.weakWindow.upperBound * state.periodS
         }
-        guard strong || weak else { return }
+        guard strong || weak else {
+            rememberClosingCandidate(peakTimeS: t, prominence: prominence, gapS: gap)
+            return
+        }
+        state.closingTimeS = nil
         if strong { state.amplitudeMps2 += p.amplitudeGain * (prominence - state.amplitudeMps2) }
         if let g = gap, g <= p.maximumIntervalS {
             state.periodS += p.periodGain * (min(max(g, p.minimumIntervalS), p.maximumIntervalS) - state.periodS)
         } else if gap != nil {
-            state.walking = false
-            state.pending.removeAll()
+            endWalk(into: &out)
         }
         state.lastStepTimeS = t
         if state.walking {
@@ -190,6 +219,7 @@ public struct StepDetector: Sendable {
             return
         }
         state.pending.append(t)
+        state.pendingProminenceMps2.append(prominence)
         guard state.pending.count >= p.confirmationSteps else { return }
         var shortest = Double.infinity, longest = 0.0
         for i in 1..<state.pending.count {
@@ -199,9 +229,40 @@ public struct StepDetector: Sendable {
         }
         guard longest <= p.maximumIntervalS, longest < p.regularityRatio * shortest else { return }
         state.walking = true
-        out.steps += state.pending.count
-        out.firstStepTimeS = state.pending[0]
+        var others = 0.0
+        for i in 1..<state.pendingProminenceMps2.count { others += state.pendingProminenceMps2[i] }
+        others /= Double(state.pendingProminenceMps2.count - 1)
+        let first = state.pendingProminenceMps2[0] >= p.leadingStepFraction * others ? 0 : 1
+        out.steps += state.pending.count - first
+        out.firstStepTimeS = state.pending[first]
         out.latestStepTimeS = t
         state.pending.removeAll()
+        state.pendingProminenceMps2.removeAll()
+    }
+
+    /// A peak that is not a step, while walking: the walk's closing step if it is the most prominent such peak in
+    /// the closing window after the last step.
+    private mutating func rememberClosingCandidate(peakTimeS t: Double, prominence: Double, gapS gap: Double?) {
+        let p = parameters
+        guard state.walking, let g = gap, prominence >= p.closingStepMinimumProminenceMps2,
+              g >= p.closingStepWindow.lowerBound * state.periodS, g <= p.closingStepWindow.upperBound * state.periodS
+        else { return }
+        if state.closingTimeS == nil || prominence > state.closingProminenceMps2 {
+            state.closingTimeS = t
+            state.closingProminenceMps2 = prominence
+        }
+    }
+
+    /// Ends the walk: counts its closing step if one was seen, and forgets the held-back steps.
+    private mutating func endWalk(into out: inout Output) {
+        if state.walking, let t = state.closingTimeS {
+            out.steps += 1
+            out.latestStepTimeS = t
+            if out.firstStepTimeS == nil { out.firstStepTimeS = t }
+        }
+        state.walking = false
+        state.closingTimeS = nil
+        state.pending.removeAll()
+        state.pendingProminenceMps2.removeAll()
     }
 }

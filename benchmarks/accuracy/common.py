@@ -16,12 +16,13 @@ def lodestone():
     return path
 
 
-def replay(trace, *options):
-    """Runs `lodestone replay` over `trace` and returns its output as a DataFrame (activity columns as text)."""
+def replay(trace, *options, binary=None):
+    """Runs `lodestone replay` over `trace` and returns its output as a DataFrame (activity columns as text).
+    `binary`: another build of the CLI to run (default: this repository's release build)."""
     with tempfile.NamedTemporaryFile(suffix='.csv', delete=False) as f:
         out = f.name
     try:
-        r = subprocess.run([lodestone(), 'replay', '--input', trace, '--output', out, *options],
+        r = subprocess.run([binary or lodestone(), 'replay', '--input', trace, '--output', out, *options],
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f'lodestone replay {trace}: {r.stderr.strip()}')
