@@ -65,7 +65,7 @@ enum CLI {
     @Test func brokenBoardFileIsOneLineOnStandardErrorAndNothingRuns() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-board-\(getpid()).json").path
         try #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#
-            .write(toFile: path, atomically: true, encoding: .utf8)
+            .write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = try CLI.run(["run", "--board", path, "--duration", "1"])
         #expect(r.status == 1)
@@ -75,7 +75,7 @@ enum CLI {
 
     @Test func truncatedTraceReplaysWhatItHasThenSaysWhereItBroke() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(getpid()).csv").path
-        try "t_s,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n0.02,0,0".write(toFile: path, atomically: true, encoding: .utf8)
+        try "t_s,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n0.02,0,0".write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = try CLI.run(["replay", "--input", path])
         #expect(r.status == 1)

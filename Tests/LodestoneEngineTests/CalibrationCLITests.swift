@@ -168,7 +168,7 @@ import Testing
         ]
         for (i, (content, problem)) in cases.enumerated() {
             let path = dir.file("broken-\(i).json")
-            try content.write(toFile: path, atomically: true, encoding: .utf8)
+            try content.write(toFile: path, atomically: false, encoding: .utf8)
             let r = try CLI.run(["calibrate", "--check", path])
             #expect(r.status == 1)
             #expect(r.stderr.hasPrefix("lodestone: \(path): \(problem)"), "\(r.stderr)")
@@ -184,7 +184,7 @@ import Testing
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let trace = dir.file("t.csv")
-        try "t_s,mag_x,mag_y,mag_z\n0,1,2,3\n0.1,1,2,3\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        try "t_s,mag_x,mag_y,mag_z\n0,1,2,3\n0.1,1,2,3\n".write(toFile: trace, atomically: false, encoding: .utf8)
         let with = try CLI.run(["replay", "--input", trace, "--board", "boards/simulated.json", "--calibration", Self.shipped])
         #expect(with.status == 0)
         #expect(with.stderr == "calibration: \(Self.shipped) (imu: magnetometer, accelerometer, gyroscope; mag: magnetometer; baro: barometer)\n")

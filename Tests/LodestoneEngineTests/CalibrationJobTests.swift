@@ -90,7 +90,7 @@ enum CalibrationFixtures {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let output = dir.file("sim.json")
-        try #"{"format":"lodestone-calibration/1","board":"Simulated board","sens"#.write(toFile: output, atomically: true, encoding: .utf8)
+        try #"{"format":"lodestone-calibration/1","board":"Simulated board","sens"#.write(toFile: output, atomically: false, encoding: .utf8)
         do {
             _ = try F.run(CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, speed: 0))
             Issue.record("no error")
@@ -123,7 +123,7 @@ enum CalibrationFixtures {
         lines[0] = lines[0].replacingOccurrences(of: "mag_x", with: "MAG_Y").replacingOccurrences(of: "mag_y", with: "mag_x")
             .replacingOccurrences(of: "MAG_Y", with: "mag_y")
         let swapped = dir.file("swapped.csv")
-        try lines.joined(separator: "\n").write(toFile: swapped, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: swapped, atomically: false, encoding: .utf8)
         let output = dir.file("sim.json")
         let r = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: output, tracePath: swapped))
         #expect(r.status == 1)
@@ -204,7 +204,7 @@ enum CalibrationFixtures {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let trace = dir.file("cut.csv")
-        try "t_s,mag_x,mag_y,mag_z\n0,1,2,3\n0.1,1,2".write(toFile: trace, atomically: true, encoding: .utf8)
+        try "t_s,mag_x,mag_y,mag_z\n0,1,2,3\n0.1,1,2".write(toFile: trace, atomically: false, encoding: .utf8)
         #expect {
             _ = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("x.json"), tracePath: trace))
         } throws: { e in

@@ -75,7 +75,7 @@ import Testing
     /// A trace without GNSS columns (the activity datasets) gets no location columns.
     @Test func replayWithoutGNSSHasNoLocationColumns() throws {
         let path = Self.temporary("imu-only.csv")
-        try "t_s,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "t_s,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n".write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var lines: [String] = []
         _ = try ReplayJob(inputPath: path).run { lines.append($0) }

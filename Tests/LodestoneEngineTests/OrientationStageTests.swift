@@ -18,7 +18,7 @@ import Testing
         let lines = text.split(separator: "\n", maxSplits: rows + 1).prefix(rows + 1)
         let body = lines.enumerated().map { $0.offset == 0 ? $0.element + extraHeader : $0.element + extraCells }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientation-\(trial)-\(getpid())-\(rows).csv").path
-        try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
 
