@@ -87,7 +87,7 @@ public struct ReplayJob {
 
     /// A trace row as a fusion sample: the sensor columns, and the GNSS columns as a receiver fix (2D without
     /// `height_m`, 3D with it); a `speed_mps` without a position is a receiver's speed alone.
-    static func sample(_ row: TraceRow) -> FusionSample {
+    public static func sample(_ row: TraceRow) -> FusionSample {
         var fix: ReceiverFix?
         if let lat = row.latitudeDeg, let lon = row.longitudeDeg {
             var f = ReceiverFix(timeS: row.timeS, mode: row.heightM == nil ? .twoDimensional : .threeDimensional)

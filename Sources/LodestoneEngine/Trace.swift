@@ -195,6 +195,7 @@ public struct TraceParser {
 
     /// The next line, its commas recorded in `commas`; nil at the end of the input.
     private mutating func nextLine() throws(TraceError) -> Line? {
+        var inputEnded = false
         while true {
             let from = input.start, to = input.end
             let (stop, commaCount) = input.bytes.withUnsafeBufferPointer { bytes in
@@ -213,8 +214,13 @@ public struct TraceParser {
                 }
             }
             let terminated = stop < to
-            // A line not ended yet: read more and scan it again (compaction moves it).
-            if !terminated, try input.readMore() { continue }
+            // A line not ended yet: read more and scan it again. Scan it again also when the file has ended:
+            // `readMore` moves the unconsumed bytes to the front of the window before it finds the end, so the
+            // offsets just found are stale.
+            if !terminated && !inputEnded {
+                if try !input.readMore() { inputEnded = true }
+                continue
+            }
             if !terminated && from == to { return nil }
             lineNumber += 1
             input.start = terminated ? stop + 1 : stop

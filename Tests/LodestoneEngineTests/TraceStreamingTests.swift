@@ -94,6 +94,15 @@ import Testing
         }
     }
 
+    /// The last line, without a newline, found only after the window was compacted by the read that hit the end
+    /// of the file (a parser once kept the offsets from before the move and then looped on empty lines).
+    @Test func aLastLineWithoutNewlineAfterARefillIsReadWhole() throws {
+        let text = "t_s,acc_x,acc_y,acc_z\n0,1,2,3\n0.01,4,5,6"
+        let expected = Self.reference(text, path: "t.csv")
+        #expect(expected.rows.count == 2 && expected.error == nil)
+        try Self.expectStreamsLike(expected, text: text, name: "no-final-newline.csv")
+    }
+
     @Test func crlfLineEndsReadAsLF() throws {
         let lf = "t_s,acc_x,acc_y,acc_z,label\n0,0,0,9.8,walk\n\n0.01,1,2,3,run\n"
         let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
