@@ -40,6 +40,7 @@ let package = Package(
             exclude: ["README.md", "results.md"],
             swiftSettings: [.swiftLanguageMode(.v6)]),
         suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
+        suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
     ]
 )
 

@@ -169,10 +169,17 @@ public enum Wire {
         }
     }
 
-    /// Encodes one message as a single line (no trailing newline).
-    public static func line<T: Encodable>(_ value: T) -> String {
+    /// The one encoder of the wire format: keys sorted, `/` not escaped. Configured once here and never changed;
+    /// `JSONEncoder` is `Sendable` (Foundation keeps its options behind a lock and encodes each call with a fresh
+    /// internal encoder), so `run --json`'s messages share it instead of making one each (~165 messages/s).
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// Encodes one message as a single line (no trailing newline).
+    public static func line<T: Encodable>(_ value: T) -> String {
         guard let data = try? encoder.encode(value), let s = String(data: data, encoding: .utf8) else {
             // Encoding plain structs of finite numbers and strings cannot fail; keep the stream valid anyway.
             return #"{"class":"ERROR","message":"internal: could not encode a message"}"#

@@ -8,19 +8,40 @@ public protocol LineOutput: AnyObject {
     func writeRaw(_ text: String)
     /// Pushes buffered output out.
     func flush()
+    /// Writes the UTF-8 bytes of one line followed by a newline (`replay`'s rows: no `String` per line). The
+    /// default decodes them into a `String` for `write(_:)`.
+    func write(lineBytes: UnsafeRawBufferPointer)
+}
+
+extension LineOutput {
+    public func write(lineBytes: UnsafeRawBufferPointer) { write(String(decoding: lineBytes, as: UTF8.self)) }
 }
 
 /// Standard output, buffered and flushed by `flush()` (and when the buffer grows past 64 KiB).
 public final class StandardOutput: LineOutput {
-    private var buffer = Data()
+    private var buffer: [UInt8] = []
     private let handle: FileHandle
+    /// The buffer is written out once it holds this many bytes.
+    private static let flushBytes = 65_536
     /// True once a write failed (the reader went away); callers stop producing.
     public private(set) var isBroken = false
-    public init(handle: FileHandle = .standardOutput) { self.handle = handle }
-    public func write(_ line: String) { writeRaw(line + "\n") }
+    public init(handle: FileHandle = .standardOutput) {
+        self.handle = handle
+        buffer.reserveCapacity(Self.flushBytes + 4096)
+    }
+    public func write(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count > Self.flushBytes { flush() }
+    }
     public func writeRaw(_ text: String) {
-        buffer.append(contentsOf: Array(text.utf8))
-        if buffer.count > 65_536 { flush() }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count > Self.flushBytes { flush() }
+    }
+    public func write(lineBytes: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: lineBytes)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count > Self.flushBytes { flush() }
     }
     public func flush() {
         guard !buffer.isEmpty else { return }

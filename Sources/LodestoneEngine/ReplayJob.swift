@@ -18,6 +18,17 @@ public struct ReplayJob {
     /// Processes the whole trace, calling `emit` with each output line (no newline). Returns the number of
     /// rows processed; throws the first input error after everything before it was emitted.
     public func run(emit: (String) -> Void) throws(TraceError) -> Int {
+        try run(writingLines: { emit(String(decoding: $0, as: UTF8.self)) })
+    }
+
+    /// Processes the whole trace, writing each output line to `output` as bytes (`LineOutput.write(lineBytes:)`:
+    /// no `String` per row). Returns the number of rows processed; throws the first input error after everything
+    /// before it was written.
+    public func run(output: LineOutput) throws(TraceError) -> Int {
+        try run(writingLines: { output.write(lineBytes: $0) })
+    }
+
+    private func run(writingLines write: (UnsafeRawBufferPointer) -> Void) throws(TraceError) -> Int {
         var track: TrackExport?
         if let paths = export {
             do throws(TrackExportError) { track = try TrackExport(paths: paths, name: inputPath) } catch {
@@ -26,7 +37,7 @@ public struct ReplayJob {
         }
         var count = 0
         do {
-            count = try replay(emit: emit, track: track)
+            count = try replay(write: write, track: track)
         } catch {
             try Self.finish(track)   // what was replayed before the error is kept
             throw error
@@ -41,24 +52,24 @@ public struct ReplayJob {
         }
     }
 
-    private func replay(emit: (String) -> Void, track: TrackExport?) throws(TraceError) -> Int {
-        let text = try TraceFiles.readText(path: inputPath)
-        var parser = TraceParser(text: text, path: inputPath)
-        // The header is read with the first row: the location columns appear only when the trace has GNSS.
-        var pending: TraceRow?
-        var firstError: TraceError?
-        do { pending = try parser.next() } catch { firstError = error }
+    private func replay(write: (UnsafeRawBufferPointer) -> Void, track: TrackExport?) throws(TraceError) -> Int {
+        var parser = try TraceParser(reading: inputPath)
+        // The location columns appear only when the trace has GNSS: the header decides the output's columns.
+        var headerError: TraceError?
+        do { try parser.readHeader() } catch { headerError = error }
         var configuration = configuration
         configuration.location.showsColumns = parser.knownColumns.contains(.latDeg)
         var pipeline = FusionPipeline(configuration: configuration)
-        if firstError == nil || !parser.knownColumns.isEmpty { emit(pipeline.columns.joined(separator: ",")) }
-        if let firstError { throw firstError }
+        // One line buffer for every row: formatting a row allocates nothing once it has grown.
+        var line = CSVLine(capacity: 512)
+        if headerError == nil || !parser.knownColumns.isEmpty {
+            line.append(pipeline.columns.joined(separator: ","))
+            line.withUnsafeBytes(write)
+        }
+        if let headerError { throw headerError }
         var count = 0
         var last = -Double.infinity
-        while true {
-            let next: TraceRow?
-            if let p = pending { next = p; pending = nil } else { next = try parser.next() }
-            guard let row = next else { break }
+        while let row = try parser.next() {
             guard row.timeS >= last else {
                 throw TraceError(path: inputPath, line: count + 2, column: "t_s",
                                  problem: "time goes backwards (\(row.timeS) after \(last)); traces must be in time order")
@@ -66,7 +77,9 @@ public struct ReplayJob {
             last = row.timeS
             pipeline.process(Self.sample(row))
             track?.add(pipeline.location.latest)
-            emit(pipeline.line(timeS: row.timeS))
+            line.removeAll()
+            pipeline.appendLine(timeS: row.timeS, to: &line)
+            line.withUnsafeBytes(write)
             count += 1
         }
         return count
@@ -74,7 +87,7 @@ public struct ReplayJob {
 
     /// A trace row as a fusion sample: the sensor columns, and the GNSS columns as a receiver fix (2D without
     /// `height_m`, 3D with it); a `speed_mps` without a position is a receiver's speed alone.
-    static func sample(_ row: TraceRow) -> FusionSample {
+    public static func sample(_ row: TraceRow) -> FusionSample {
         var fix: ReceiverFix?
         if let lat = row.latitudeDeg, let lon = row.longitudeDeg {
             var f = ReceiverFix(timeS: row.timeS, mode: row.heightM == nil ? .twoDimensional : .threeDimensional)

@@ -6,40 +6,29 @@ import Glibc
 /// Whole-file gzip reading and writing through zlib (RFC 1952).
 public enum GzipFile {
     /// Reads and decompresses all of `path`. A file that is not gzip is read as it is (zlib's transparent
-    /// mode), so plain and `.gz` traces go through the same call.
+    /// mode), so plain and `.gz` traces go through the same call. `GzipReader` reads the same bytes as a stream.
     ///
     /// - Throws: `FileError` with kind `.truncated` when the file ends inside the compressed stream (zlib's
     ///   "unexpected end of file"), `.corrupt` for bad data or a CRC mismatch, or the errno's kind when the
     ///   file cannot be opened or read.
     public static func readAll(path: String) throws(FileError) -> [UInt8] {
-        let file = try gzOpen(path, mode: "rb", operation: "open for reading")
-        var closed = false
-        defer { if !closed { _ = gzclose_r(file) } }
-        _ = gzbuffer(file, 128 * 1024)
-
+        let reader = try GzipReader(path: path)
         var contents: [UInt8] = []
         let chunkBytes = 64 * 1024
         var failure: FileError?
         withUnsafeTemporaryAllocation(byteCount: chunkBytes, alignment: 16) { chunk in
             while true {
-                let n = gzread(file, chunk.baseAddress, UInt32(chunkBytes))
-                if n > 0 {
-                    contents.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<Int(n)]))
-                    continue
+                do throws(FileError) {
+                    let n = try reader.read(into: chunk)
+                    if n == 0 { break }
+                    contents.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<n]))
+                } catch {
+                    failure = error
+                    break
                 }
-                if n < 0 { failure = streamError(file, path: path, operation: "read") }
-                break
             }
         }
         if let failure { throw failure }
-        // zlib reports a stream cut short as end of file from gzread and Z_BUF_ERROR from gzerror/gzclose_r.
-        if let pending = streamError(file, path: path, operation: "read") { throw pending }
-        closed = true
-        let result = gzclose_r(file)
-        if result == Z_BUF_ERROR {
-            throw FileError(kind: .truncated, path: path, operation: "read", detail: "unexpected end of file")
-        }
-        if result == Z_ERRNO { throw FileError(Syscalls.currentErrno(), path: path, operation: "close") }
         return contents
     }
 
@@ -87,18 +76,65 @@ public enum GzipFile {
         }
         return output
     }
+}
 
-    /// The error pending on `file`, if any, from `gzerror`.
-    private static func streamError(_ file: gzFile, path: String, operation: String) -> FileError? {
-        var code: Int32 = Z_OK
-        let message = gzerror(file, &code).map { String(cString: $0) } ?? ""
-        switch code {
-        case Z_OK: return nil
-        case Z_ERRNO: return FileError(Syscalls.currentErrno(), path: path, operation: operation)
-        case Z_BUF_ERROR: return FileError(kind: .truncated, path: path, operation: operation, detail: message)
-        case Z_DATA_ERROR: return FileError(kind: .corrupt, path: path, operation: operation, detail: message)
-        default: return FileError(kind: .other, path: path, operation: operation, detail: message)
+/// A file read as a stream of decompressed bytes (zlib's `gzread`; a file that is not gzip is read as it is), for
+/// traces too long to hold in memory: the read side of `GzipWriter`.
+///
+/// Errors surface where the stream breaks: every byte before a cut or a corrupt block is returned by the reads
+/// before the one that throws. A reader is used by one task at a time (it is not `Sendable`).
+public final class GzipReader {
+    /// The file being read.
+    public let path: String
+    private var file: gzFile?
+
+    /// Opens `path` for reading.
+    /// - Throws: `FileError` classified from errno (not found, permission denied, a directory, …).
+    public init(path: String) throws(FileError) {
+        self.path = path
+        let opened = try gzOpen(path, mode: "rbe", operation: "open for reading")   // e: O_CLOEXEC
+        file = opened
+        _ = gzbuffer(opened, 128 * 1024)
+    }
+
+    deinit { if let file { _ = gzclose_r(file) } }
+
+    /// Reads up to `buffer.count` decompressed bytes into `buffer` and returns how many; 0 once the file has
+    /// ended (and on every later call).
+    ///
+    /// - Throws: `FileError` with kind `.truncated` when the file ends inside the compressed stream (zlib's
+    ///   "unexpected end of file"), `.corrupt` for bad data or a CRC mismatch, or the errno's kind when reading
+    ///   fails. The reader is closed after an error.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
+        guard let file, let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        // gzread takes an unsigned count and returns an int: ask for at most 1 GiB at a time.
+        let n = gzread(file, base, UInt32(min(buffer.count, 1 << 30)))
+        if n > 0 { return Int(n) }
+        // End of file or an error. zlib reports a stream cut short as end of file from gzread and Z_BUF_ERROR
+        // from gzerror/gzclose_r.
+        let pending = streamError(file, path: path, operation: "read")
+        self.file = nil
+        let result = gzclose_r(file)
+        if let pending { throw pending }
+        if n < 0 { throw FileError(kind: .other, path: path, operation: "read", detail: "gzread failed") }
+        if result == Z_BUF_ERROR {
+            throw FileError(kind: .truncated, path: path, operation: "read", detail: "unexpected end of file")
         }
+        if result == Z_ERRNO { throw FileError(Syscalls.currentErrno(), path: path, operation: "close") }
+        return 0
+    }
+}
+
+/// The error pending on `file`, if any, from `gzerror`.
+private func streamError(_ file: gzFile, path: String, operation: String) -> FileError? {
+    var code: Int32 = Z_OK
+    let message = gzerror(file, &code).map { String(cString: $0) } ?? ""
+    switch code {
+    case Z_OK: return nil
+    case Z_ERRNO: return FileError(Syscalls.currentErrno(), path: path, operation: operation)
+    case Z_BUF_ERROR: return FileError(kind: .truncated, path: path, operation: operation, detail: message)
+    case Z_DATA_ERROR: return FileError(kind: .corrupt, path: path, operation: operation, detail: message)
+    default: return FileError(kind: .other, path: path, operation: operation, detail: message)
     }
 }
 

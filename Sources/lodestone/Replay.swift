@@ -24,7 +24,7 @@ struct Replay: ParsableCommand {
             var configuration = calibration.fusionConfiguration()
             orientation.apply(to: &configuration)
             motion.apply(to: &configuration)
-            let n = try ReplayJob(inputPath: input, configuration: configuration, export: export.paths).run { out.write($0) }
+            let n = try ReplayJob(inputPath: input, configuration: configuration, export: export.paths).run(output: out)
             out.flush()
             try fileSink?.close()
             if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }
@@ -38,7 +38,7 @@ struct Replay: ParsableCommand {
 
 /// A line output into a file (atomic: written to a temporary name and renamed on close).
 final class FileOutput: LineOutput {
-    private var text = ""
+    private var bytes: [UInt8] = []
     let path: String
     init(path: String) throws {
         self.path = path
@@ -46,8 +46,9 @@ final class FileOutput: LineOutput {
             throw CocoaError(.fileWriteNoPermission)
         }
     }
-    func write(_ line: String) { text += line + "\n" }
-    func writeRaw(_ t: String) { text += t }
+    func write(_ line: String) { bytes += line.utf8; bytes.append(UInt8(ascii: "\n")) }
+    func write(lineBytes: UnsafeRawBufferPointer) { bytes += lineBytes; bytes.append(UInt8(ascii: "\n")) }
+    func writeRaw(_ t: String) { bytes += t.utf8 }
     func flush() {}
-    func close() throws { try OutputFiles.writeAtomically(Array(text.utf8), to: path) }
+    func close() throws { try OutputFiles.writeAtomically(bytes, to: path) }
 }

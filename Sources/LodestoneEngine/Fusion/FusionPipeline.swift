@@ -74,7 +74,12 @@ public protocol FusionStage {
     /// Consumes one sample, reading and updating the shared context.
     mutating func process(_ sample: FusionSample, context: inout FusionContext)
     /// Appends one cell per column for the latest sample, each preceded by a comma; an empty cell where the
-    /// value is unknown (never `nan`).
+    /// value is unknown (never `nan`). `replay` calls this once per row: it must not allocate.
+    ///
+    /// A stage implements this one or the `String` form below; each has a default made from the other.
+    func appendCells(to line: inout CSVLine)
+    /// The same cells appended to a `String` (by default through `appendCells(to: inout CSVLine)`). A stage that
+    /// implements only this form works, but costs `replay` a `String` per row: implement the `CSVLine` form.
     func appendCells(to line: inout String)
     /// Lines for the live view of `lodestone run` (human-readable, units shown).
     var liveLines: [String] { get }
@@ -116,17 +121,40 @@ public struct FusionPipeline {
         location.process(s, context: &context)
     }
 
+    /// Appends the output line for the latest sample (no newline) to `line`: `t_s` (4 decimals), then each
+    /// stage's cells. Allocates nothing once `line` has grown to the line's length.
+    public func appendLine(timeS: Double, to line: inout CSVLine) {
+        line.appendFixed(timeS, digits: 4)
+        orientation.appendCells(to: &line)
+        motion.appendCells(to: &line)
+        location.appendCells(to: &line)
+    }
+
     /// The output line for the latest sample (no newline).
     public func line(timeS: Double) -> String {
-        var out = formatFixed(timeS, digits: 4)
-        orientation.appendCells(to: &out)
-        motion.appendCells(to: &out)
-        location.appendCells(to: &out)
-        return out
+        var line = CSVLine()
+        appendLine(timeS: timeS, to: &line)
+        return line.text
     }
 
     /// Lines for the live view.
     public var liveLines: [String] { calibration.liveLines + orientation.liveLines + motion.liveLines + location.liveLines }
+}
+
+extension FusionStage {
+    /// The cells through the stage's `String` form (one `String` per row: see `appendCells(to: inout String)`).
+    public func appendCells(to line: inout CSVLine) {
+        var text = ""
+        appendCells(to: &text)
+        if !text.isEmpty { line.append(text) }
+    }
+
+    /// The cells through the stage's `CSVLine` form.
+    public func appendCells(to line: inout String) {
+        var cells = CSVLine()
+        appendCells(to: &cells)
+        line += cells.text
+    }
 }
 
 extension String {

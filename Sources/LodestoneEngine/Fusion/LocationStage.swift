@@ -66,7 +66,7 @@ public struct LocationStage: FusionStage {
     }
 
     /// The latest location's cells (empty before the first fix).
-    public func appendCells(to line: inout String) {
+    public func appendCells(to line: inout CSVLine) {
         guard showsColumns else { return }
         let l = latest
         line.appendCell(l?.coordinate.latitudeDeg, digits: 8)

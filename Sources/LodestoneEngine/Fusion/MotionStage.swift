@@ -53,7 +53,7 @@ public struct MotionStage: FusionStage {
         context.verticalSpeedMps = estimator.altitude.verticalSpeedMps
     }
 
-    public func appendCells(to line: inout String) {
+    public func appendCells(to line: inout CSVLine) {
         let alt = estimator.altitude
         let pedometer = estimator.pedometerData
         line.appendCell(alt.pressurePa, digits: 1)
@@ -61,9 +61,12 @@ public struct MotionStage: FusionStage {
         line.appendCell(alt.altitudeAccuracyM, digits: 2)
         line.appendCell(alt.relativeAltitudeM, digits: 3)
         line.appendCell(alt.verticalSpeedMps, digits: 3)
-        line.append(",\(pedometer.floorsAscended),\(pedometer.floorsDescended)")
+        line.appendCell(pedometer.floorsAscended)
+        line.appendCell(pedometer.floorsDescended)
         let activity = estimator.activity
-        line.append(",\(activity.kind.rawValue),\(activity.confidence.rawValue),\(pedometer.steps)")
+        line.appendCell(activity.kind.rawValue)
+        line.appendCell(activity.confidence.rawValue)
+        line.appendCell(pedometer.steps)
         line.appendCell(pedometer.currentCadenceStepsPerMinute, digits: 1)
     }
 

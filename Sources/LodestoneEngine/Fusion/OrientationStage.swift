@@ -111,40 +111,34 @@ public struct OrientationStage: FusionStage {
         if let h = heading { _ = headingFilter.offer(h) }
     }
 
-    public func appendCells(to line: inout String) {
+    public func appendCells(to line: inout CSVLine) {
         guard let q = filter.boardToENU, let h = heading else {
-            line.append(String(repeating: ",", count: Self.columnNames.count))
+            line.appendEmptyCells(Self.columnNames.count)
             return
         }
         let angles = q.rollPitchHeadingDeg
         let bias = filter.gyroscopeBiasRadS
         let field = h.magneticFieldMicroTesla
         let hasMagnetometer = filter.state.hasHeading
-        // The 19 cells are formatted into one stack buffer and appended once: formatting each through its own
-        // String cost more than the filter itself (replay is a loop over this).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { buffer in
-            var cells = FixedPointCells(buffer: buffer)
-            cells.append(q.w, digits: 6)
-            cells.append(q.x, digits: 6)
-            cells.append(q.y, digits: 6)
-            cells.append(q.z, digits: 6)
-            cells.append(angles.rollDeg, digits: 2)
-            cells.append(angles.pitchDeg, digits: 2)
-            cells.append(h.magneticHeadingDeg, digits: 2)
-            cells.append(h.trueHeadingDeg, digits: 2)
-            cells.append(h.headingAccuracyDeg, digits: 2)
-            cells.append(hasMagnetometer ? (filter.isMagneticallyDisturbed ? 1 : 0) : nil, digits: 0)
-            cells.append(filter.isAtRest ? 1 : 0, digits: 0)
-            cells.append(bias.x, digits: 7)
-            cells.append(bias.y, digits: 7)
-            cells.append(bias.z, digits: 7)
-            cells.append(field?.x, digits: 3)
-            cells.append(field?.y, digits: 3)
-            cells.append(field?.z, digits: 3)
-            cells.append(h.declinationDeg, digits: 2)
-            cells.append(hasMagnetometer ? (h.calibrationNeeded ? 1 : 0) : nil, digits: 0)
-            line.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[..<cells.count]), as: UTF8.self))
-        }
+        line.appendCell(q.w, digits: 6)
+        line.appendCell(q.x, digits: 6)
+        line.appendCell(q.y, digits: 6)
+        line.appendCell(q.z, digits: 6)
+        line.appendCell(angles.rollDeg, digits: 2)
+        line.appendCell(angles.pitchDeg, digits: 2)
+        line.appendCell(h.magneticHeadingDeg, digits: 2)
+        line.appendCell(h.trueHeadingDeg, digits: 2)
+        line.appendCell(h.headingAccuracyDeg, digits: 2)
+        line.appendCell(hasMagnetometer ? (filter.isMagneticallyDisturbed ? 1 : 0) : nil)
+        line.appendCell(filter.isAtRest ? 1 : 0)
+        line.appendCell(bias.x, digits: 7)
+        line.appendCell(bias.y, digits: 7)
+        line.appendCell(bias.z, digits: 7)
+        line.appendCell(field?.x, digits: 3)
+        line.appendCell(field?.y, digits: 3)
+        line.appendCell(field?.z, digits: 3)
+        line.appendCell(h.declinationDeg, digits: 2)
+        line.appendCell(hasMagnetometer ? (h.calibrationNeeded ? 1 : 0) : nil)
     }
 
     public var liveLines: [String] {
@@ -168,53 +162,5 @@ public struct OrientationStage: FusionStage {
             if now.calibrationNeeded { second += ", magnetometer calibration needed" }
         }
         return [first, second]
-    }
-}
-
-/// Comma-separated fixed-point cells written as ASCII into a caller's buffer: the same text as
-/// `String.appendCell(_:digits:)` (`formatFixed`: `,` then the value rounded to `digits` decimals, `-` only for a
-/// negative value that does not round to zero; just `,` for an unknown or non-finite value), without a String per
-/// cell. Values whose scaled magnitude reaches 1e15 fall back to `formatFixed` (never for the stage's cells).
-struct FixedPointCells {
-    let buffer: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
-
-    init(buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
-
-    private mutating func put(_ byte: UInt8) {
-        buffer[count] = byte
-        count += 1
-    }
-
-    /// Appends `,` and the value (nothing more when it is `nil` or not finite).
-    mutating func append(_ value: Double?, digits: Int) {
-        put(UInt8(ascii: ","))
-        guard let v = value, v.isFinite else { return }
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = (abs(v) * scale).rounded()
-        guard scaled < 1e15 else {
-            for byte in formatFixed(v, digits: digits).utf8 { put(byte) }
-            return
-        }
-        var n = UInt64(scaled)
-        if v < 0 && n != 0 { put(UInt8(ascii: "-")) }
-        // Digits from the least significant (`digits` decimals, the point, then at least one integer digit) into a
-        // small scratch, then copied out in reading order.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { scratch in
-            var length = 0
-            var written = 0
-            repeat {
-                if written == digits && digits > 0 {
-                    scratch[length] = UInt8(ascii: ".")
-                    length += 1
-                }
-                scratch[length] = UInt8(ascii: "0") + UInt8(n % 10)
-                length += 1
-                n /= 10
-                written += 1
-            } while n > 0 || written <= digits
-            for i in stride(from: length - 1, through: 0, by: -1) { put(scratch[i]) }
-        }
     }
 }
