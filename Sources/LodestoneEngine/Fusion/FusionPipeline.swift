@@ -75,12 +75,7 @@ public protocol FusionStage {
     mutating func process(_ sample: FusionSample, context: inout FusionContext)
     /// Appends one cell per column for the latest sample, each preceded by a comma; an empty cell where the
     /// value is unknown (never `nan`). `replay` calls this once per row: it must not allocate.
-    ///
-    /// A stage implements this one or the `String` form below; each has a default made from the other.
     func appendCells(to line: inout CSVLine)
-    /// The same cells appended to a `String` (by default through `appendCells(to: inout CSVLine)`). A stage that
-    /// implements only this form works, but costs `replay` a `String` per row: implement the `CSVLine` form.
-    func appendCells(to line: inout String)
     /// Lines for the live view of `lodestone run` (human-readable, units shown).
     var liveLines: [String] { get }
 }
@@ -142,14 +137,7 @@ public struct FusionPipeline {
 }
 
 extension FusionStage {
-    /// The cells through the stage's `String` form (one `String` per row: see `appendCells(to: inout String)`).
-    public func appendCells(to line: inout CSVLine) {
-        var text = ""
-        appendCells(to: &text)
-        if !text.isEmpty { line.append(text) }
-    }
-
-    /// The cells through the stage's `CSVLine` form.
+    /// The same cells appended to a `String` (one `String` per call; tests and tools, not the per-row path).
     public func appendCells(to line: inout String) {
         var cells = CSVLine()
         appendCells(to: &cells)
