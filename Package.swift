@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "LodestoneDriversTests", dependencies: ["LodestoneDrivers", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneSimulationTests", dependencies: ["LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneFusionTests", dependencies: ["LodestoneFusion", "LodestoneSimulation", "LodestoneLinux"], swiftSettings: strict),
-        .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation", "LodestoneDrivers", "LodestoneEngine"], swiftSettings: strict),
         .testTarget(name: "LodestoneLocationTests", dependencies: ["LodestoneLocation", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),

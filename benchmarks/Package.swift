@@ -39,6 +39,7 @@ let package = Package(
             path: "accuracy/location",
             exclude: ["README.md", "results.md"],
             swiftSettings: [.swiftLanguageMode(.v6)]),
+        suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
     ]
 )
 

@@ -65,8 +65,9 @@ public struct SensorConfiguration: Sendable, Hashable, Codable {
     public var angularRateRangeRadS: Double?
     /// Magnetometer full scale, µT (nil = driver default).
     public var magneticRangeMicroTesla: Double?
-    /// Whether the chip's hardware FIFO buffers samples (drained with `HardwareFIFO.drainFIFO`). Default `.off`;
-    /// chips without a FIFO reject `.stream`. `read(timeS:)` reads the output registers either way.
+    /// Whether the chip's hardware FIFO buffers samples (drained with `FIFOBuffering.drainFIFO`). Default `.off`;
+    /// chips without a FIFO (and drivers that do not use theirs) reject `.stream`. `read(timeS:)` reads the output
+    /// registers either way.
     public var fifo: FIFOMode
     /// Arms the chip's wake-on-motion interrupt: a change of specific force larger than this on any axis, m/s²,
     /// sets the chip's motion flag (`MotionWakeReporting.motionDetected()`) and drives its INT1 pin. `nil` (the

@@ -21,14 +21,10 @@ public protocol RegisterBus: AnyObject {
     /// only names it in errors, and a chip's auxiliary I2C bus cannot be bridged onto the host bus (an MPU-9250
     /// then reaches its AK8963 through its I2C master instead of its bypass).
     var transport: BusTransport { get }
-    /// Reads `buffer.count` bytes from one register that does not advance (a FIFO data port such as the
-    /// ICM-20948's `FIFO_R_W`): every byte comes from `register`. The default is `read`, right for any bus that
-    /// moves the whole buffer in one transfer; a bus that splits long reads overrides it so that each piece
-    /// starts at `register` again.
-    func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError)
-    /// The longest `read` this bus makes as one transaction, bytes. A longer read is split into reads at
-    /// `register`, `register + n`, …, which is wrong for a FIFO data register that the chip does not
-    /// auto-increment past: FIFO drains read at most this many bytes at a time. Default: no limit.
+    /// The longest `read` this bus makes as one transaction, bytes (at least 1). A longer `read` is split into reads
+    /// at `register`, `register + n`, …, as an auto-incrementing register file wants; a FIFO read-out register does
+    /// not, which is why FIFO drains go through `readFIFO(address:register:frameBytes:into:)`, built on this limit.
+    /// Default: no limit.
     var maximumReadBytes: Int { get }
 }
 
@@ -49,9 +45,38 @@ extension RegisterBus {
     /// I2C unless the bus says otherwise.
     public var transport: BusTransport { .i2c }
 
-    /// One transfer of the whole buffer: correct for every bus that does not split reads.
-    public func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
-        try read(address: address, register: register, into: buffer)
+    /// Reads `buffer.count` bytes from a chip's FIFO read-out register in as few transactions as the bus allows: each
+    /// transaction starts at `register` again and carries whole frames of `frameBytes`, at most `maximumReadBytes`
+    /// rounded down to whole frames. One mechanism for both kinds of FIFO port:
+    ///
+    /// - a register that does not advance, every byte read from it popping the next FIFO byte (the ICM-20948's
+    ///   `FIFO_R_W`, the BMP388's `FIFO_DATA`): `frameBytes` 1, any split is right as long as it restarts at the port
+    ///   (a plain split `read` would go on at `register + n`, another register);
+    /// - a window of registers that the chip's address pointer wraps back over, popping one FIFO slot per pass (the
+    ///   LPS22HB's `PRESS_OUT_XL`…`TEMP_OUT_H` with its FIFO on, the LSM6DSOX's 7-byte tagged word at
+    ///   `FIFO_DATA_OUT_TAG`): `frameBytes` is the window, because a piece that ended inside it would leave the slot
+    ///   half read, and the next piece, restarting at the window's first register, would read that slot again.
+    ///
+    /// On I2C the limit is the adapter's (32 bytes on SMBus-only adapters such as i2c-stub, one `I2C_RDWR` message
+    /// otherwise), on SPI spidev's buffer, on the simulator whatever a test sets. Allocates nothing.
+    /// - Throws: the bus's errors; `.unsupported` when one frame is longer than `maximumReadBytes` (the bus cannot
+    ///   read this FIFO without splitting a frame).
+    public func readFIFO(address: UInt8, register: UInt8, frameBytes: Int,
+                         into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
+        let frame = max(frameBytes, 1)
+        let limit = maximumReadBytes
+        guard frame <= limit else {
+            throw BusError(kind: .unsupported, bus: name, address: address, register: register,
+                           errno: BusError.Errno.EOPNOTSUPP,
+                           operation: "read FIFO frames of \(frame) bytes: the bus reads at most \(limit) at a time")
+        }
+        let piece = buffer.count <= limit ? buffer.count : limit - limit % frame
+        var offset = 0
+        while offset < buffer.count {
+            let n = min(piece, buffer.count - offset)
+            try read(address: address, register: register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+            offset += n
+        }
     }
 
     /// Reads one register.

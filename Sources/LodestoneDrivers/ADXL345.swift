@@ -94,7 +94,9 @@ public enum ADXL345Datasheet {
 /// - Data ready and activity on INT1; `INT_SOURCE` polled by `isDataReady()` and `motionDetected()`.
 /// - Wake-on-motion: ac-coupled activity detection on X, Y and Z over `THRESH_ACT` (62.5 mg per step).
 /// - FIFO (`fifo: .stream`): 32 entries in stream mode; each entry is popped by its own 6-byte read (the data sheet
-///   allows no longer burst), so a drain is one transfer per entry after one `FIFO_STATUS` read.
+///   allows no longer burst), so a drain is one transfer per entry after one `FIFO_STATUS` read. `overrun` is a full
+///   FIFO (32 entries): in FIFO modes the chip's own `Overrun` bit means no more than that ("set when FIFO is
+///   filled", `INT_SOURCE` description), so the driver reads it from `FIFO_STATUS` instead of another register.
 public struct ADXL345<Bus: RegisterBus>: SensorDriver {
     /// The register map (`ADXL345Datasheet.Register`).
     public typealias Register = ADXL345Datasheet.Register
@@ -110,7 +112,6 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
     /// What `configure(_:)` last set; `nil` before.
     public private(set) var configuration: SensorConfiguration?
     private var isProbed = false
-    private var fifoEnabled = false
     /// `Activity` seen by `isDataReady()` (reading `INT_SOURCE` clears it) and not yet reported by `motionDetected()`.
     private var pendingActivity = false
 
@@ -131,7 +132,6 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
         }
         try write(.powerCtl, 0)
         isProbed = true
-        fifoEnabled = false
         pendingActivity = false
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -195,7 +195,6 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
         try write(.intMap, 0)
         try write(.intEnable, s.intEnable)
         if s.powerCtl != 0 { try write(.powerCtl, s.powerCtl) }
-        fifoEnabled = s.fifoCtl != 0
         pendingActivity = false
         self.configuration = s.actual
         return s.actual
@@ -213,8 +212,7 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
         return try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> Vector3 in
             try bus.sensorRead(address: address, register: Register.datax0.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            return Vector3(D.accelerationMps2(raw: Bytes.leS16(b, 0)), D.accelerationMps2(raw: Bytes.leS16(b, 2)),
-                           D.accelerationMps2(raw: Bytes.leS16(b, 4)))
+            return axisTriple(b, at: 0, D.accelerationMps2(raw:))
         }
     }
 
@@ -247,25 +245,30 @@ extension ADXL345: MotionWakeReporting {
     }
 }
 
-extension ADXL345: HardwareFIFO {
+extension ADXL345: FIFOBuffering {
     /// 32 entries while the FIFO is on, else 0.
-    public var fifoCapacitySamples: Int { fifoEnabled ? D.fifoEntries : 0 }
+    public var fifoCapacitySamples: Int { fifoCapacity(D.fifoEntries, configuration) }
 
     /// `FIFO_STATUS.Entries`.
     public mutating func fifoSampleCount() throws(SensorError) -> Int {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        guard fifoEnabled else { return 0 }
-        return Int(F.entries.extract(from: try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue)))
+        guard fifoSamplePeriodS(configuration) != nil else { return 0 }
+        return try fifoEntries()
     }
 
-    /// Reads the waiting entries (up to `samples.count`), one 6-byte read each, oldest first.
+    /// Reads `FIFO_STATUS`, then the waiting entries (up to `samples.count`), one 6-byte read each, oldest first.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> Int {
-        let entries = min(try fifoSampleCount(), samples.count)
-        guard entries > 0, let rateHz = configuration?.rateHz, rateHz > 0 else { return 0 }
-        for i in 0..<entries {
-            samples[i] = SensorReading(timeS: newestTimeS - Double(entries - 1 - i) / rateHz, accelerationMps2: try readAcceleration())
-        }
-        return entries
+        throws(SensorError) -> FIFODrain {
+        guard isProbed else { throw notProbed(chip: Self.chipName) }
+        guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
+        let waiting = try fifoEntries()
+        let entries = min(waiting, samples.count)
+        for i in 0..<entries { samples[i] = SensorReading(accelerationMps2: try readAcceleration()) }
+        stampFIFOSamples(samples, count: entries, waiting: waiting, newestTimeS: newestTimeS, periodS: periodS)
+        return FIFODrain(count: entries, overrun: waiting >= D.fifoEntries)
+    }
+
+    private func fifoEntries() throws(SensorError) -> Int {
+        Int(F.entries.extract(from: try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue)))
     }
 }

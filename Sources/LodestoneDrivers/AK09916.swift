@@ -170,9 +170,7 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
         if let range = requested.magneticRangeMicroTesla, !covers(AK09916Datasheet.rangeMicroTesla, range) {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(range) µT: at most 4912 µT")
         }
-        if requested.fifo != .off {
-            throw .unsupportedConfiguration(chip: chipName, detail: "the AK09916 has no FIFO (use the ICM-20948's)")
-        }
+        try rejectFeaturesNotOffered(requested, chip: chipName, why: "inside an ICM-20948, configure the ICM-20948 for them")
         let mode: AK09916Datasheet.Mode
         switch requested.powerMode {
         case .suspend: mode = .powerDown

@@ -222,6 +222,7 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError)
         -> (cntl1: UInt8, actual: SensorConfiguration) {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         guard requested.rateHz <= 100 || requested.powerMode == .suspend else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 100 Hz")
         }
@@ -283,5 +284,14 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     /// One reading: the field in µT in the AK8963's axes, or no field when there is no new measurement.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         SensorReading(timeS: timeS, magneticFieldMicroTesla: try readMagneticFieldMicroTesla())
+    }
+}
+
+extension AK8963: DataReadyReporting {
+    /// `ST1.DRDY`: a measurement has not been read yet (one register read; reading `ST2` at the end of a data read
+    /// clears it).
+    public mutating func isDataReady() throws(SensorError) -> Bool {
+        guard sensitivityAdjustment != nil else { throw notProbed(chip: Self.chipName) }
+        return AK8963Datasheet.Field.drdy.extract(from: try bus.sensorReadByte(address: address, register: Register.st1.rawValue)) == 1
     }
 }

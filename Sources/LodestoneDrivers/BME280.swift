@@ -218,6 +218,7 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
     /// - `.suspend` → sleep mode (reported rate 0).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         let pressure: BMP280Datasheet.Oversampling
         if requested.powerMode == .lowPower {
             pressure = .x1

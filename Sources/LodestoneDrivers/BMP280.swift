@@ -320,6 +320,7 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError)
         -> (ctrlMeas: UInt8, config: UInt8, actual: SensorConfiguration) {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         let pressure: BMP280Datasheet.Oversampling
         if requested.powerMode == .lowPower {
             pressure = .x1

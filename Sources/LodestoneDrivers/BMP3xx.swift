@@ -47,7 +47,7 @@ public enum BMP3xxDatasheet {
         case fifoConfig1 = 0x17
         /// `data_select` [4:3], `fifo_subsampling` [2:0].
         case fifoConfig2 = 0x18
-        /// `drdy_en` [6], `ffull_en` [4], `fwtm_en` [3], `int_latch` [2], `int_level` [1], `int_od` [0].
+        /// `drdy_en` [6], `ffull_en` [4], `fwtm_en` [3], `int_latch` [2], `int_level` [1], `int_od` [0] (section 4.3.13).
         case intCtrl = 0x19
         /// `i2c_wdt_sel` [2], `i2c_wdt_en` [1], `spi3` [0].
         case ifConf = 0x1A
@@ -80,6 +80,7 @@ public enum BMP3xxDatasheet {
         public static let fifoTimeEn = BitField(mask: 0b0000_0100)
         public static let fifoStopOnFull = BitField(mask: 0b0000_0010)
         public static let fifoMode = BitField(mask: 0b0000_0001)
+        public static let ffullEn = BitField(mask: 0b0001_0000)
         public static let mode = BitField(mask: 0b0011_0000)
         public static let tempEn = BitField(mask: 0b0000_0010)
         public static let pressEn = BitField(mask: 0b0000_0001)
@@ -229,8 +230,11 @@ public enum BMP3xxDatasheet {
 ///
 /// Normal mode at an `odr_sel` rate, pressure and temperature in one 6-byte burst, compensated with the
 /// datasheet's floating-point formulas (resolution below 0.01 Pa). The IIR filter is left off. Data-ready comes
-/// from `STATUS`; the 512-byte FIFO holds pressure-and-temperature frames that `drainFIFO` reads in one burst.
-public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIFOSensorDriver {
+/// from `STATUS`; with `fifo: .stream` the 512-byte FIFO holds pressure-and-temperature frames (73 of them) that
+/// `drainFIFO` reads in one burst from `FIFO_DATA`, a register that does not advance, so a bus that reads less at a time
+/// restarts each piece there. `overrun` is `INT_STATUS.ffull_int` (the full interrupt is enabled with the FIFO), or an
+/// undecodable frame. No wake-on-motion.
+public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     /// The register map (`BMP3xxDatasheet.Register`).
     public typealias Register = BMP3xxDatasheet.Register
     private typealias F = BMP3xxDatasheet.Field
@@ -240,8 +244,6 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     public static var chipName: String { "bmp388" }
     public static var kinds: [SensorKind] { [.barometer, .thermometer] }
     public static var addresses: [UInt8] { BMP3xxDatasheet.addresses }
-    /// 512 bytes of 7-byte frames.
-    public static var fifoCapacitySamples: Int { BMP3xxDatasheet.fifoSizeBytes / BMP3xxDatasheet.fifoFrameBytes }
 
     public let bus: Bus
     public let address: UInt8
@@ -254,8 +256,6 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     private var quantized: BMP3xxDatasheet.Quantized?
     /// What `configure(_:)` last set; `nil` before.
     public private(set) var configuration: SensorConfiguration?
-    /// Whether the FIFO is on (`setFIFOEnabled`).
-    public private(set) var isFIFOEnabled = false
 
     /// A driver for a BMP388 (or `variant`) at `address` on `bus`. Does no I/O.
     public init(bus: Bus, address: UInt8 = BMP3xxDatasheet.addresses[0], variant: BMP3Variant = .bmp388,
@@ -271,7 +271,6 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         calibration = nil  // until this probe succeeds
         quantized = nil
         configuration = nil
-        isFIFOEnabled = false
         let id = try bus.sensorReadByte(address: address, register: Register.chipID.rawValue)
         guard id == variant.chipID else {
             throw .wrongChipID(chip: name, bus: bus.name, address: address, register: Register.chipID.rawValue,
@@ -303,6 +302,9 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         public var osr: UInt8
         public var odr: UInt8
         public var config: UInt8
+        /// `FIFO_CONFIG_1`: pressure and temperature frames in stream mode (`fifo_stop_on_full` 0: the oldest frame
+        /// goes when full), no sensor time; 0 with the FIFO off.
+        public var fifoConfig1: UInt8
         public var actual: SensorConfiguration
     }
 
@@ -313,8 +315,10 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     ///   (section 3.9.2) fits in the ODR period; `osr_t` ×2 with ×16 or ×32 pressure and ×1 otherwise (table 9's
     ///   recommendations).
     /// - `.lowPower` → ×1/×1 (table 9, "ultra low power"); `.suspend` → sleep mode (reported rate 0).
+    /// - `fifo: .stream` → `FIFO_CONFIG_1` with `fifo_mode`, `fifo_press_en`, `fifo_temp_en` (section 3.6).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName, fifo: true)
         guard let odrSel = (0...17).reversed().first(where: { covers(BMP3xxDatasheet.rateHz(odrSel: UInt8($0)), requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 200 Hz")
         }
@@ -333,14 +337,17 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         let pwrCtrl = F.mode.inserting(mode.rawValue, into: F.pressEn.inserting(1, into: F.tempEn.inserting(1, into: 0)))
         let osr = F.osrT.inserting(temperature(pressure).rawValue, into: F.osrP.inserting(pressure.rawValue, into: 0))
         let actual = SensorConfiguration(rateHz: mode == .normal ? rateHz : 0, powerMode: requested.powerMode,
-                                         oversampling: pressure.factor)
+                                         oversampling: pressure.factor, fifo: requested.fifo)
+        let fifoConfig1 = requested.fifo == .stream
+            ? F.fifoMode.inserting(1, into: F.fifoPressEn.inserting(1, into: F.fifoTempEn.inserting(1, into: 0))) : 0
         return Settings(pwrCtrl: pwrCtrl, osr: osr, odr: F.odrSel.inserting(UInt8(odrSel), into: 0),
-                        config: F.iirFilter.inserting(0, into: 0), actual: actual)
+                        config: F.iirFilter.inserting(0, into: 0), fifoConfig1: fifoConfig1, actual: actual)
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): sleep mode first (mode changes go through sleep,
-    /// section 3.3), then `OSR`, `ODR`, `CONFIG`, then `PWR_CTRL` with the mode; `ERR_REG.conf_err` after it means
-    /// the chip rejected the combination. Turns the FIFO off.
+    /// section 3.3) with the FIFO off, then `OSR`, `ODR`, `CONFIG`; with the FIFO on, a FIFO flush, `FIFO_CONFIG_2` 0 (no
+    /// subsampling, unfiltered data), `INT_CTRL.ffull_en` (so that `ffull_int` reports a full FIFO) and `FIFO_CONFIG_1`;
+    /// then `PWR_CTRL` with the mode. `ERR_REG.conf_err` after it means the chip rejected the combination.
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard calibration != nil else { throw notProbed(chip: name) }
@@ -350,12 +357,17 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         try bus.sensorWriteByte(address: address, register: Register.osr.rawValue, value: s.osr)
         try bus.sensorWriteByte(address: address, register: Register.odr.rawValue, value: s.odr)
         try bus.sensorWriteByte(address: address, register: Register.config.rawValue, value: s.config)
+        if s.fifoConfig1 != 0 {
+            try command(BMP3xxDatasheet.fifoFlushCommand)
+            try bus.sensorWriteByte(address: address, register: Register.fifoConfig2.rawValue, value: 0)
+            try bus.sensorWriteByte(address: address, register: Register.intCtrl.rawValue, value: F.ffullEn.inserting(1, into: 0))
+            try bus.sensorWriteByte(address: address, register: Register.fifoConfig1.rawValue, value: s.fifoConfig1)
+        }
         try bus.sensorWriteByte(address: address, register: Register.pwrCtrl.rawValue, value: s.pwrCtrl)
         let err = try bus.sensorReadByte(address: address, register: Register.errReg.rawValue)
         if F.confErr.extract(from: err) == 1 || F.fatalErr.extract(from: err) == 1 {
             throw .unsupportedConfiguration(chip: name, detail: "the chip set ERR_REG to \(hex(err)) after OSR \(hex(s.osr)), ODR \(hex(s.odr))")
         }
-        isFIFOEnabled = false
         self.configuration = s.actual
         return s.actual
     }
@@ -379,91 +391,97 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
                              temperatureC: t)
     }
 
-    /// `STATUS.drdy_press`: a pressure measurement has not been read yet.
-    public mutating func isDataReady() throws(SensorError) -> Bool {
-        guard calibration != nil else { throw notProbed(chip: name) }
-        return F.drdyPress.extract(from: try bus.sensorReadByte(address: address, register: Register.status.rawValue)) == 1
-    }
-
-    /// FIFO on: flush, then pressure and temperature frames, stream mode (`fifo_stop_on_full` 0: the oldest frame
-    /// is dropped when full), no sensor time; off: `FIFO_CONFIG_1` 0.
-    public mutating func setFIFOEnabled(_ enabled: Bool) throws(SensorError) {
-        guard calibration != nil else { throw notProbed(chip: name) }
-        if enabled {
-            try command(BMP3xxDatasheet.fifoFlushCommand)
-            try bus.sensorWriteByte(address: address, register: Register.fifoConfig2.rawValue, value: 0)
-            let config1 = F.fifoMode.inserting(1, into: F.fifoPressEn.inserting(1, into: F.fifoTempEn.inserting(1, into: 0)))
-            try bus.sensorWriteByte(address: address, register: Register.fifoConfig1.rawValue, value: config1)
-        } else {
-            try bus.sensorWriteByte(address: address, register: Register.fifoConfig1.rawValue, value: 0)
-        }
-        isFIFOEnabled = enabled
-    }
-
-    /// Reads `INT_STATUS` (for `ffull_int`) and `FIFO_LENGTH`, then the FIFO's bytes in one burst (in pieces of
-    /// `maximumReadBytes` when the bus is shorter) and decodes its frames (section 3.6.1): pressure-and-temperature
-    /// frames become readings; sensor-time, empty and control frames are skipped; an unknown header ends the decode
-    /// (the rest counts as lost: `overrun`). Samples are stamped `timeS` (newest) back by the ODR period.
-    public mutating func drainFIFO(timeS: Double, into samples: inout [SensorReading]) throws(SensorError) -> FIFODrain {
-        guard let q = quantized else { throw notProbed(chip: name) }
-        let bus = self.bus, address = self.address
-        let status = try bus.sensorReadByte(address: address, register: Register.intStatus.rawValue)
-        let length = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
-            try bus.sensorRead(address: address, register: Register.fifoLength0.rawValue, into: raw)
-            return Int(Bytes.leU16(UnsafeRawBufferPointer(raw), 0) & 0x01FF)
-        }
-        var overrun = F.ffullInt.extract(from: status) == 1
-        guard length > 0 else { return FIFODrain(count: 0, overrun: overrun) }
-        let periodS = fifoSamplePeriodS(configuration)
-        let count = try withUnsafeTemporaryAllocation(byteCount: BMP3xxDatasheet.fifoSizeBytes, alignment: 1) {
-            (raw) throws(SensorError) -> Int in
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<min(length, BMP3xxDatasheet.fifoSizeBytes)])
-            try bus.sensorReadFIFO(address: address, register: Register.fifoData.rawValue, frameBytes: 1, into: bytes)
-            let b = UnsafeRawBufferPointer(bytes)
-            // Two passes: count the data frames, then append them with their times.
-            var frames = 0
-            var complete = true
-            Self.walkFrames(b) { _, _ in frames += 1 } unknown: { complete = false }
-            var k = 0
-            Self.walkFrames(b) { ut, up in
-                let t = BMP3xxDatasheet.compensateTemperature(uncompensated: ut, q)
-                let p = BMP3xxDatasheet.compensatePressure(uncompensated: up, temperatureC: t, q)
-                samples.append(SensorReading(timeS: timeS - Double(frames - 1 - k) * periodS, pressurePa: p, temperatureC: t))
-                k += 1
-            } unknown: {}
-            if !complete { overrun = true }
-            return frames
-        }
-        return FIFODrain(count: count, overrun: overrun)
-    }
-
-    /// Calls `sample` with (temperature, pressure) raw values for each pressure-and-temperature frame in `b`, and
-    /// `unknown` once if an unknown header ends the walk.
-    private static func walkFrames(_ b: UnsafeRawBufferPointer, sample: (UInt32, UInt32) -> Void, unknown: () -> Void) {
-        typealias H = BMP3xxDatasheet.FrameHeader
-        var i = 0
-        while i < b.count {
-            let header = b[i]
-            let size: Int
-            switch header {
-            case H.pressureAndTemperature:
-                size = 7
-                if i + size <= b.count { sample(Bytes.leU24(b, i + 1), Bytes.leU24(b, i + 4)) }
-            case H.temperature, H.pressure, H.sensorTime: size = 4
-            case H.empty: return
-            case H.configurationError, H.configurationChange: size = 2
-            default:
-                unknown()
-                return
-            }
-            i += size
-        }
-    }
-
     /// Writes a command after waiting (bounded) for `STATUS.cmd_rdy` (section 4.3.3).
     private func command(_ value: UInt8) throws(SensorError) {
         try bus.pollRegister(chip: name, address: address, register: Register.status.rawValue, initialDelayUs: 0,
                              attempts: 5, intervalUs: 1000, delay: delay) { F.cmdRdy.extract(from: $0) == 1 }
         try bus.sensorWriteByte(address: address, register: Register.cmd.rawValue, value: value)
+    }
+}
+
+extension BMP3xx: DataReadyReporting {
+    /// `STATUS.drdy_press`: a pressure measurement has not been read yet.
+    public mutating func isDataReady() throws(SensorError) -> Bool {
+        guard calibration != nil else { throw notProbed(chip: name) }
+        return F.drdyPress.extract(from: try bus.sensorReadByte(address: address, register: Register.status.rawValue)) == 1
+    }
+}
+
+extension BMP3xx: FIFOBuffering {
+    /// 73 pressure-and-temperature frames (512 bytes of 7) while the FIFO is on, else 0.
+    public var fifoCapacitySamples: Int {
+        fifoCapacity(BMP3xxDatasheet.fifoSizeBytes / BMP3xxDatasheet.fifoFrameBytes, configuration)
+    }
+
+    /// `FIFO_LENGTH` / 7: the frames waiting (control frames, 2 bytes, make it an estimate from above by at most one).
+    public mutating func fifoSampleCount() throws(SensorError) -> Int {
+        guard calibration != nil else { throw notProbed(chip: name) }
+        guard fifoSamplePeriodS(configuration) != nil else { return 0 }
+        return try fifoLengthBytes() / BMP3xxDatasheet.fifoFrameBytes
+    }
+
+    /// Reads `INT_STATUS` (for `ffull_int`) and `FIFO_LENGTH`, then the FIFO's bytes, at most `samples.count` frames'
+    /// worth, in one burst (in pieces of `maximumReadBytes` when the bus is shorter, each at `FIFO_DATA`), and decodes
+    /// its frames (section 3.6.1): pressure-and-temperature frames become readings; sensor-time, empty and control
+    /// frames are skipped. An unknown header ends the decode and a frame cut off by a short `samples` is lost: both set
+    /// `overrun`.
+    public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
+        throws(SensorError) -> FIFODrain {
+        guard let q = quantized else { throw notProbed(chip: name) }
+        guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
+        let bus = self.bus, address = self.address
+        let full = F.ffullInt.extract(from: try bus.sensorReadByte(address: address, register: Register.intStatus.rawValue)) == 1
+        let length = try fifoLengthBytes()
+        let frameBytes = BMP3xxDatasheet.fifoFrameBytes
+        let toRead = min(length, BMP3xxDatasheet.fifoSizeBytes, samples.count * frameBytes)
+        guard toRead > 0 else { return FIFODrain(count: 0, overrun: full) }
+        let decoded = try withUnsafeTemporaryAllocation(byteCount: BMP3xxDatasheet.fifoSizeBytes, alignment: 1) {
+            (raw) throws(SensorError) -> (count: Int, lost: Bool) in
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<toRead])
+            try bus.sensorReadFIFO(address: address, register: Register.fifoData.rawValue, frameBytes: 1, into: bytes)
+            return Self.decodeFrames(UnsafeRawBufferPointer(bytes), q, into: samples)
+        }
+        stampFIFOSamples(samples, count: decoded.count, waiting: decoded.count + (length - toRead) / frameBytes,
+                         newestTimeS: newestTimeS, periodS: periodS)
+        return FIFODrain(count: decoded.count, overrun: full || decoded.lost)
+    }
+
+    /// `FIFO_LENGTH_0/1`: bytes in the FIFO (9 bits).
+    private func fifoLengthBytes() throws(SensorError) -> Int {
+        let bus = self.bus, address = self.address
+        return try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
+            try bus.sensorRead(address: address, register: Register.fifoLength0.rawValue, into: raw)
+            return Int(Bytes.leU16(UnsafeRawBufferPointer(raw), 0) & 0x01FF)
+        }
+    }
+
+    /// Decodes the frames in `b` (section 3.6.1) into `samples` (at most `samples.count`; time stamps left to the
+    /// caller): pressure-and-temperature frames compensated with `q`; sensor-time (4 bytes), empty and control frames
+    /// (2 bytes) skipped. Returns how many readings it wrote, and whether bytes were lost: an unknown header (what
+    /// follows cannot be framed) or a frame cut off at the end of `b`.
+    private static func decodeFrames(_ b: UnsafeRawBufferPointer, _ q: BMP3xxDatasheet.Quantized,
+                                     into samples: UnsafeMutableBufferPointer<SensorReading>) -> (count: Int, lost: Bool) {
+        typealias H = BMP3xxDatasheet.FrameHeader
+        var i = 0, k = 0
+        while i < b.count {
+            let size: Int
+            switch b[i] {
+            case H.pressureAndTemperature: size = 7
+            case H.temperature, H.pressure, H.sensorTime: size = 4
+            case H.empty: return (k, false)
+            case H.configurationError, H.configurationChange: size = 2
+            default: return (k, true)
+            }
+            guard i + size <= b.count else { return (k, true) }
+            if b[i] == H.pressureAndTemperature, k < samples.count {
+                let t = BMP3xxDatasheet.compensateTemperature(uncompensated: Bytes.leU24(b, i + 1), q)
+                samples[k] = SensorReading(pressurePa: BMP3xxDatasheet.compensatePressure(uncompensated: Bytes.leU24(b, i + 4),
+                                                                                         temperatureC: t, q),
+                                           temperatureC: t)
+                k += 1
+            }
+            i += size
+        }
+        return (k, false)
     }
 }

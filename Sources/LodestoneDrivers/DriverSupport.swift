@@ -19,10 +19,12 @@ extension RegisterBus {
         do { try read(address: address, register: register, into: buffer) } catch { throw .bus(error) }
     }
 
-    /// Reads `buffer.count` bytes from the FIFO port `register` (see `RegisterBus.readFIFO`); a bus failure becomes
-    /// `SensorError.bus`.
-    func sensorReadFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(SensorError) {
-        do { try readFIFO(address: address, register: register, into: buffer) } catch { throw .bus(error) }
+    /// Reads `buffer.count` bytes from the FIFO read-out `register` in pieces of whole `frameBytes` frames, each
+    /// restarting at `register` (`RegisterBus.readFIFO(address:register:frameBytes:into:)`: 1 for a port that does not
+    /// advance, the window for one the chip wraps over); a bus failure becomes `SensorError.bus`.
+    func sensorReadFIFO(address: UInt8, register: UInt8, frameBytes: Int,
+                        into buffer: UnsafeMutableRawBufferPointer) throws(SensorError) {
+        do { try readFIFO(address: address, register: register, frameBytes: frameBytes, into: buffer) } catch { throw .bus(error) }
     }
 
     /// Waits `initialDelayUs`, then reads `register` up to `attempts` times, `intervalUs` apart, until
@@ -112,4 +114,28 @@ extension RegisterBus {
         }
         return id
     }
+}
+
+/// Refuses the optional features a driver does not offer, rather than ignoring them (so that a scheduler never waits
+/// for a FIFO or an interrupt that will not come): `fifo: .stream` unless the driver is `FIFOBuffering` (`fifo`), a
+/// wake-on-motion threshold unless it is `MotionWakeReporting` (`wakeOnMotion`). `why` says why, where the chip has
+/// the feature but the driver does not use it.
+func rejectFeaturesNotOffered(_ requested: SensorConfiguration, chip: String, fifo: Bool = false, wakeOnMotion: Bool = false,
+                              why: String? = nil) throws(SensorError) {
+    let reason = why.map { " (\($0))" } ?? ""
+    if !fifo, requested.fifo != .off {
+        throw .unsupportedConfiguration(chip: chip, detail: "fifo .stream: the \(chip) driver has no FIFO to batch samples in\(reason); use fifo .off")
+    }
+    if !wakeOnMotion, let threshold = requested.wakeOnMotionThresholdMps2 {
+        throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(threshold) m/s²: the \(chip) driver has no "
+                                            + "wake-on-motion\(reason); leave it unset")
+    }
+}
+
+/// Three consecutive 16-bit two's-complement axis outputs X, Y, Z at `offset` of `b`, little-endian (ST, ADI) or
+/// big-endian (InvenSense), each converted to SI by `convert` (the datasheet's conversion at the configured scale).
+@inline(__always)
+func axisTriple(_ b: UnsafeRawBufferPointer, at offset: Int, bigEndian: Bool = false, _ convert: (Int16) -> Double) -> Vector3 {
+    func raw(_ axis: Int) -> Int16 { bigEndian ? Bytes.beS16(b, offset + 2 * axis) : Bytes.leS16(b, offset + 2 * axis) }
+    return Vector3(convert(raw(0)), convert(raw(1)), convert(raw(2)))
 }

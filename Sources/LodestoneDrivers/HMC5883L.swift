@@ -109,7 +109,7 @@ public enum HMC5883LDatasheet {
 /// Continuous measurement at a `DO` rate with `MA` averaging, X, Z, Y in one 6-byte burst (reading all six
 /// releases `LOCK`), reordered to the chip's X, Y, Z. Data-ready is `STATUS.RDY`. The chip has no temperature
 /// sensor and no soft reset.
-public struct HMC5883L<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
+public struct HMC5883L<Bus: RegisterBus>: SensorDriver {
     /// The register map (`HMC5883LDatasheet.Register`).
     public typealias Register = HMC5883LDatasheet.Register
     private typealias F = HMC5883LDatasheet.Field
@@ -173,6 +173,7 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
     /// - `.lowPower`: no averaging; `.suspend`: idle mode (reported rate 0).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         let wanted = requested.magneticRangeMicroTesla ?? 130
         guard let gain = HMC5883LDatasheet.Gain.allCases.first(where: { covers($0.rangeGauss * 100, wanted) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(wanted) µT: at most 810 µT (±8.1 gauss)")
@@ -221,7 +222,9 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
             HMC5883LDatasheet.magneticFieldMicroTesla(raw: y, gain: gain),
             HMC5883LDatasheet.magneticFieldMicroTesla(raw: z, gain: gain)))
     }
+}
 
+extension HMC5883L: DataReadyReporting {
     /// `STATUS.RDY`: all six data registers hold a completed measurement (the chip clears it only while it writes
     /// the next one, table 16; reading does not clear it).
     public mutating func isDataReady() throws(SensorError) -> Bool {

@@ -194,7 +194,11 @@ public enum ICM20948Datasheet {
 ///   steps, at most 1.02 g) and raises `INT_STATUS.WOM_INT` and INT1.
 /// - Data ready: `INT_ENABLE_1.RAW_DATA_0_RDY_EN` on INT1; `INT_STATUS_1` polled by `isDataReady()`.
 /// - FIFO (`fifo: .stream`): accelerometer and gyroscope, 12 bytes a frame, 42 frames in the 512-byte FIFO, stream
-///   mode; drained in one burst from `FIFO_R_W`.
+///   mode; drained in one burst from `FIFO_R_W` (a register that does not advance). The chip drops the oldest *bytes*
+///   when the FIFO overflows, so that the frames no longer start where the driver expects: a drain that finds a byte
+///   count that is not whole frames resets the FIFO and reports `overrun` with no samples, as Linux's `inv_mpu6050`
+///   driver resets its FIFO on overflow (`inv_mpu6050_ring.c`); a drain of exactly 42 frames reports `overrun` too
+///   (full: the next sample overflows).
 public struct ICM20948<Bus: RegisterBus>: SensorDriver {
     /// The bank-0 register map (`ICM20948Datasheet.Register`).
     public typealias Register = ICM20948Datasheet.Register
@@ -216,7 +220,6 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
     private var accelFullScale = D.AccelFullScale.g2
     private var gyroFullScale = D.GyroFullScale.dps250
     private var powerMode = PowerMode.normal
-    private var fifoEnabled = false
     private var lastMagnetometerIdentity: UInt64?
 
     /// A driver for the ICM-20948 at `address` on `bus`. Does no I/O.
@@ -262,7 +265,6 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         accelFullScale = .g2
         gyroFullScale = .dps250
         powerMode = .normal
-        fifoEnabled = false
         lastMagnetometerIdentity = nil
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -403,7 +405,6 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         accelFullScale = s.accelFullScale
         gyroFullScale = s.gyroFullScale
         powerMode = configuration.powerMode
-        fifoEnabled = fifo
         lastMagnetometerIdentity = nil
         self.configuration = s.actual
         return s.actual
@@ -444,14 +445,12 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
 
     @inline(__always)
     static func acceleration(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.AccelFullScale) -> Vector3 {
-        Vector3(D.accelerationMps2(raw: Bytes.beS16(b, o), fullScale: fs), D.accelerationMps2(raw: Bytes.beS16(b, o + 2), fullScale: fs),
-                D.accelerationMps2(raw: Bytes.beS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o, bigEndian: true) { D.accelerationMps2(raw: $0, fullScale: fs) }
     }
 
     @inline(__always)
     static func angularVelocity(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.GyroFullScale) -> Vector3 {
-        Vector3(D.angularVelocityRadS(raw: Bytes.beS16(b, o), fullScale: fs), D.angularVelocityRadS(raw: Bytes.beS16(b, o + 2), fullScale: fs),
-                D.angularVelocityRadS(raw: Bytes.beS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o, bigEndian: true) { D.angularVelocityRadS(raw: $0, fullScale: fs) }
     }
 
     private func userCtrl(fifo: Bool) -> UInt8 {
@@ -490,41 +489,57 @@ extension ICM20948: MotionWakeReporting {
     }
 }
 
-extension ICM20948: HardwareFIFO {
+extension ICM20948: FIFOBuffering {
     /// 42 frames of accelerometer and gyroscope (512 bytes / 12) while the FIFO is on, else 0.
-    public var fifoCapacitySamples: Int { fifoEnabled ? D.fifoSizeBytes / D.fifoFrameBytes : 0 }
+    public var fifoCapacitySamples: Int { fifoCapacity(D.fifoSizeBytes / D.fifoFrameBytes, configuration) }
 
     /// Complete frames waiting: `FIFO_COUNT` / 12 (one 2-byte read).
     public mutating func fifoSampleCount() throws(SensorError) -> Int {
         guard magnetometer != nil else { throw notProbed(chip: Self.chipName) }
-        guard fifoEnabled else { return 0 }
-        let bus = self.bus, address = self.address
-        let bytes = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
-            try bus.sensorRead(address: address, register: Register.fifoCountH.rawValue, into: raw)
-            return Int(F.fifoCountHigh.extract(from: raw[0])) << 8 | Int(raw[1])
-        }
-        return min(bytes, D.fifoSizeBytes) / D.fifoFrameBytes
+        guard fifoSamplePeriodS(configuration) != nil else { return 0 }
+        return min(try fifoCountBytes(), D.fifoSizeBytes) / D.fifoFrameBytes
     }
 
-    /// Reads the waiting frames (up to `samples.count`) in one burst from `FIFO_R_W`. Readings carry acceleration and
-    /// angular velocity; the field and temperature are in `read(timeS:)`.
+    /// Reads `FIFO_COUNT`, then up to `samples.count` of the waiting frames in one burst from `FIFO_R_W`. Readings carry
+    /// acceleration and angular velocity; the field and temperature are in `read(timeS:)`. A count that is not whole
+    /// frames (bytes dropped by an overflow) resets the FIFO (`FIFO_RST`) and gives no samples, with `overrun`.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> Int {
-        let frames = min(try fifoSampleCount(), samples.count)
-        guard frames > 0, let rateHz = configuration?.rateHz, rateHz > 0 else { return 0 }
+        throws(SensorError) -> FIFODrain {
+        guard magnetometer != nil else { throw notProbed(chip: Self.chipName) }
+        guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
+        let frameBytes = D.fifoFrameBytes, fullBytes = D.fifoSizeBytes - D.fifoSizeBytes % frameBytes
+        let bytes = try fifoCountBytes()
+        guard bytes % frameBytes == 0, bytes <= fullBytes else {
+            try write(.fifoRst, F.fifoReset.inserting(0b11111, into: 0))
+            try write(.fifoRst, 0)
+            return FIFODrain(count: 0, overrun: true)
+        }
+        let waiting = bytes / frameBytes
+        let frames = min(waiting, samples.count)
+        let overrun = bytes == fullBytes
+        guard frames > 0 else { return FIFODrain(count: 0, overrun: overrun) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        let frameBytes = D.fifoFrameBytes
         try withUnsafeTemporaryAllocation(byteCount: frames * frameBytes, alignment: 1) { (raw) throws(SensorError) in
-            try bus.sensorReadFIFO(address: address, register: Register.fifoRW.rawValue, into: raw)
+            // FIFO_R_W does not advance: any piece of the burst is right as long as it restarts there.
+            try bus.sensorReadFIFO(address: address, register: Register.fifoRW.rawValue, frameBytes: 1, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             for i in 0..<frames {
                 let o = i * frameBytes
-                samples[i] = SensorReading(timeS: newestTimeS - Double(frames - 1 - i) / rateHz,
-                                           accelerationMps2: Self.acceleration(b, o, accelFullScale),
+                samples[i] = SensorReading(accelerationMps2: Self.acceleration(b, o, accelFullScale),
                                            angularVelocityRadS: Self.angularVelocity(b, o + 6, gyroFullScale))
             }
         }
-        return frames
+        stampFIFOSamples(samples, count: frames, waiting: waiting, newestTimeS: newestTimeS, periodS: periodS)
+        return FIFODrain(count: frames, overrun: overrun)
+    }
+
+    /// `FIFO_COUNTH/L`: bytes in the FIFO (13 bits).
+    private func fifoCountBytes() throws(SensorError) -> Int {
+        let bus = self.bus, address = self.address
+        return try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
+            try bus.sensorRead(address: address, register: Register.fifoCountH.rawValue, into: raw)
+            return Int(F.fifoCountHigh.extract(from: raw[0])) << 8 | Int(raw[1])
+        }
     }
 }

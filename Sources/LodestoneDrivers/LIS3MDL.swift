@@ -235,6 +235,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     /// - `.suspend`: the `.normal` settings with `MD` = power-down (reported rate 0).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         let wantedMicroTesla = requested.magneticRangeMicroTesla ?? 400
         guard let fullScale = LIS3MDLDatasheet.FullScale.allCases.first(where: {
             covers($0.rangeGauss * PhysicalConstants.microTeslaPerGauss, wantedMicroTesla)
@@ -308,11 +309,17 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         return try withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            let field = Vector3(LIS3MDLDatasheet.magneticFieldMicroTesla(raw: Bytes.leS16(b, 0), fullScale: fullScale),
-                                LIS3MDLDatasheet.magneticFieldMicroTesla(raw: Bytes.leS16(b, 2), fullScale: fullScale),
-                                LIS3MDLDatasheet.magneticFieldMicroTesla(raw: Bytes.leS16(b, 4), fullScale: fullScale))
+            let field = axisTriple(b, at: 0) { LIS3MDLDatasheet.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) }
             return SensorReading(timeS: timeS, temperatureC: LIS3MDLDatasheet.temperatureC(raw: Bytes.leS16(b, 6)),
                                  magneticFieldMicroTesla: field)
         }
+    }
+}
+
+extension LIS3MDL: DataReadyReporting {
+    /// `STATUS_REG.ZYXDA`: a sample of all three axes has not been read yet (reading the outputs clears it).
+    public mutating func isDataReady() throws(SensorError) -> Bool {
+        guard isProbed else { throw notProbed(chip: Self.chipName) }
+        return LIS3MDLDatasheet.Field.zyxda.extract(from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
     }
 }

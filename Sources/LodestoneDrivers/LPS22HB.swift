@@ -109,10 +109,11 @@ public enum LPS22HBDatasheet {
 ///
 /// Continuous mode at an `ODR` rate with `BDU` set (the bytes of one sample always come from one measurement),
 /// pressure and temperature in one 5-byte burst (the chip auto-increments through `IF_ADD_INC`, on by default;
-/// it does not use bit 7 of the sub-address as ST's motion sensors do). Data-ready is `STATUS.P_DA`; the 32-slot
-/// FIFO runs in stream mode and `drainFIFO` reads it in one burst (the address rolls back from `TEMP_OUT_H` to
-/// `PRESS_OUT_XL` while the FIFO is on, AN4833).
-public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIFOSensorDriver {
+/// it does not use bit 7 of the sub-address as ST's motion sensors do). Data-ready is `STATUS.P_DA`; with
+/// `fifo: .stream` the 32-slot FIFO runs in stream mode and `drainFIFO` reads it in one burst (the address rolls back
+/// from `TEMP_OUT_H` to `PRESS_OUT_XL` while the FIFO is on, AN4833, so a bus that reads less at a time gets whole
+/// 5-byte slots). `overrun` is `FIFO_STATUS.OVR`. No wake-on-motion.
+public struct LPS22HB<Bus: RegisterBus>: SensorDriver {
     /// The register map (`LPS22HBDatasheet.Register`).
     public typealias Register = LPS22HBDatasheet.Register
     private typealias F = LPS22HBDatasheet.Field
@@ -120,7 +121,6 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
     public static var chipName: String { "lps22hb" }
     public static var kinds: [SensorKind] { [.barometer, .thermometer] }
     public static var addresses: [UInt8] { LPS22HBDatasheet.addresses }
-    public static var fifoCapacitySamples: Int { LPS22HBDatasheet.fifoDepth }
 
     public let bus: Bus
     public let address: UInt8
@@ -128,8 +128,6 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
     public let delay: @Sendable (Int) -> Void
     /// What `configure(_:)` last set; `nil` before.
     public private(set) var configuration: SensorConfiguration?
-    /// Whether the FIFO is on (`setFIFOEnabled`).
-    public private(set) var isFIFOEnabled = false
     private var isProbed = false
 
     /// A driver for the LPS22HB at `address` on `bus`. Does no I/O.
@@ -142,7 +140,6 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         isProbed = false
         configuration = nil
-        isFIFOEnabled = false
         let reset = F.swreset.inserting(1, into: F.ifAddInc.inserting(1, into: 0))
         let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
                                           expected: [LPS22HBDatasheet.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
@@ -156,6 +153,8 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
         public var ctrlReg1: UInt8
         public var ctrlReg2: UInt8
         public var resConf: UInt8
+        /// `FIFO_CTRL` after the bypass that empties the FIFO: stream mode, or 0 (bypass) with the FIFO off.
+        public var fifoCtrl: UInt8
         public var dataRate: LPS22HBDatasheet.DataRate
         public var actual: SensorConfiguration
     }
@@ -165,22 +164,28 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
     /// - `.normal`: the slowest `ODR` of at least `rateHz` (1, 10, 25, 50, 75 Hz), low-pass filter off.
     /// - `.lowPower`: the same rate in low-current mode (`RES_CONF.LC_EN`, section 9.12: lower current, more noise).
     /// - `.suspend`: power-down (`ODR` 0; reported rate 0).
+    /// - `fifo: .stream`: `CTRL_REG2.FIFO_EN` and `FIFO_CTRL.F_MODE` stream (AN4833 section 6).
     /// The LPS22HB has no oversampling setting: `oversampling` is reported as 1.
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName, fifo: true)
         guard let rate = LPS22HBDatasheet.DataRate.allCases.first(where: { $0 != .powerDown && covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 75 Hz")
         }
         let dataRate: LPS22HBDatasheet.DataRate = requested.powerMode == .suspend ? .powerDown : rate
+        let fifo = requested.fifo == .stream
         return Settings(ctrlReg1: F.bdu.inserting(1, into: F.odr.inserting(dataRate.rawValue, into: 0)),
-                        ctrlReg2: F.ifAddInc.inserting(1, into: 0),
+                        ctrlReg2: F.fifoEn.inserting(fifo ? 1 : 0, into: F.ifAddInc.inserting(1, into: 0)),
                         resConf: F.lcEn.inserting(requested.powerMode == .lowPower ? 1 : 0, into: 0),
+                        fifoCtrl: fifo ? F.fMode.inserting(LPS22HBDatasheet.FIFOMode.stream.rawValue, into: 0) : 0,
                         dataRate: dataRate,
-                        actual: SensorConfiguration(rateHz: dataRate.rateHz, powerMode: requested.powerMode, oversampling: 1))
+                        actual: SensorConfiguration(rateHz: dataRate.rateHz, powerMode: requested.powerMode, oversampling: 1,
+                                                    fifo: requested.fifo))
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): power-down first (`LC_EN` may change only in
-    /// power-down, section 9.12), then `RES_CONF`, `CTRL_REG2` (FIFO off, auto-increment on), `FIFO_CTRL` bypass, and
+    /// power-down, section 9.12), then `RES_CONF`, `CTRL_REG2` (`FIFO_EN`, auto-increment on), `FIFO_CTRL` bypass
+    /// (which empties the FIFO: modes change through bypass, AN4833 section 6) and stream mode if the FIFO is on, and
     /// `CTRL_REG1` with the rate last.
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
@@ -190,10 +195,10 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
         try bus.sensorWriteByte(address: address, register: Register.resConf.rawValue, value: s.resConf)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: s.ctrlReg2)
         try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: 0)
+        if s.fifoCtrl != 0 { try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: s.fifoCtrl) }
         if s.dataRate != .powerDown {
             try bus.sensorWriteByte(address: address, register: Register.ctrlReg1.rawValue, value: s.ctrlReg1)
         }
-        isFIFOEnabled = false
         self.configuration = s.actual
         return s.actual
     }
@@ -207,49 +212,45 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FI
         return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
                              temperatureC: LPS22HBDatasheet.temperatureC(raw: raw.temperature))
     }
+}
 
+extension LPS22HB: DataReadyReporting {
     /// `STATUS.P_DA`: a pressure sample has not been read yet.
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         return F.pDA.extract(from: try bus.sensorReadByte(address: address, register: Register.status.rawValue)) == 1
     }
+}
 
-    /// FIFO on: bypass first (which empties it, AN4833 section 6), `CTRL_REG2.FIFO_EN`, then stream mode. Off:
-    /// bypass and `FIFO_EN` 0.
-    public mutating func setFIFOEnabled(_ enabled: Bool) throws(SensorError) {
+extension LPS22HB: FIFOBuffering {
+    /// 32 slots of pressure and temperature while the FIFO is on, else 0.
+    public var fifoCapacitySamples: Int { fifoCapacity(LPS22HBDatasheet.fifoDepth, configuration) }
+
+    /// `FIFO_STATUS.FSS`: slots stored.
+    public mutating func fifoSampleCount() throws(SensorError) -> Int {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: 0)
-        let ctrlReg2 = F.fifoEn.inserting(enabled ? 1 : 0, into: F.ifAddInc.inserting(1, into: 0))
-        try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: ctrlReg2)
-        if enabled {
-            try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue,
-                                    value: F.fMode.inserting(LPS22HBDatasheet.FIFOMode.stream.rawValue, into: 0))
-        }
-        isFIFOEnabled = enabled
+        guard fifoSamplePeriodS(configuration) != nil else { return 0 }
+        return fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue)).count
     }
 
-    /// Reads `FIFO_STATUS` (`FSS` samples stored, `OVR`), then `FSS` slots of 5 bytes in one burst from
-    /// `PRESS_OUT_XL` (in whole slots when the bus reads less at a time). Samples are stamped `timeS` (newest) back
-    /// by the ODR period. A slot with a pressure of 0 or below is an `.invalidReading`, and then nothing is appended.
-    public mutating func drainFIFO(timeS: Double, into samples: inout [SensorReading]) throws(SensorError) -> FIFODrain {
+    /// Reads `FIFO_STATUS` (`FSS` slots stored, `OVR`), then up to `samples.count` slots of 5 bytes in one burst from
+    /// `PRESS_OUT_XL` (in whole slots when the bus reads less at a time). A slot with a pressure of 0 or below is an
+    /// `.invalidReading`, and then nothing is written.
+    public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
+        throws(SensorError) -> FIFODrain {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        let bus = self.bus, address = self.address
-        let status = try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue)
-        let count = min(Int(F.fss.extract(from: status)), LPS22HBDatasheet.fifoDepth)
-        let overrun = F.ovr.extract(from: status) == 1
-        guard count > 0 else { return FIFODrain(count: 0, overrun: overrun) }
-        let periodS = fifoSamplePeriodS(configuration)
+        guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
+        let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))
         let slot = LPS22HBDatasheet.fifoSlotBytes
-        let bad = try withUnsafeTemporaryAllocation(byteCount: LPS22HBDatasheet.fifoDepth * slot, alignment: 1) {
-            (raw) throws(SensorError) -> Int32? in
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(count * slot)])
-            try bus.sensorReadFIFO(address: address, register: Register.pressOutXL.rawValue, frameBytes: slot, into: bytes)
-            let b = UnsafeRawBufferPointer(bytes)
-            return STPressureOutput.appendFIFOSamples(b, count: count, stride: slot, timeS: timeS, periodS: periodS,
-                                                      temperatureC: { LPS22HBDatasheet.temperatureC(raw: Bytes.leS16(b, $0 * slot + 3)) },
-                                                      into: &samples)
-        }
-        if let bad { throw STPressureOutput.invalidPressure(bad, chip: Self.chipName, bus: bus.name, address: address) }
-        return FIFODrain(count: count, overrun: overrun)
+        let count = try STPressureOutput.drainFIFO(
+            bus: bus, address: address, register: Register.pressOutXL.rawValue, slotBytes: slot, waiting: status.count,
+            newestTimeS: newestTimeS, periodS: periodS, chip: Self.chipName, into: samples
+        ) { b, k in LPS22HBDatasheet.temperatureC(raw: Bytes.leS16(b, k * slot + 3)) }
+        return FIFODrain(count: count, overrun: status.overrun)
+    }
+
+    /// `FSS` (at most 32) and `OVR` from `FIFO_STATUS`.
+    private func fifoStatus(_ value: UInt8) -> (count: Int, overrun: Bool) {
+        (min(Int(F.fss.extract(from: value)), LPS22HBDatasheet.fifoDepth), F.ovr.extract(from: value) == 1)
     }
 }

@@ -114,10 +114,13 @@ public enum LPS25HDatasheet {
 /// HAT carries one at 0x5C.
 ///
 /// Active mode at an `ODR` rate with `BDU` set, internal averaging from `oversampling`, pressure and temperature
-/// in one 5-byte burst (sub-address bit 7 set for auto-increment). Data-ready is `STATUS_REG.P_DA`; the 32-sample
-/// pressure FIFO runs in stream mode and `drainFIFO` reads it in one burst (with the FIFO on, the address rolls
-/// back from `PRESS_OUT_H` to `PRESS_OUT_XL`, AN4450 figure 8), with the temperature read once beside it.
-public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIFOSensorDriver {
+/// in one 5-byte burst (sub-address bit 7 set for auto-increment). Data-ready is `STATUS_REG.P_DA`; with
+/// `fifo: .stream` the 32-sample pressure FIFO runs in stream mode and `drainFIFO` reads it in one burst (with the
+/// FIFO on, the address rolls back from `PRESS_OUT_H` to `PRESS_OUT_XL`, AN4450 figure 8, so a bus that reads less
+/// at a time gets whole 3-byte samples), with the temperature read once beside it. The chip has no overrun flag for
+/// its FIFO: `overrun` is `FIFO_STATUS.FULL_FIFO` (in stream mode the next sample overwrites the oldest). No
+/// wake-on-motion.
+public struct LPS25H<Bus: RegisterBus>: SensorDriver {
     /// The register map (`LPS25HDatasheet.Register`).
     public typealias Register = LPS25HDatasheet.Register
     private typealias F = LPS25HDatasheet.Field
@@ -125,7 +128,6 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     public static var chipName: String { "lps25h" }
     public static var kinds: [SensorKind] { [.barometer, .thermometer] }
     public static var addresses: [UInt8] { LPS25HDatasheet.addresses }
-    public static var fifoCapacitySamples: Int { LPS25HDatasheet.fifoDepth }
 
     public let bus: Bus
     public let address: UInt8
@@ -133,8 +135,6 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     public let delay: @Sendable (Int) -> Void
     /// What `configure(_:)` last set; `nil` before.
     public private(set) var configuration: SensorConfiguration?
-    /// Whether the FIFO is on (`setFIFOEnabled`).
-    public private(set) var isFIFOEnabled = false
     private var isProbed = false
 
     /// A driver for the LPS25H at `address` on `bus`. Does no I/O.
@@ -147,7 +147,6 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         isProbed = false
         configuration = nil
-        isFIFOEnabled = false
         let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
                                           expected: [LPS25HDatasheet.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
                                           resetValue: F.boot.mask | F.swreset.mask, resetTimeUs: LPS25HDatasheet.softResetTimeUs,
@@ -160,6 +159,10 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     public struct Settings: Sendable, Hashable {
         public var resConf: UInt8
         public var ctrlReg1: UInt8
+        /// `CTRL_REG2`: `FIFO_EN` with the FIFO on, else 0.
+        public var ctrlReg2: UInt8
+        /// `FIFO_CTRL` after the bypass that empties the FIFO: stream mode, or 0 (bypass) with the FIFO off.
+        public var fifoCtrl: UInt8
         public var actual: SensorConfiguration
     }
 
@@ -170,8 +173,10 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
     ///   up to 16 → 128, more → 512 (not at 25 Hz, section 8.3); `AVGT` 16 (its reset value), 8 with 8 pressure
     ///   averages. The reported `oversampling` is `AVGP / 8`.
     /// - `.lowPower`: 8 and 8 averages (the least current, table 4); `.suspend`: power-down (`PD` 0; rate 0).
+    /// - `fifo: .stream`: `CTRL_REG2.FIFO_EN` and `FIFO_CTRL.F_MODE` stream (AN4450 section 5.1).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName, fifo: true)
         guard let dataRate = LPS25HDatasheet.DataRate.allCases.first(where: { $0 != .oneShot && covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 25 Hz")
         }
@@ -185,25 +190,29 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         let avgt: UInt8 = averages == .avg8 ? 0b00 : 0b01
         let active = requested.powerMode != .suspend
         let ctrlReg1 = F.pd.inserting(active ? 1 : 0, into: F.bdu.inserting(1, into: F.odr.inserting(dataRate.rawValue, into: 0)))
+        let fifo = requested.fifo == .stream
         return Settings(resConf: F.avgt.inserting(avgt, into: F.avgp.inserting(averages.rawValue, into: 0)), ctrlReg1: ctrlReg1,
+                        ctrlReg2: F.fifoEn.inserting(fifo ? 1 : 0, into: 0),
+                        fifoCtrl: fifo ? F.fMode.inserting(LPS25HDatasheet.FIFOMode.stream.rawValue, into: 0) : 0,
                         actual: SensorConfiguration(rateHz: active ? dataRate.rateHz : 0, powerMode: requested.powerMode,
-                                                    oversampling: averages.count / 8))
+                                                    oversampling: averages.count / 8, fifo: requested.fifo))
     }
 
-    /// Applies `configuration` (see `registerSettings(for:)`): power-down first, `RES_CONF`, `CTRL_REG2` (FIFO off),
-    /// `FIFO_CTRL` bypass, then `CTRL_REG1` with `PD` and the rate.
+    /// Applies `configuration` (see `registerSettings(for:)`): power-down first, `RES_CONF`, `CTRL_REG2` (`FIFO_EN`),
+    /// `FIFO_CTRL` bypass (which empties the FIFO: modes change through bypass, AN4450 section 5.1) and stream mode if
+    /// the FIFO is on, then `CTRL_REG1` with `PD` and the rate.
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let s = try Self.registerSettings(for: configuration)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg1.rawValue, value: F.pd.inserting(0, into: s.ctrlReg1))
         try bus.sensorWriteByte(address: address, register: Register.resConf.rawValue, value: s.resConf)
-        try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: 0)
+        try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: s.ctrlReg2)
         try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: 0)
+        if s.fifoCtrl != 0 { try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: s.fifoCtrl) }
         if F.pd.extract(from: s.ctrlReg1) == 1 {
             try bus.sensorWriteByte(address: address, register: Register.ctrlReg1.rawValue, value: s.ctrlReg1)
         }
-        isFIFOEnabled = false
         self.configuration = s.actual
         return s.actual
     }
@@ -217,53 +226,54 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver, FIF
         return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
                              temperatureC: LPS25HDatasheet.temperatureC(raw: raw.temperature))
     }
+}
 
+extension LPS25H: DataReadyReporting {
     /// `STATUS_REG.P_DA`: a pressure sample has not been read yet.
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         return F.pDA.extract(from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
     }
+}
 
-    /// FIFO on: bypass first (AN4450 section 5.1: switch FIFO modes through bypass), `CTRL_REG2.FIFO_EN`, then
-    /// stream mode. Off: bypass and `FIFO_EN` 0.
-    public mutating func setFIFOEnabled(_ enabled: Bool) throws(SensorError) {
+extension LPS25H: FIFOBuffering {
+    /// 32 pressure samples while the FIFO is on, else 0.
+    public var fifoCapacitySamples: Int { fifoCapacity(LPS25HDatasheet.fifoDepth, configuration) }
+
+    /// Unread samples from `FIFO_STATUS`: 32 when `FULL_FIFO`, 0 when `EMPTY_FIFO`, else `DIFF_POINT`.
+    public mutating func fifoSampleCount() throws(SensorError) -> Int {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: 0)
-        try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: F.fifoEn.inserting(enabled ? 1 : 0, into: 0))
-        if enabled {
-            try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue,
-                                    value: F.fMode.inserting(LPS25HDatasheet.FIFOMode.stream.rawValue, into: 0))
-        }
-        isFIFOEnabled = enabled
+        guard fifoSamplePeriodS(configuration) != nil else { return 0 }
+        return fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue)).count
     }
 
-    /// Reads `FIFO_STATUS` (unread samples: 32 when `FULL_FIFO`, else `DIFF_POINT`), the temperature (not buffered:
-    /// it belongs to the newest sample, AN4450 section 5.1, and is given to all), then 3 bytes per sample in one
-    /// burst from `PRESS_OUT_XL` (in whole samples when the bus reads less at a time). `overrun` is `FULL_FIFO`: in
-    /// stream mode the next sample overwrites the oldest. Samples are stamped `timeS` (newest) back by the ODR period.
-    public mutating func drainFIFO(timeS: Double, into samples: inout [SensorReading]) throws(SensorError) -> FIFODrain {
+    /// Reads `FIFO_STATUS`, the temperature (not buffered: it belongs to the newest sample, AN4450 section 5.1, and is
+    /// given to all), then up to `samples.count` samples of 3 bytes in one burst from `PRESS_OUT_XL` (in whole samples
+    /// when the bus reads less at a time). `overrun` is `FULL_FIFO`. A pressure of 0 or below is an `.invalidReading`,
+    /// and then nothing is written.
+    public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
+        throws(SensorError) -> FIFODrain {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
+        guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let bus = self.bus, address = self.address
-        let status = try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue)
-        let full = F.fullFIFO.extract(from: status) == 1
-        let count = full ? LPS25HDatasheet.fifoDepth
-            : (F.emptyFIFO.extract(from: status) == 1 ? 0 : Int(F.diffPoint.extract(from: status)))
-        guard count > 0 else { return FIFODrain(count: 0, overrun: false) }
+        let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))
+        guard status.count > 0, samples.count > 0 else { return FIFODrain(count: 0, overrun: status.full) }
         let temperatureRaw = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int16 in
             try bus.sensorRead(address: address, register: Register.tempOutL.rawValue | LPS25HDatasheet.autoIncrementBit, into: raw)
             return Bytes.leS16(UnsafeRawBufferPointer(raw), 0)
         }
         let temperatureC = LPS25HDatasheet.temperatureC(raw: temperatureRaw)
-        let periodS = fifoSamplePeriodS(configuration)
-        let bad = try withUnsafeTemporaryAllocation(byteCount: 3 * LPS25HDatasheet.fifoDepth, alignment: 1) {
-            (raw) throws(SensorError) -> Int32? in
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(3 * count)])
-            try bus.sensorReadFIFO(address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit,
-                                   frameBytes: 3, into: bytes)
-            return STPressureOutput.appendFIFOSamples(UnsafeRawBufferPointer(bytes), count: count, stride: 3, timeS: timeS,
-                                                      periodS: periodS, temperatureC: { _ in temperatureC }, into: &samples)
-        }
-        if let bad { throw STPressureOutput.invalidPressure(bad, chip: Self.chipName, bus: bus.name, address: address) }
-        return FIFODrain(count: count, overrun: full)
+        let count = try STPressureOutput.drainFIFO(
+            bus: bus, address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit, slotBytes: 3,
+            waiting: status.count, newestTimeS: newestTimeS, periodS: periodS, chip: Self.chipName, into: samples
+        ) { _, _ in temperatureC }
+        return FIFODrain(count: count, overrun: status.full)
+    }
+
+    /// Unread samples and `FULL_FIFO` from `FIFO_STATUS` (`DIFF_POINT`, five bits, cannot say 32).
+    private func fifoStatus(_ value: UInt8) -> (count: Int, full: Bool) {
+        let full = F.fullFIFO.extract(from: value) == 1
+        let count = full ? LPS25HDatasheet.fifoDepth : (F.emptyFIFO.extract(from: value) == 1 ? 0 : Int(F.diffPoint.extract(from: value)))
+        return (count, full)
     }
 }

@@ -77,7 +77,9 @@ public enum LSM6DSxDatasheet {
         case outTempL = 0x20
         case outxLG = 0x22
         case outxLXL = 0x28
-        /// `FIFO_STATUS1`…`4` (DS3/DSL: unread words and pattern; DSOX: `FIFO_STATUS1`/`2`, unread words).
+        /// `FIFO_STATUS1`…`4` (DS3/DSL: unread words and pattern; DSOX: `FIFO_STATUS1`/`2`, unread words). In
+        /// `FIFO_STATUS2`, bit 6 is the overrun flag on all three (DS3/DSL `OVER_RUN`, DSOX `FIFO_OVR_IA`: the FIFO is
+        /// full and a sample has been overwritten).
         case fifoStatus1 = 0x3A
         /// The DS3/DSL FIFO output word (a burst from here keeps reading the FIFO).
         case fifoDataOutL = 0x3E
@@ -128,6 +130,8 @@ public enum LSM6DSxDatasheet {
         public static let bdrXL = BitField(mask: 0b0000_1111)
         /// DSOX `FIFO_DATA_OUT_TAG.TAG_SENSOR` [7:3].
         public static let tagSensor = BitField(mask: 0b1111_1000)
+        /// `FIFO_STATUS2` bit 6: DS3/DSL `OVER_RUN`, DSOX `FIFO_OVR_IA`.
+        public static let fifoOverrun = BitField(mask: 0b0100_0000)
     }
 
     /// `FIFO_MODE` values.
@@ -200,7 +204,10 @@ public enum LSM6DSxDatasheet {
 /// - Data ready on INT1 (`INT1_DRDY_XL`, `INT1_DRDY_G`); `isDataReady()` polls `STATUS_REG`.
 /// - Wake-on-motion: the wake-up function on the slope filter (half the sample-to-sample change) against `WK_THS`
 ///   (full scale / 64 per step), latched in `WAKE_UP_SRC.WU_IA` and routed to INT1.
-/// - FIFO (`fifo: .stream`): continuous mode holding gyroscope and accelerometer at the ODR; drained in one burst.
+/// - FIFO (`fifo: .stream`): continuous mode holding gyroscope and accelerometer at the ODR; drained in one burst
+///   through the FIFO output window (DS3/DSL: the 2-byte `FIFO_DATA_OUT_L/H`; DSOX: the 7-byte tagged word from
+///   `FIFO_DATA_OUT_TAG`), which the address wraps back over, so a bus that reads less at a time gets whole words.
+///   `overrun` is `FIFO_STATUS2` bit 6.
 public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
     /// The register map (`LSM6DSxDatasheet.Register`).
     public typealias Register = LSM6DSxDatasheet.Register
@@ -225,7 +232,6 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
     private var accelFullScale = D.AccelFullScale.g2
     private var gyroFullScale = D.GyroFullScale.dps245
     private var powerMode = PowerMode.suspend
-    private var fifoEnabled = false
 
     /// A driver for an LSM6DS3/DSL/DSOX at `address` on `bus`. Does no I/O.
     /// - Parameter variant: the member expected (`probe()` throws `wrongChipID` for another), or `nil` for any.
@@ -255,7 +261,6 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         accelFullScale = .g2
         gyroFullScale = .dps245
         powerMode = .suspend
-        fifoEnabled = false
         return ChipIdentity(chip: found.rawValue, idValue: id)
     }
 
@@ -370,7 +375,6 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         accelFullScale = s.accelFullScale
         gyroFullScale = s.gyroFullScale
         powerMode = configuration.powerMode
-        fifoEnabled = s.fifoMode != 0
         self.configuration = s.actual
         return s.actual
     }
@@ -393,14 +397,12 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
 
     @inline(__always)
     static func acceleration(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.AccelFullScale) -> Vector3 {
-        Vector3(D.accelerationMps2(raw: Bytes.leS16(b, o), fullScale: fs), D.accelerationMps2(raw: Bytes.leS16(b, o + 2), fullScale: fs),
-                D.accelerationMps2(raw: Bytes.leS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o) { D.accelerationMps2(raw: $0, fullScale: fs) }
     }
 
     @inline(__always)
     static func angularVelocity(_ b: UnsafeRawBufferPointer, _ o: Int, _ fs: D.GyroFullScale) -> Vector3 {
-        Vector3(D.angularVelocityRadS(raw: Bytes.leS16(b, o), fullScale: fs), D.angularVelocityRadS(raw: Bytes.leS16(b, o + 2), fullScale: fs),
-                D.angularVelocityRadS(raw: Bytes.leS16(b, o + 4), fullScale: fs))
+        axisTriple(b, at: o) { D.angularVelocityRadS(raw: $0, fullScale: fs) }
     }
 
     private func write(_ register: Register, _ value: UInt8) throws(SensorError) {
@@ -425,91 +427,117 @@ extension LSM6DSx: MotionWakeReporting {
     }
 }
 
-extension LSM6DSx: HardwareFIFO {
+extension LSM6DSx: FIFOBuffering {
     /// Samples (a gyroscope and an accelerometer word each) the FIFO holds when full, while it is on; else 0.
     public var fifoCapacitySamples: Int {
-        guard fifoEnabled, let variant else { return 0 }
-        return variant.hasTaggedFIFO ? variant.fifoWords / 2 : variant.fifoWords / 6
+        guard let variant else { return 0 }
+        return fifoCapacity(variant.hasTaggedFIFO ? variant.fifoWords / 2 : variant.fifoWords / 6, configuration)
     }
 
     /// Complete samples waiting.
     public mutating func fifoSampleCount() throws(SensorError) -> Int {
         guard let variant else { throw notProbed(chip: Self.chipName) }
-        guard fifoEnabled else { return 0 }
+        guard fifoSamplePeriodS(configuration) != nil else { return 0 }
         let status = try fifoStatus(variant)
         return variant.hasTaggedFIFO ? status.words / 2 : max(status.words - status.skip, 0) / 6
     }
 
-    /// Reads the waiting samples (up to `samples.count`) in one burst. DS3/DSL: the words up to the next whole
-    /// gyroscope-then-accelerometer set (`FIFO_PATTERN`) are read and dropped, then whole sets. DSOX: tagged words,
-    /// at most `samples.count` of them, paired into samples (a word whose partner is not in the burst becomes a
-    /// sample of its own).
+    /// Reads the waiting samples (up to `samples.count`) in one burst after one status read (in 1 KiB bursts when more
+    /// wait, `fifoBurstBytes`, so that the bytes stay on the stack). DS3/DSL: the words up to
+    /// the next whole gyroscope-then-accelerometer set (`FIFO_PATTERN`) are read and dropped, then whole sets. DSOX:
+    /// tagged words, at most two per sample of `samples`, paired into samples (a word whose partner is not in the burst
+    /// becomes a sample of its own; should unpaired words make more samples than `samples` holds, the extra are lost
+    /// and `overrun` says so).
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> Int {
+        throws(SensorError) -> FIFODrain {
         guard let variant else { throw notProbed(chip: Self.chipName) }
-        guard fifoEnabled, samples.count > 0, let rateHz = configuration?.rateHz, rateHz > 0 else { return 0 }
+        guard let periodS = fifoSamplePeriodS(configuration), samples.count > 0 else { return FIFODrain(count: 0, overrun: false) }
         let status = try fifoStatus(variant)
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        var produced = 0
+        var produced = 0, waiting = 0, lost = false
+        // Bursts of at most `fifoBurstBytes`, so that the bytes stay on the stack (a full DS3 FIFO is 8 KiB).
         if variant.hasTaggedFIFO {
-            let words = min(status.words, samples.count)
-            guard words > 0 else { return 0 }
-            try withUnsafeTemporaryAllocation(byteCount: words * 7, alignment: 1) { (raw) throws(SensorError) in
-                try bus.sensorReadFIFO(address: address, register: Register.fifoDataOutTagDSOX.rawValue, into: raw)
-                let b = UnsafeRawBufferPointer(raw)
-                var pending = SensorReading()
-                for w in 0..<words {
-                    let o = w * 7
-                    switch D.FIFOTag(rawValue: F.tagSensor.extract(from: b[o])) {
-                    case .gyroscope?:
-                        if pending.angularVelocityRadS != nil { samples[produced] = pending; produced += 1; pending = SensorReading() }
-                        pending.angularVelocityRadS = Self.angularVelocity(b, o + 1, gyroFullScale)
-                    case .accelerometer?:
-                        if pending.accelerationMps2 != nil { samples[produced] = pending; produced += 1; pending = SensorReading() }
-                        pending.accelerationMps2 = Self.acceleration(b, o + 1, accelFullScale)
-                    case nil:
-                        continue  // a word this driver does not batch
-                    }
-                    if pending.accelerationMps2 != nil, pending.angularVelocityRadS != nil {
-                        samples[produced] = pending; produced += 1; pending = SensorReading()
+            // Two words a sample: a buffer of `fifoCapacitySamples` takes a full FIFO.
+            let words = min(status.words, 2 * samples.count)
+            guard words > 0 else { return FIFODrain(count: 0, overrun: status.overrun) }
+            var pending = SensorReading()
+            func emit() {
+                if produced < samples.count { samples[produced] = pending; produced += 1 } else { lost = true }
+                pending = SensorReading()
+            }
+            var done = 0
+            while done < words {
+                let n = min(words - done, fifoBurstBytes / 7)
+                try withUnsafeTemporaryAllocation(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
+                    let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(n * 7)])
+                    try bus.sensorReadFIFO(address: address, register: Register.fifoDataOutTagDSOX.rawValue, frameBytes: 7, into: bytes)
+                    let b = UnsafeRawBufferPointer(bytes)
+                    for w in 0..<n {
+                        let o = w * 7
+                        switch D.FIFOTag(rawValue: F.tagSensor.extract(from: b[o])) {
+                        case .gyroscope?:
+                            if pending.angularVelocityRadS != nil { emit() }
+                            pending.angularVelocityRadS = Self.angularVelocity(b, o + 1, gyroFullScale)
+                        case .accelerometer?:
+                            if pending.accelerationMps2 != nil { emit() }
+                            pending.accelerationMps2 = Self.acceleration(b, o + 1, accelFullScale)
+                        case nil:
+                            continue  // a word this driver does not batch
+                        }
+                        if pending.accelerationMps2 != nil, pending.angularVelocityRadS != nil { emit() }
                     }
                 }
-                if pending.accelerationMps2 != nil || pending.angularVelocityRadS != nil { samples[produced] = pending; produced += 1 }
+                done += n
             }
+            if pending.accelerationMps2 != nil || pending.angularVelocityRadS != nil { emit() }
+            // Every two words a sample (a lone word rounds up), the drained ones first.
+            waiting = max(produced, (status.words + 1) / 2)
         } else {
-            let sets = min(max(status.words - status.skip, 0) / 6, samples.count)
-            guard sets > 0 else { return 0 }
-            let skipBytes = status.skip * 2
-            try withUnsafeTemporaryAllocation(byteCount: skipBytes + sets * 12, alignment: 1) { (raw) throws(SensorError) in
-                try bus.sensorReadFIFO(address: address, register: Register.fifoDataOutL.rawValue, into: raw)
-                let b = UnsafeRawBufferPointer(raw)
-                for i in 0..<sets {
-                    let o = skipBytes + i * 12
-                    samples[i] = SensorReading(accelerationMps2: Self.acceleration(b, o + 6, accelFullScale),
-                                               angularVelocityRadS: Self.angularVelocity(b, o, gyroFullScale))
+            waiting = max(status.words - status.skip, 0) / 6
+            let sets = min(waiting, samples.count)
+            guard sets > 0 else { return FIFODrain(count: 0, overrun: status.overrun) }
+            var skipBytes = status.skip * 2
+            while produced < sets {
+                let n = min(sets - produced, (fifoBurstBytes - skipBytes) / 12)
+                try withUnsafeTemporaryAllocation(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
+                    let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(skipBytes + n * 12)])
+                    try bus.sensorReadFIFO(address: address, register: Register.fifoDataOutL.rawValue, frameBytes: 2, into: bytes)
+                    let b = UnsafeRawBufferPointer(bytes)
+                    for i in 0..<n {
+                        let o = skipBytes + i * 12
+                        samples[produced + i] = SensorReading(accelerationMps2: Self.acceleration(b, o + 6, accelFullScale),
+                                                              angularVelocityRadS: Self.angularVelocity(b, o, gyroFullScale))
+                    }
                 }
+                produced += n
+                skipBytes = 0
             }
-            produced = sets
         }
-        for i in 0..<produced { samples[i].timeS = newestTimeS - Double(produced - 1 - i) / rateHz }
-        return produced
+        stampFIFOSamples(samples, count: produced, waiting: waiting, newestTimeS: newestTimeS, periodS: periodS)
+        return FIFODrain(count: produced, overrun: status.overrun || lost)
     }
 
-    /// Unread words and, for DS3/DSL, the words to drop to reach the start of a gyroscope-then-accelerometer set.
-    private func fifoStatus(_ variant: LSM6DSxVariant) throws(SensorError) -> (words: Int, skip: Int) {
+    /// Unread words, for DS3/DSL the words to drop to reach the start of a gyroscope-then-accelerometer set, and the
+    /// overrun flag (`FIFO_STATUS2` bit 6).
+    private func fifoStatus(_ variant: LSM6DSxVariant) throws(SensorError) -> (words: Int, skip: Int, overrun: Bool) {
         let bus = self.bus, address = self.address
-        return try withUnsafeTemporaryAllocation(byteCount: 4, alignment: 1) { (raw) throws(SensorError) -> (words: Int, skip: Int) in
+        return try withUnsafeTemporaryAllocation(byteCount: 4, alignment: 1) {
+            (raw) throws(SensorError) -> (words: Int, skip: Int, overrun: Bool) in
             let count = variant.hasTaggedFIFO ? 2 : 4
             try bus.sensorRead(address: address, register: Register.fifoStatus1.rawValue,
                                into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+            let overrun = F.fifoOverrun.extract(from: raw[1]) == 1
             switch variant {
-            case .lsm6dsox: return (Int(raw[1] & 0b11) << 8 | Int(raw[0]), 0)
+            case .lsm6dsox: return (Int(raw[1] & 0b11) << 8 | Int(raw[0]), 0, overrun)
             case .lsm6ds3, .lsm6dsl:
                 let highMask: UInt8 = variant == .lsm6ds3 ? 0b1111 : 0b0111
-                let words = Int(raw[1] & highMask) << 8 | Int(raw[0])
+                // DIFF_FIFO is one bit too narrow for a full FIFO (4096 words in 12 bits, 2048 in 11): with the
+                // overrun flag, 0 words is a full FIFO, not an empty one.
+                let counted = Int(raw[1] & highMask) << 8 | Int(raw[0])
+                let words = counted == 0 && overrun ? variant.fifoWords : counted
                 let pattern = Int(raw[3] & 0b11) << 8 | Int(raw[2])
-                return (words, (6 - pattern % 6) % 6)
+                return (words, (6 - pattern % 6) % 6, overrun)
             }
         }
     }

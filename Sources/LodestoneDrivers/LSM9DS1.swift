@@ -167,16 +167,10 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         isProbed = false
         configuration = nil
-        let id = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
-        guard id == D.whoAmIValue else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
-                               expected: [D.whoAmIValue], found: id)
-        }
-        try write(.ctrlReg8, F.ifAddInc.inserting(1, into: F.swReset.inserting(1, into: 0)))
-        delay(D.resetTimeUs)
-        guard try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue) == id else {
-            throw .notReady(chip: Self.chipName, bus: bus.name, address: address, waitedMs: D.resetTimeUs / 1000)
-        }
+        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
+                                          expected: [D.whoAmIValue], resetRegister: Register.ctrlReg8.rawValue,
+                                          resetValue: F.ifAddInc.inserting(1, into: F.swReset.inserting(1, into: 0)),
+                                          resetTimeUs: D.resetTimeUs, delay: delay)
         isProbed = true
         accelFullScale = .g2
         gyroFullScale = .dps245
@@ -210,9 +204,7 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
         let accel = try accelerationFullScale(D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
         let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
                                             requestedRadS: requested.angularRateRangeRadS, chip: chipName)
-        if requested.fifo != .off {
-            throw .unsupportedConfiguration(chip: chipName, detail: "FIFO batching is not supported by this driver for the LSM9DS1")
-        }
+        try rejectFeaturesNotOffered(requested, chip: chipName, wakeOnMotion: true, why: "the chip's FIFO is not used by this driver")
         let table = requested.powerMode == .lowPower ? D.accelRateCodesHz : D.gyroRateCodesHz
         guard let odr = table.first(where: { covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 952 Hz")
@@ -288,12 +280,8 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
             let b = UnsafeRawBufferPointer(raw)
             return SensorReading(
                 timeS: timeS, temperatureC: D.temperatureC(raw: Bytes.leS16(b, 0)),
-                accelerationMps2: Vector3(D.accelerationMps2(raw: Bytes.leS16(b, 9), fullScale: accelFullScale),
-                                          D.accelerationMps2(raw: Bytes.leS16(b, 11), fullScale: accelFullScale),
-                                          D.accelerationMps2(raw: Bytes.leS16(b, 13), fullScale: accelFullScale)),
-                angularVelocityRadS: Vector3(D.angularVelocityRadS(raw: Bytes.leS16(b, 3), fullScale: gyroFullScale),
-                                             D.angularVelocityRadS(raw: Bytes.leS16(b, 5), fullScale: gyroFullScale),
-                                             D.angularVelocityRadS(raw: Bytes.leS16(b, 7), fullScale: gyroFullScale)))
+                accelerationMps2: axisTriple(b, at: 9) { D.accelerationMps2(raw: $0, fullScale: accelFullScale) },
+                angularVelocityRadS: axisTriple(b, at: 3) { D.angularVelocityRadS(raw: $0, fullScale: gyroFullScale) })
         }
         if powerMode == .lowPower { reading.angularVelocityRadS = nil }
         return reading
@@ -391,16 +379,10 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         fullScale = nil
         configuration = nil
-        let id = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
-        guard id == M.whoAmIValue else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
-                               expected: [M.whoAmIValue], found: id)
-        }
-        try write(.ctrlReg2, LIS3MDLDatasheet.Field.softRst.inserting(1, into: 0))
-        delay(LIS3MDLDatasheet.softResetTimeUs)
-        guard try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue) == id else {
-            throw .notReady(chip: Self.chipName, bus: bus.name, address: address, waitedMs: max(1, LIS3MDLDatasheet.softResetTimeUs / 1000))
-        }
+        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
+                                          expected: [M.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
+                                          resetValue: LIS3MDLDatasheet.Field.softRst.inserting(1, into: 0),
+                                          resetTimeUs: LIS3MDLDatasheet.softResetTimeUs, delay: delay)
         fullScale = .gauss4
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -409,9 +391,7 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard fullScale != nil else { throw notProbed(chip: Self.chipName) }
-        if configuration.fifo != .off || configuration.wakeOnMotionThresholdMps2 != nil {
-            throw .unsupportedConfiguration(chip: Self.chipName, detail: "the LSM9DS1 magnetometer has no FIFO and no wake-on-motion")
-        }
+        try rejectFeaturesNotOffered(configuration, chip: Self.chipName)
         let s = try LIS3MDL<Bus>.registerSettings(for: configuration)
         try LIS3MDL<Bus>.write(s, ctrlReg3: ctrlReg3(s.ctrlReg3), bus: bus, address: address)
         fullScale = s.fullScale
@@ -428,15 +408,9 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
         return try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            return SensorReading(timeS: timeS, magneticFieldMicroTesla: Vector3(
-                M.magneticFieldMicroTesla(raw: Bytes.leS16(b, 0), fullScale: fullScale),
-                M.magneticFieldMicroTesla(raw: Bytes.leS16(b, 2), fullScale: fullScale),
-                M.magneticFieldMicroTesla(raw: Bytes.leS16(b, 4), fullScale: fullScale)))
+            return SensorReading(timeS: timeS,
+                                 magneticFieldMicroTesla: axisTriple(b, at: 0) { M.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) })
         }
-    }
-
-    private func write(_ register: Register, _ value: UInt8) throws(SensorError) {
-        try bus.sensorWriteByte(address: address, register: register.rawValue, value: value)
     }
 }
 

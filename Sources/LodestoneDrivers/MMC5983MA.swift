@@ -127,7 +127,7 @@ public enum MMC5983MADatasheet {
 /// `offset = (H_set + H_reset) / 2`, which later reads subtract (it drifts with temperature: measure again when the
 /// temperature changes). Without it, reads report `H + offset` as other drivers do; the calibration then absorbs the
 /// offset with the hard iron.
-public struct MMC5983MA<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
+public struct MMC5983MA<Bus: RegisterBus>: SensorDriver {
     /// The register map (`MMC5983MADatasheet.Register`).
     public typealias Register = MMC5983MADatasheet.Register
     private typealias F = MMC5983MADatasheet.Field
@@ -190,6 +190,7 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
     /// - The range is fixed at ±8 gauss (800 µT); there is no oversampling setting (reported 1).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         if let range = requested.magneticRangeMicroTesla, !covers(MMC5983MADatasheet.rangeGauss * 100, range) {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(range) µT: at most 800 µT (±8 gauss)")
         }
@@ -232,12 +233,6 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let field = try readFieldMicroTesla()
         return SensorReading(timeS: timeS, magneticFieldMicroTesla: field - (bridgeOffsetMicroTesla ?? .zero))
-    }
-
-    /// `STATUS.Meas_M_Done`: a measurement is waiting in the output registers.
-    public mutating func isDataReady() throws(SensorError) -> Bool {
-        guard isProbed else { throw notProbed(chip: Self.chipName) }
-        return F.measMDone.extract(from: try bus.sensorReadByte(address: address, register: Register.status.rawValue)) == 1
     }
 
     /// SET/RESET offset cancelling: stops continuous mode, measures once after a SET (`H_set = +H + offset`) and once
@@ -290,5 +285,13 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
         }
         return Vector3(MMC5983MADatasheet.magneticFieldMicroTesla(code: x), MMC5983MADatasheet.magneticFieldMicroTesla(code: y),
                        MMC5983MADatasheet.magneticFieldMicroTesla(code: z))
+    }
+}
+
+extension MMC5983MA: DataReadyReporting {
+    /// `STATUS.Meas_M_Done`: a measurement is waiting in the output registers.
+    public mutating func isDataReady() throws(SensorError) -> Bool {
+        guard isProbed else { throw notProbed(chip: Self.chipName) }
+        return F.measMDone.extract(from: try bus.sensorReadByte(address: address, register: Register.status.rawValue)) == 1
     }
 }

@@ -351,6 +351,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration, variant: MPUVariant) throws(SensorError) -> Settings {
         let chip = variant.rawValue
         try validateRate(requested.rateHz, chip: chip)
+        try rejectFeaturesNotOffered(requested, chip: chip, why: "the chip's FIFO and wake-on-motion are not used by this driver")
         typealias D = MPU6xxxDatasheet
         typealias F = MPU6xxxDatasheet.Field
         let accelWanted = requested.accelerationRangeMps2 ?? 4 * PhysicalConstants.standardGravityMps2
@@ -477,12 +478,8 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
             let reading = SensorReading(
                 timeS: timeS,
                 temperatureC: D.temperatureC(raw: Bytes.beS16(b, 6), variant: variant),
-                accelerationMps2: Vector3(D.accelerationMps2(raw: Bytes.beS16(b, 0), fullScale: accelFullScale),
-                                          D.accelerationMps2(raw: Bytes.beS16(b, 2), fullScale: accelFullScale),
-                                          D.accelerationMps2(raw: Bytes.beS16(b, 4), fullScale: accelFullScale)),
-                angularVelocityRadS: Vector3(D.angularVelocityRadS(raw: Bytes.beS16(b, 8), fullScale: gyroFullScale),
-                                             D.angularVelocityRadS(raw: Bytes.beS16(b, 10), fullScale: gyroFullScale),
-                                             D.angularVelocityRadS(raw: Bytes.beS16(b, 12), fullScale: gyroFullScale)))
+                accelerationMps2: axisTriple(b, at: 0, bigEndian: true) { D.accelerationMps2(raw: $0, fullScale: accelFullScale) },
+                angularVelocityRadS: axisTriple(b, at: 8, bigEndian: true) { D.angularVelocityRadS(raw: $0, fullScale: gyroFullScale) })
             return (reading, throughMaster ? AK8963Datasheet.Measurement(b, at: 14) : nil)
         }
         if powerMode == .lowPower {

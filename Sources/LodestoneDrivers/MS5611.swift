@@ -293,6 +293,7 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
     ///   on demand. Reported rate 0.
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         typealias O = MS5611Datasheet.Oversampling
         guard requested.oversampling >= 1 else {
             throw .unsupportedConfiguration(chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")

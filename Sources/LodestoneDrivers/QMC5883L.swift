@@ -93,7 +93,7 @@ public enum QMC5883LDatasheet {
 /// Continuous mode at an `ODR` rate, X, Y, Z and `STATUS` in one 7-byte burst; `STATUS.OVL` (an axis beyond the
 /// range) is an invalid reading. Data-ready is `STATUS.DRDY`. The chip's temperature output is relative (its
 /// offset is not calibrated), so readings carry no temperature.
-public struct QMC5883L<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
+public struct QMC5883L<Bus: RegisterBus>: SensorDriver {
     /// The register map (`QMC5883LDatasheet.Register`).
     public typealias Register = QMC5883LDatasheet.Register
     private typealias F = QMC5883LDatasheet.Field
@@ -142,6 +142,7 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
     /// - `.lowPower`: `OSR` 64 (the least current); `.suspend`: standby (reported rate 0).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
+        try rejectFeaturesNotOffered(requested, chip: chipName)
         let wanted = requested.magneticRangeMicroTesla ?? 200
         guard let range = QMC5883LDatasheet.Range.allCases.first(where: { covers($0.rangeGauss * 100, wanted) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(wanted) µT: at most 800 µT (±8 gauss)")
@@ -195,7 +196,9 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver, DataReadySensorDriver {
             QMC5883LDatasheet.magneticFieldMicroTesla(raw: y, range: range),
             QMC5883LDatasheet.magneticFieldMicroTesla(raw: z, range: range)))
     }
+}
 
+extension QMC5883L: DataReadyReporting {
     /// `STATUS.DRDY`: a measurement has not been read yet.
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard range != nil else { throw notProbed(chip: Self.chipName) }

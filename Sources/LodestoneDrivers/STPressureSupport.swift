@@ -2,7 +2,7 @@ import LodestoneCore
 
 // What ST's LPS22HB and LPS25H share (DocID027083 and DocID023722, table 3 and the output registers): a 24-bit
 // two's-complement pressure output at 4096 LSB/hPa, followed by a 16-bit temperature output, read in one burst,
-// and FIFO drains that stamp samples back from the drain's time.
+// and the decoding of FIFO drains.
 
 enum STPressureOutput {
     /// Pressure sensitivity of both chips, LSB/hPa (table 3, PSens).
@@ -30,16 +30,28 @@ enum STPressureOutput {
                         detail: "pressure output \(raw) LSB (≤ 0): no measurement made yet; is the chip configured?")
     }
 
-    /// Decodes `count` FIFO samples of `stride` bytes from `b` (pressure at the start of each; temperature from
-    /// `temperatureC(k)`), and appends them stamped `timeS` (newest) back by `periodS`. All or nothing: a pressure of
-    /// 0 or below is returned (and nothing appended).
-    static func appendFIFOSamples(_ b: UnsafeRawBufferPointer, count: Int, stride: Int, timeS: Double, periodS: Double,
-                                  temperatureC: (Int) -> Double, into samples: inout [SensorReading]) -> Int32? {
-        for k in 0..<count where Bytes.leS24(b, k * stride) <= 0 { return Bytes.leS24(b, k * stride) }
-        for k in 0..<count {
-            samples.append(SensorReading(timeS: timeS - Double(count - 1 - k) * periodS,
-                                         pressurePa: pressurePa(raw: Bytes.leS24(b, k * stride)), temperatureC: temperatureC(k)))
+    /// The oldest `min(waiting, samples.count)` of the `waiting` FIFO slots, `slotBytes` each, read through the window
+    /// at `register` (which the chip wraps back over while its FIFO is on: whole slots per bus transaction), decoded
+    /// into `samples` with the temperature `temperatureC(bytes, k)` gives slot `k`, and stamped (`FIFOBuffering`'s time
+    /// rule). Returns how many. All or nothing: a pressure of 0 or below throws `.invalidReading` and writes nothing.
+    /// Allocates nothing.
+    static func drainFIFO<Bus: RegisterBus>(bus: Bus, address: UInt8, register: UInt8, slotBytes: Int, waiting: Int,
+                                            newestTimeS: Double, periodS: Double, chip: String,
+                                            into samples: UnsafeMutableBufferPointer<SensorReading>,
+                                            temperatureC: (UnsafeRawBufferPointer, Int) -> Double) throws(SensorError) -> Int {
+        let count = min(waiting, samples.count)
+        guard count > 0 else { return 0 }
+        let bad = try withUnsafeTemporaryAllocation(byteCount: count * slotBytes, alignment: 1) { (raw) throws(SensorError) -> Int32? in
+            try bus.sensorReadFIFO(address: address, register: register, frameBytes: slotBytes, into: raw)
+            let b = UnsafeRawBufferPointer(raw)
+            for k in 0..<count where Bytes.leS24(b, k * slotBytes) <= 0 { return Bytes.leS24(b, k * slotBytes) }
+            for k in 0..<count {
+                samples[k] = SensorReading(pressurePa: pressurePa(raw: Bytes.leS24(b, k * slotBytes)), temperatureC: temperatureC(b, k))
+            }
+            return nil
         }
-        return nil
+        if let bad { throw invalidPressure(bad, chip: chip, bus: bus.name, address: address) }
+        stampFIFOSamples(samples, count: count, waiting: waiting, newestTimeS: newestTimeS, periodS: periodS)
+        return count
     }
 }

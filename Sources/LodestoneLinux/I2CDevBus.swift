@@ -133,8 +133,10 @@ public final class I2CDevBus: RegisterBus {
     /// Reads longer than 32 bytes on an adapter without `I2C_FUNC_I2C` are split into 32-byte I2C block reads
     /// at `register`, `register + 32`, …: this assumes the chip auto-increments its register pointer (true for
     /// the register files of the supported chips; ST parts need bit 7 of the register set, which their drivers
-    /// do). A FIFO data register that does not increment cannot be read that way; such a split read that
-    /// would pass register 0xFF throws `.unsupported`. A count mismatch from the adapter throws `.io` (EIO).
+    /// do). A FIFO read-out register cannot be read that way: drivers drain FIFOs with `readFIFO(address:register:
+    /// frameBytes:into:)`, which keeps every piece within `maximumReadBytes` and restarts it at the FIFO register. A
+    /// split read that would pass register 0xFF throws `.unsupported`. A count mismatch from the adapter throws `.io`
+    /// (EIO).
     public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
         let count = buffer.count
         guard count > 0 else { return }
@@ -164,21 +166,6 @@ public final class I2CDevBus: RegisterBus {
         case .none:
             throw unsupported(address, register, "read \(count) bytes: adapter has neither the SMBus transfer nor I2C_FUNC_I2C"
                               + (count > Self.rdwrMessageMaximumBytes ? " (or the read exceeds 8192 bytes)" : ""))
-        }
-    }
-
-    /// Reads `buffer.count` bytes from the FIFO port `register` (a register that does not advance): as `read`, except
-    /// that when the adapter needs the read split into ≤ 32-byte I2C block reads, every piece reads `register` again.
-    public func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
-        guard case .chunkedI2CBlock? = readStrategy(count: buffer.count) else {
-            try read(address: address, register: register, into: buffer)
-            return
-        }
-        var offset = 0
-        while offset < buffer.count {
-            let n = min(Self.smbusBlockMaximumBytes, buffer.count - offset)
-            try readBlock(address: address, register: register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
-            offset += n
         }
     }
 

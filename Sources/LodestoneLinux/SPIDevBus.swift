@@ -26,8 +26,9 @@ public struct SPISettings: Sendable, Hashable {
 /// A read is one `SPI_IOC_MESSAGE(2)`: the command byte out, then `n` bytes in, chip select held throughout. A write
 /// is one `SPI_IOC_MESSAGE(1)`: the command byte and the data. Drivers pass registers as on I2C, so they do not know
 /// which bus they are on (`transport` says `.spi` for the few that must, such as the MPU-9250's magnetometer access).
-/// spidev moves at most `maximumTransferBytes` (its `bufsiz` parameter, 4096 by default) per message; longer reads
-/// are split, FIFO reads (`readFIFO`) restarting at the FIFO port.
+/// spidev moves at most `maximumTransferBytes` (its `bufsiz` parameter, 4096 by default) per message, so a read is at
+/// most `maximumReadBytes` (one byte less, for the command); longer reads are split, and FIFO drains
+/// (`RegisterBus.readFIFO(address:register:frameBytes:into:)`) restart each piece at the FIFO register.
 ///
 /// SPI has no acknowledge: a chip that is absent or gone reads as 0x00 or 0xFF and shows up as a wrong identity at
 /// `probe()`, never as a NACK. Errors carry the device path, the register and the errno. The sample path makes no
@@ -103,15 +104,21 @@ public final class SPIDevBus: RegisterBus {
     /// Always true: SPI cannot tell whether a chip is there (see the type).
     public func isPresent(address: UInt8) -> Bool { true }
 
-    /// Reads `buffer.count` bytes from `register` on (see the type).
+    /// Reads `buffer.count` bytes from `register` on (see the type): one message, or pieces of `maximumReadBytes` at
+    /// `register`, `register + n`, … (the chip's address auto-increment assumed, as on I2C).
     public func read(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
-        try read(register: register, into: buffer, restartingAtRegister: false)
+        let limit = maximumReadBytes
+        var offset = 0
+        while offset < buffer.count {
+            let n = min(limit, buffer.count - offset)
+            try readOnce(register: register &+ UInt8(truncatingIfNeeded: offset),
+                         into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+            offset += n
+        }
     }
 
-    /// Reads from a FIFO port: pieces longer than `maximumTransferBytes` each start at `register` again.
-    public func readFIFO(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
-        try read(register: register, into: buffer, restartingAtRegister: true)
-    }
+    /// The longest read made as one message: spidev's buffer less the command byte.
+    public var maximumReadBytes: Int { maximumTransferBytes - 1 }
 
     /// Writes `bytes` to `register` on in one message (command byte and data).
     public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {
@@ -161,16 +168,6 @@ public final class SPIDevBus: RegisterBus {
     }
 
     // MARK: - private
-
-    private func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer, restartingAtRegister: Bool) throws(BusError) {
-        var offset = 0
-        while offset < buffer.count {
-            let n = min(maximumTransferBytes - 1, buffer.count - offset)
-            let start = restartingAtRegister ? register : register &+ UInt8(truncatingIfNeeded: offset)
-            try readOnce(register: start, into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
-            offset += n
-        }
-    }
 
     private func readOnce(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
         var command = framing.commandByte(register: register, byteCount: buffer.count, isRead: true)

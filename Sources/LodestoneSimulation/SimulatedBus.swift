@@ -81,7 +81,8 @@ public final class SimulatedBus: RegisterBus {
     public private(set) var transferCount = 0
     /// The longest read the bus makes as one transaction (`RegisterBus.maximumReadBytes`). Set it to 32 to behave
     /// like an SMBus-only adapter (e.g. i2c-stub): a longer read is then split into reads at `register`,
-    /// `register + 32`, …, as `I2CDevBus` splits it.
+    /// `register + 32`, …, as `I2CDevBus` splits it, and a FIFO drain (`RegisterBus.readFIFO(address:register:
+    /// frameBytes:into:)`) comes in pieces of whole frames, each restarting at the FIFO register.
     public var maximumReadBytes = Int.max
 
     /// The wire the bus stands for (default `.i2c`). With `.spi` drivers act as on a `/dev/spidevB.C` (an MPU-9250

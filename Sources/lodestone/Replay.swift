@@ -12,6 +12,7 @@ struct Replay: ParsableCommand {
     @OptionGroup var calibration: ReplayCalibrationOptions
     @OptionGroup(title: "Orientation") var orientation: OrientationOptions
     @OptionGroup var export: ExportOptions
+    @OptionGroup(title: "Altitude, activity and pedometer") var motion: MotionOptions
 
     func run() throws {
         let out: LineOutput
@@ -22,6 +23,7 @@ struct Replay: ParsableCommand {
         do {
             var configuration = calibration.fusionConfiguration()
             orientation.apply(to: &configuration)
+            motion.apply(to: &configuration)
             let n = try ReplayJob(inputPath: input, configuration: configuration, export: export.paths).run { out.write($0) }
             out.flush()
             try fileSink?.close()

@@ -23,6 +23,7 @@ struct Run: ParsableCommand {
     @OptionGroup var calibration: CalibrationSelection
     @OptionGroup(title: "Orientation") var orientation: OrientationOptions
     @OptionGroup var export: ExportOptions
+    @OptionGroup(title: "Altitude, activity and pedometer") var motion: MotionOptions
 
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
@@ -41,6 +42,7 @@ struct Run: ParsableCommand {
                                  export: export.paths)
         orientation.apply(to: &options.fusion, nowUnixTimeS: Date().timeIntervalSince1970)
         options.fusion.calibration = calibration.configuration(board: description)
+        motion.apply(to: &options.fusion)
         let stop = StopSignal.install()
         let out = StandardOutput()
         do {

@@ -11,11 +11,7 @@ import Testing
 
     static func running(_ model: ADXL345Model, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100))
         throws -> (SimulatedBus, ADXL345<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x53)
-        var driver = ADXL345(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
+        let (bus, _, driver) = try probedAndConfigured(model, at: 0x53, configuration) { ADXL345(bus: $0) }
         return (bus, driver)
     }
 
@@ -89,13 +85,26 @@ import Testing
         bus.clearLog()
         let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 40)
         defer { samples.deallocate() }
-        let n = try driver.drainFIFO(into: samples, newestTimeS: 2)
+        let drain = try driver.drainFIFO(into: samples, newestTimeS: 2)
+        let n = drain.count
+        #expect(!drain.overrun)
         #expect(n == waiting && n >= 5)
         #expect(logLines(bus).count == 1 + n && logLines(bus).dropFirst().allSatisfy { $0.hasPrefix("R 0x53 0x32") })
         #expect(isClose(samples[n - 1].accelerationMps2, Vector3(5, 0, 0), tolerance: g / 256))
         #expect(isClose(samples[n - 5].accelerationMps2, Vector3(1, 0, 0), tolerance: g / 256))
         #expect(samples[n - 2].timeS == 1.99)
         #expect(model.fifoEntryCount == 0)
+    }
+
+    @Test func aFullFIFOIsReportedAsAnOverrunAndKeepsTheNewest32() throws {
+        let model = ADXL345Model()
+        var (_, driver) = try Self.running(model, SensorConfiguration(rateHz: 100, fifo: .stream))
+        for i in 1...40 { model.accelerationMps2 = Vector3(Double(i) / 8, 0, 0) }
+        let (drain, samples) = try drained(&driver, newestTimeS: 1)
+        #expect(drain == FIFODrain(count: 32, overrun: true))
+        #expect(isClose(samples[0].accelerationMps2, Vector3(9.0 / 8, 0, 0), tolerance: g / 256))
+        #expect(isClose(samples[31].accelerationMps2, Vector3(40.0 / 8, 0, 0), tolerance: g / 256) && samples[31].timeS == 1)
+        #expect(try drained(&driver, newestTimeS: 2).drain == FIFODrain(count: 0, overrun: false))
     }
 
     @Test func activityAboveTheThresholdWakesAndIsNotLostToADataReadyPoll() throws {

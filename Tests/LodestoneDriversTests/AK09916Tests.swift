@@ -6,11 +6,7 @@ import Testing
 /// AKM AK09916 (ICM-20948 DS-000189 §12–§13): stand-alone, behind the ICM-20948's bypass, and faults.
 @Suite struct AK09916Tests {
     static func running(_ model: AK09916Model = AK09916Model(), rateHz: Double = 100) throws -> (SimulatedBus, AK09916<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x0C)
-        var driver = AK09916(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(SensorConfiguration(rateHz: rateHz))
+        let (bus, _, driver) = try probedAndConfigured(model, at: 0x0C, SensorConfiguration(rateHz: rateHz)) { AK09916(bus: $0) }
         return (bus, driver)
     }
 

@@ -75,6 +75,13 @@ import Testing
         #expect(isClose(try driver.read(timeS: 0.02).magneticFieldMicroTesla, Vector3(2, 1, -3), tolerance: 0.2))
     }
 
+    @Test func dataReadyIsSetByAMeasurementAndClearedByReadingThroughST2() throws {
+        let model = AK8963Model()
+        model.magneticFieldMicroTesla = Vector3(10, 20, 30)
+        var (_, _, driver) = try probedAndConfigured(model, at: 0x0C, SensorConfiguration(rateHz: 100)) { AK8963(bus: $0) }
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.magneticFieldMicroTesla = Vector3(11, 20, 30) }
+    }
+
     @Test func magneticOverflowIsAnInvalidReading() throws {
         let model = MPUModel(variant: .mpu9250, magnetometer: AK8963Model())
         var (_, driver) = try MPU6xxxTests.running(model)

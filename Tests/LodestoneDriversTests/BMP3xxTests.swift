@@ -144,44 +144,78 @@ import Testing
         try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.tick() }
     }
 
+    static let fifo = SensorConfiguration(rateHz: 25, oversampling: 8, fifo: .stream)
+
+    /// A running BMP388 with its FIFO on and emptied of the measurement that entering normal mode made.
+    static func runningWithAnEmptyFIFO(_ configuration: SensorConfiguration = fifo)
+        throws -> (SimulatedBus, BMP3xxModel, BMP3xx<SimulatedBus>) {
+        var (bus, model, driver) = try running(configuration)
+        #expect(try driver.fifoSampleCount() == 1)
+        #expect(try drained(&driver, newestTimeS: 0).drain == FIFODrain(count: 1, overrun: false))
+        return (bus, model, driver)
+    }
+
+    @Test func theFIFOIsSwitchedOnByTheConfigurationThroughAFlush() throws {
+        let (bus, model, driver) = try Self.running(Self.fifo)
+        #expect(driver.configuration?.fifo == .stream && driver.fifoCapacitySamples == 73)
+        #expect(model.fifoFlushCount == 1)
+        // Sleep with the FIFO off, OSR, ODR, CONFIG, then the FIFO (flush after cmd_rdy, FIFO_CONFIG_2, the full
+        // interrupt, FIFO_CONFIG_1 with pressure and temperature in stream mode), then normal mode.
+        #expect(Array(logLines(bus).filter { $0.hasPrefix("W") }.suffix(10))
+                == ["W 0x77 0x1B [03]", "W 0x77 0x17 [00]", "W 0x77 0x1C [03]", "W 0x77 0x1D [03]", "W 0x77 0x1F [00]",
+                    "W 0x77 0x7E [B0]", "W 0x77 0x18 [00]", "W 0x77 0x19 [10]", "W 0x77 0x17 [19]", "W 0x77 0x1B [33]"])
+        var off = driver
+        try off.configure(SensorConfiguration(rateHz: 25, oversampling: 8))
+        #expect(off.fifoCapacitySamples == 0 && model.registers[0x17] == 0)
+    }
+
     @Test func drainingTheFIFOGivesEverySampleOldestFirstWithTimesOnePeriodApart() throws {
-        var (bus, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, oversampling: 2))
-        try driver.setFIFOEnabled(true)
+        var (bus, model, driver) = try Self.runningWithAnEmptyFIFO(SensorConfiguration(rateHz: 25, oversampling: 2, fifo: .stream))
         var expected: [SensorReading] = []
         for k in 0..<10 {
             model.pressurePa = 100_000 + Double(k) * 10
             expected.append(try driver.read(timeS: 0))
         }
-        var samples: [SensorReading] = []
-        samples.reserveCapacity(BMP3xx<SimulatedBus>.fifoCapacitySamples)
         bus.clearLog()
-        let drain = try driver.drainFIFO(timeS: 10, into: &samples)
+        let (drain, samples) = try drained(&driver, newestTimeS: 10, capacity: driver.fifoCapacitySamples)
         #expect(drain == FIFODrain(count: 10, overrun: false))
         #expect(samples.map(\.pressurePa) == expected.map(\.pressurePa))
         let times: [Double] = (0..<10).map { (k: Int) -> Double in 10 - Double(9 - k) * 0.04 }
         #expect(samples.map(\.timeS) == times)
         #expect(logLines(bus).count == 3 && logLines(bus)[2].hasPrefix("R 0x77 0x14 [94 "))   // INT_STATUS, length, 70 bytes
-        #expect(try driver.drainFIFO(timeS: 11, into: &samples) == FIFODrain(count: 0, overrun: false))
+        #expect(try drained(&driver, newestTimeS: 11).drain == FIFODrain(count: 0, overrun: false))
+    }
+
+    @Test func aShortBufferTakesTheOldestWholeFramesAndLeavesTheRest() throws {
+        var (bus, model, driver) = try Self.runningWithAnEmptyFIFO()
+        for k in 0..<10 { model.pressurePa = 95_000 + Double(k) * 100 }
+        bus.clearLog()
+        let first = try drained(&driver, newestTimeS: 10, capacity: 4)
+        #expect(first.drain == FIFODrain(count: 4, overrun: false))
+        #expect(bus.log.last?.bytes.count == 28)                          // four 7-byte frames, no more
+        let times: [Double] = [9, 8, 7, 6].map { (k: Double) -> Double in 10 - k * 0.04 }   // 10 waiting: 9…6 periods back
+        #expect(first.samples.map(\.timeS) == times)
+        #expect(abs(first.samples[3].pressurePa! - 95_300) < 0.6)
+        let rest = try drained(&driver, newestTimeS: 10)
+        #expect(rest.drain == FIFODrain(count: 6, overrun: false))
+        #expect(abs(rest.samples[0].pressurePa! - 95_400) < 0.6 && rest.samples.last?.timeS == 10)
     }
 
     @Test func aFullFIFOReportsAnOverrunAndKeepsTheNewestFrames() throws {
-        var (_, model, driver) = try Self.running()
-        try driver.setFIFOEnabled(true)
+        var (_, model, driver) = try Self.running(Self.fifo)
         for k in 0..<80 { model.pressurePa = 90_000 + Double(k) }
-        var samples: [SensorReading] = []
-        let drain = try driver.drainFIFO(timeS: 0, into: &samples)
+        let (drain, samples) = try drained(&driver, newestTimeS: 0)
         #expect(drain.overrun && drain.count == 73)
         #expect(abs(samples.last!.pressurePa! - 90_079) < 0.6)   // ×8: 19-bit, ≈ 0.5 Pa steps
     }
 
     @Test func onAThirtyTwoByteBusTheFIFOIsReadInPiecesAtItsOwnRegister() throws {
-        var (bus, model, driver) = try Self.running()
+        var (bus, model, driver) = try Self.runningWithAnEmptyFIFO()
         bus.maximumReadBytes = 32
-        try driver.setFIFOEnabled(true)
         for k in 0..<10 { model.pressurePa = 95_000 + Double(k) * 100 }
         bus.clearLog()
-        var samples: [SensorReading] = []
-        #expect(try driver.drainFIFO(timeS: 0, into: &samples).count == 10)
+        let (drain, samples) = try drained(&driver, newestTimeS: 0)
+        #expect(drain.count == 10)
         #expect(bus.log.filter { $0.register == 0x14 }.map(\.bytes.count) == [32, 32, 6])
         #expect(abs(samples[9].pressurePa! - 95_900) < 1)
     }

@@ -55,10 +55,8 @@ import Testing
         var (_, model, driver) = try Self.running(SensorConfiguration(rateHz: 15, magneticRangeMicroTesla: gain.rangeGauss * 100))
         #expect(driver.gain == gain)
         let lsbMicroTesla = 100 / gain.lsbPerGauss
-        let limit = 2047 * lsbMicroTesla
-        for field in [Vector3(0.9, -0.5, 0.123), Vector3(-0.99, 0.01, -0.7), .zero] {
-            model.magneticFieldMicroTesla = field * limit
-            #expect(isClose(try driver.read(timeS: 0).magneticFieldMicroTesla, field * limit, tolerance: lsbMicroTesla / 2 + 1e-9))
+        try expectFieldsReadBack(&driver, limitMicroTesla: 2047 * lsbMicroTesla, toleranceMicroTesla: lsbMicroTesla / 2 + 1e-9) {
+            model.magneticFieldMicroTesla = $0
         }
     }
 

@@ -210,7 +210,9 @@ import Testing
         bus.clearLog()
         let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 64)
         defer { samples.deallocate() }
-        let n = try driver.drainFIFO(into: samples, newestTimeS: 10)
+        let drain = try driver.drainFIFO(into: samples, newestTimeS: 10)
+        let n = drain.count
+        #expect(!drain.overrun)
         #expect(logLines(bus).count == 2)   // FIFO_COUNTH/L, then one burst from FIFO_R_W
         #expect(logLines(bus)[1].hasPrefix("R 0x69 0x72"))
         #expect(n >= 5)
@@ -220,6 +222,40 @@ import Testing
         #expect(samples[n - 1].angularVelocityRadS == .zero)
         #expect(try driver.fifoSampleCount() == 0)
         #expect(model.fifoByteCount == 0)
+    }
+
+    @Test func onAThirtyTwoByteBusTheFIFOIsReadInPiecesRestartingAtFIFO_R_W() throws {
+        let model = ICM20948Model()
+        var (bus, driver) = try Self.running(model, SensorConfiguration(rateHz: 100, fifo: .stream))
+        _ = try drained(&driver, newestTimeS: 0)
+        bus.maximumReadBytes = 32
+        for i in 1...6 { model.accelerationMps2 = Vector3(Double(i), 0, g) }
+        bus.clearLog()
+        let (drain, samples) = try drained(&driver, newestTimeS: 1)
+        #expect(drain == FIFODrain(count: 6, overrun: false))
+        #expect(bus.log.dropFirst().map(\.register) == [0x72, 0x72, 0x72] && bus.log.dropFirst().map(\.bytes.count) == [32, 32, 8])
+        #expect(samples.enumerated().allSatisfy { isClose($1.accelerationMps2, Vector3(Double($0 + 1), 0, g), tolerance: g / 8192) })
+    }
+
+    @Test func aFullFIFOIsAnOverrunAndAnOverflowedOneIsResetNotMisread() throws {
+        let model = ICM20948Model()
+        var (_, driver) = try Self.running(model, SensorConfiguration(rateHz: 100, fifo: .stream))
+        _ = try drained(&driver, newestTimeS: 0)
+        for i in 1...42 { model.accelerationMps2 = Vector3(Double(i % 8), 0, g) }
+        let full = try drained(&driver, newestTimeS: 1)
+        #expect(full.drain == FIFODrain(count: 42, overrun: true))     // 504 bytes: the next sample overflows
+        #expect(isClose(full.samples[41].accelerationMps2, Vector3(2, 0, g), tolerance: g / 8192))
+        // 43 frames do not fit in 512 bytes: the chip drops the oldest 4 bytes and the frames lose their alignment.
+        for i in 1...43 { model.accelerationMps2 = Vector3(Double(i % 8), 0, g) }
+        #expect(model.fifoByteCount == 512)
+        #expect(try drained(&driver, newestTimeS: 2).drain == FIFODrain(count: 0, overrun: true))
+        // FIFO_RST (written 1s, then 0s) emptied it; the model then samples once after each of the two writes.
+        #expect(model.fifoByteCount == 2 * D.fifoFrameBytes)
+        model.accelerationMps2 = Vector3(5, 0, g)
+        let after = try drained(&driver, newestTimeS: 3)
+        #expect(after.drain == FIFODrain(count: 3, overrun: false))
+        #expect(isClose(after.samples.first?.accelerationMps2, Vector3(3, 0, g), tolerance: g / 8192))
+        #expect(isClose(after.samples.last?.accelerationMps2, Vector3(5, 0, g), tolerance: g / 8192))
     }
 
     @Test func wakeOnMotionFlagsAChangeAboveTheThreshold() throws {

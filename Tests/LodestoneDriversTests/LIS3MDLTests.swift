@@ -10,12 +10,7 @@ import Testing
     /// A probed and configured driver on a fresh bus with the model at 0x1C.
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(),
                         model: LIS3MDLModel = LIS3MDLModel()) throws -> (SimulatedBus, LIS3MDLModel, LIS3MDL<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x1C)
-        var driver = LIS3MDL(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x1C, configuration) { LIS3MDL(bus: $0) }
     }
 
     /// Raw ±4 gauss values in µT, through the datasheet conversion.
@@ -119,6 +114,11 @@ import Testing
         _ = try driver.read(timeS: 0)
         #expect(model.registers[0x27] == 0x00)
         #expect(try bus.readByte(address: 0x1C, register: 0x27) == 0x00)
+    }
+
+    @Test func dataReadyIsZYXDA() throws {
+        var (_, model, driver) = try Self.running()
+        try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.magneticFieldMicroTesla = Vector3(4, 5, 6) }
     }
 
     @Test func withoutTheAutoIncrementBitTheModelRepeatsOneRegister() throws {

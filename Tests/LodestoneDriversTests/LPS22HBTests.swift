@@ -94,49 +94,72 @@ import Testing
         try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.pressurePa = 99_000 }
     }
 
+    /// A running LPS22HB with its FIFO on (`rateHz`) and emptied of the slot that starting to measure made.
+    static func runningWithAnEmptyFIFO(rateHz: Double = 25) throws -> (SimulatedBus, LPS22HBModel, LPS22HB<SimulatedBus>) {
+        var (bus, model, driver) = try running(SensorConfiguration(rateHz: rateHz, fifo: .stream))
+        #expect(try drained(&driver, newestTimeS: 0).samples.map(\.pressurePa) == [101_325])
+        return (bus, model, driver)
+    }
+
+    @Test func theFIFOIsSwitchedOnByTheConfigurationThroughBypass() throws {
+        let (bus, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, fifo: .stream))
+        #expect(driver.configuration?.fifo == .stream && driver.fifoCapacitySamples == 32 && model.isFIFOActive)
+        // Power-down, RES_CONF, CTRL_REG2 with FIFO_EN, FIFO_CTRL bypass (empties it) then stream, then the rate.
+        #expect(Array(logLines(bus).suffix(6)) == ["W 0x5D 0x10 [02]", "W 0x5D 0x1A [00]", "W 0x5D 0x11 [50]",
+                                                   "W 0x5D 0x14 [00]", "W 0x5D 0x14 [40]", "W 0x5D 0x10 [32]"])
+    }
+
     @Test func drainingTheFIFOGivesEverySlotInOneBurst() throws {
-        var (bus, model, driver) = try Self.running(SensorConfiguration(rateHz: 10))
-        try driver.setFIFOEnabled(true)
+        var (bus, model, driver) = try Self.runningWithAnEmptyFIFO(rateHz: 10)
         for k in 0..<12 { model.pressurePa = 100_000 + Double(k) * 100 }
-        var samples: [SensorReading] = []
-        samples.reserveCapacity(32)
         bus.clearLog()
-        #expect(try driver.drainFIFO(timeS: 5, into: &samples) == FIFODrain(count: 12, overrun: false))
+        let (drain, samples) = try drained(&driver, newestTimeS: 5, capacity: 32)
+        #expect(drain == FIFODrain(count: 12, overrun: false))
         #expect(logLines(bus).count == 2 && bus.log[1].register == 0x28 && bus.log[1].bytes.count == 60)
         #expect(samples.map(\.pressurePa) == Self.ramp(from: 100_000, count: 12))
         #expect(samples.first?.timeS == 5 - 1.1 && samples.last?.timeS == 5)
-        #expect(try driver.drainFIFO(timeS: 6, into: &samples).count == 0)
+        #expect(try drained(&driver, newestTimeS: 6).drain.count == 0)
+    }
+
+    @Test func aShortBufferTakesTheOldestSlotsStampedBehindTheNewest() throws {
+        var (_, model, driver) = try Self.runningWithAnEmptyFIFO(rateHz: 10)
+        for k in 0..<10 { model.pressurePa = 100_000 + Double(k) * 100 }
+        let first = try drained(&driver, newestTimeS: 5, capacity: 4)
+        #expect(first.drain == FIFODrain(count: 4, overrun: false))
+        #expect(first.samples.map(\.pressurePa) == Self.ramp(from: 100_000, count: 4))
+        let times: [Double] = [9, 8, 7, 6].map { (k: Double) -> Double in 5 - k * 0.1 }   // 10 waiting: 9…6 periods back
+        #expect(first.samples.map(\.timeS) == times)
+        #expect(try driver.fifoSampleCount() == 6)
+        let rest = try drained(&driver, newestTimeS: 5)
+        #expect(rest.samples.map(\.pressurePa) == Self.ramp(from: 100_400, count: 6) && rest.samples.last?.timeS == 5)
     }
 
     @Test func aStreamFIFOThatFilledUpReportsAnOverrunAndKeepsTheNewest32() throws {
-        var (_, model, driver) = try Self.running()
-        try driver.setFIFOEnabled(true)
+        var (_, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, fifo: .stream))
         for k in 0..<40 { model.pressurePa = 90_000 + Double(k) * 100 }
-        var samples: [SensorReading] = []
-        #expect(try driver.drainFIFO(timeS: 0, into: &samples) == FIFODrain(count: 32, overrun: true))
+        let (drain, samples) = try drained(&driver, newestTimeS: 0)
+        #expect(drain == FIFODrain(count: 32, overrun: true))
         #expect(samples.first?.pressurePa == 90_800 && samples.last?.pressurePa == 93_900)
     }
 
     @Test func onAThirtyTwoByteBusTheFIFOIsReadInWholeSlots() throws {
-        var (bus, model, driver) = try Self.running()
+        var (bus, model, driver) = try Self.runningWithAnEmptyFIFO()
         bus.maximumReadBytes = 32
-        try driver.setFIFOEnabled(true)
         for k in 0..<15 { model.pressurePa = 95_000 + Double(k) * 100 }
         bus.clearLog()
-        var samples: [SensorReading] = []
-        #expect(try driver.drainFIFO(timeS: 0, into: &samples).count == 15)
+        let (drain, samples) = try drained(&driver, newestTimeS: 0)
+        #expect(drain.count == 15)
         #expect(bus.log.filter { $0.register == 0x28 }.map(\.bytes.count) == [30, 30, 15])
         #expect(samples.map(\.pressurePa) == Self.ramp(from: 95_000, count: 15))
     }
 
     @Test func turningTheFIFOOffReturnsToTheNewestSample() throws {
-        var (_, model, driver) = try Self.running()
-        try driver.setFIFOEnabled(true)
+        var (_, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, fifo: .stream))
         model.pressurePa = 90_000
         model.pressurePa = 95_000
-        try driver.setFIFOEnabled(false)
+        try driver.configure(SensorConfiguration(rateHz: 25))
         #expect(try driver.read(timeS: 0).pressurePa == 95_000)
-        #expect(model.fifo.isEmpty)
+        #expect(model.fifo.isEmpty && !model.isFIFOActive && driver.fifoCapacitySamples == 0)
     }
 
     // MARK: Faults

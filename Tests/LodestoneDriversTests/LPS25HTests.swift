@@ -87,29 +87,29 @@ import Testing
     }
 
     @Test func drainingTheFIFOReadsThreeBytesPerSampleAndTheTemperatureOnce() throws {
-        var (bus, model, driver) = try Self.running()
+        var (bus, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, fifo: .stream))
+        #expect(Array(logLines(bus).suffix(4)) == ["W 0x5C 0x21 [40]", "W 0x5C 0x2E [00]", "W 0x5C 0x2E [40]", "W 0x5C 0x20 [C4]"])
         model.temperatureC = 30
-        try driver.setFIFOEnabled(true)
+        #expect(try drained(&driver, newestTimeS: 0).drain.count == 2)   // measured on starting and on the new temperature
         for k in 0..<9 { model.pressurePa = 100_000 + Double(k) * 100 }
-        var samples: [SensorReading] = []
         bus.clearLog()
-        #expect(try driver.drainFIFO(timeS: 2, into: &samples) == FIFODrain(count: 9, overrun: false))
+        let (drain, samples) = try drained(&driver, newestTimeS: 2)
+        #expect(drain == FIFODrain(count: 9, overrun: false))
         #expect(logLines(bus).count == 3 && bus.log[1].register == 0xAB && bus.log[2].register == 0xA8 && bus.log[2].bytes.count == 27)
         let expected: [Double?] = (0..<9).map { (k: Int) -> Double? in 100_000 + Double(k) * 100 }
         #expect(samples.map(\.pressurePa) == expected)
         #expect(samples.allSatisfy { $0.temperatureC == 30 })
         #expect(samples.first?.timeS == 2 - 8 * 0.04)
-        #expect(try driver.drainFIFO(timeS: 3, into: &samples).count == 0)
+        #expect(try drained(&driver, newestTimeS: 3).drain.count == 0)
     }
 
     @Test func aFullStreamFIFOIsReportedAsAnOverrun() throws {
-        var (bus, model, driver) = try Self.running()
+        var (bus, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, fifo: .stream))
         bus.maximumReadBytes = 32
-        try driver.setFIFOEnabled(true)
         for k in 0..<40 { model.pressurePa = 90_000 + Double(k) * 100 }
-        var samples: [SensorReading] = []
         bus.clearLog()
-        #expect(try driver.drainFIFO(timeS: 0, into: &samples) == FIFODrain(count: 32, overrun: true))
+        let (drain, samples) = try drained(&driver, newestTimeS: 0)
+        #expect(drain == FIFODrain(count: 32, overrun: true))
         #expect(bus.log.filter { $0.register == 0xA8 }.map(\.bytes.count) == [30, 30, 30, 6])
         #expect(samples.first?.pressurePa == 90_800 && samples.last?.pressurePa == 93_900)
     }

@@ -12,11 +12,7 @@ import Testing
 
     static func running(_ model: LSM6DSxModel, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100),
                         address: UInt8 = 0x6A) throws -> (SimulatedBus, LSM6DSx<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: address)
-        var driver = LSM6DSx(bus: bus, address: address)
-        _ = try driver.probe()
-        try driver.configure(configuration)
+        let (bus, _, driver) = try probedAndConfigured(model, at: address, configuration) { LSM6DSx(bus: $0, address: address) }
         return (bus, driver)
     }
 
@@ -152,7 +148,9 @@ import Testing
         bus.clearLog()
         let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 16)
         defer { samples.deallocate() }
-        let n = try driver.drainFIFO(into: samples, newestTimeS: 1)
+        let drain = try driver.drainFIFO(into: samples, newestTimeS: 1)
+        let n = drain.count
+        #expect(!drain.overrun)
         #expect(logLines(bus).count == 2)   // FIFO_STATUS1…4, then one burst
         #expect(logLines(bus)[1].hasPrefix("R 0x6A 0x3E"))
         #expect(n == (waiting - 4) / 6)     // the 4 words up to the next set are dropped
@@ -175,12 +173,54 @@ import Testing
         bus.clearLog()
         let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 64)
         defer { samples.deallocate() }
-        let n = try driver.drainFIFO(into: samples, newestTimeS: 5)
+        let drain = try driver.drainFIFO(into: samples, newestTimeS: 5)
+        let n = drain.count
+        #expect(!drain.overrun)
         #expect(logLines(bus).count == 2 && logLines(bus)[1].hasPrefix("R 0x6A 0x78"))
         #expect(n == pairs)
         #expect(isClose(samples[n - 1].accelerationMps2, Vector3(0, 3, g), tolerance: 0.122e-3 * g))
         #expect(isClose(samples[n - 1].angularVelocityRadS, Vector3(0, 0, 0.3), tolerance: Angle.radians(fromDegrees: 0.07)))
         #expect(samples[n - 1].timeS == 5)
+    }
+
+    @Test func onAThirtyTwoByteBusTaggedWordsAreReadWholeFromTheirWindow() throws {
+        // The DSOX's word window (FIFO_DATA_OUT_TAG…Z_H) pops a word when its last byte is read: a 32-byte piece would
+        // end inside the fifth word, and the next piece would read that word again from its tag.
+        let model = LSM6DSxModel(variant: .lsm6dsox)
+        var (bus, driver) = try Self.running(model, SensorConfiguration(rateHz: 52, fifo: .stream))
+        _ = try drained(&driver, newestTimeS: 0)
+        bus.maximumReadBytes = 32
+        for i in 1...6 { model.accelerationMps2 = Vector3(0, Double(i), g) }
+        bus.clearLog()
+        let (drain, samples) = try drained(&driver, newestTimeS: 1)
+        #expect(drain == FIFODrain(count: 6, overrun: false))
+        #expect(bus.log.dropFirst().allSatisfy { $0.register == 0x78 } && bus.log.dropFirst().map(\.bytes.count) == [28, 28, 28])
+        #expect(samples.enumerated().allSatisfy { isClose($1.accelerationMps2, Vector3(0, Double($0 + 1), g), tolerance: 0.122e-3 * g) })
+        #expect(samples.allSatisfy { $0.angularVelocityRadS == .zero })
+    }
+
+    @Test func aLargeDrainIsReadInKibibyteBurstsOfWholeSets() throws {
+        let model = LSM6DSxModel(variant: .lsm6dsl)
+        var (bus, driver) = try Self.running(model, SensorConfiguration(rateHz: 104, fifo: .stream))
+        _ = try drained(&driver, newestTimeS: 0)
+        for i in 1...100 { model.accelerationMps2 = Vector3(Double(i) / 16, 0, g) }
+        bus.clearLog()
+        let (drain, samples) = try drained(&driver, newestTimeS: 1)
+        #expect(drain == FIFODrain(count: 100, overrun: false))
+        #expect(bus.log.dropFirst().map(\.bytes.count) == [85 * 12, 15 * 12])   // 1020 + 180 bytes, whole sets
+        #expect(samples.enumerated().allSatisfy { isClose($1.accelerationMps2, Vector3(Double($0 + 1) / 16, 0, g), tolerance: 0.122e-3 * g) })
+    }
+
+    @Test(arguments: [LSM6DSxVariant.lsm6dsl, .lsm6dsox])
+    func aFIFOThatOverflowedReportsAnOverrunFromFIFO_STATUS2(variant: LSM6DSxVariant) throws {
+        let model = LSM6DSxModel(variant: variant)
+        var (_, driver) = try Self.running(model, SensorConfiguration(rateHz: 104, fifo: .stream))
+        for i in 0...driver.fifoCapacitySamples { model.accelerationMps2 = Vector3(Double(i % 7), 0, g) }
+        let (drain, samples) = try drained(&driver, newestTimeS: 1, capacity: driver.fifoCapacitySamples)
+        #expect(drain.overrun && drain.count == driver.fifoCapacitySamples)
+        #expect(isClose(samples.last?.accelerationMps2, Vector3(Double(driver.fifoCapacitySamples % 7), 0, g), tolerance: 0.122e-3 * g))
+        model.accelerationMps2 = Vector3(1, 0, g)
+        #expect(try drained(&driver, newestTimeS: 2).drain.overrun == false)
     }
 
     @Test func theFIFOIsRefusedOutsideNormalPower() {

@@ -11,22 +11,14 @@ import Testing
 
     static func running(_ model: LSM9DS1Model, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100),
                         transport: BusTransport = .i2c) throws -> (SimulatedBus, LSM9DS1<SimulatedBus>) {
-        let bus = SimulatedBus(transport: transport)
-        bus.attach(model, at: 0x6A)
-        var driver = LSM9DS1(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
+        let (bus, _, driver) = try probedAndConfigured(model, at: 0x6A, transport: transport, configuration) { LSM9DS1(bus: $0) }
         return (bus, driver)
     }
 
     static func runningMagnetometer(_ model: LSM9DS1MagnetometerModel, transport: BusTransport = .i2c,
                                     _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 40))
         throws -> (SimulatedBus, LSM9DS1Magnetometer<SimulatedBus>) {
-        let bus = SimulatedBus(transport: transport)
-        bus.attach(model, at: 0x1C)
-        var driver = LSM9DS1Magnetometer(bus: bus)
-        _ = try driver.probe()
-        try driver.configure(configuration)
+        let (bus, _, driver) = try probedAndConfigured(model, at: 0x1C, transport: transport, configuration) { LSM9DS1Magnetometer(bus: $0) }
         return (bus, driver)
     }
 

@@ -13,12 +13,7 @@ import Testing
     static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 10, oversampling: 16),
                         model: MS5611Model = MS5611Model(), delay: @escaping @Sendable (Int) -> Void = { _ in })
         throws -> (SimulatedBus, MS5611Model, MS5611<SimulatedBus>) {
-        let bus = SimulatedBus()
-        bus.attach(model, at: 0x77)
-        var driver = MS5611(bus: bus, delay: delay)
-        _ = try driver.probe()
-        try driver.configure(configuration)
-        return (bus, model, driver)
+        try probedAndConfigured(model, at: 0x77, configuration) { MS5611(bus: $0, delay: delay) }
     }
 
     // MARK: Known answers

@@ -53,10 +53,8 @@ import Testing
         var (_, model, driver) = try Self.running(SensorConfiguration(rateHz: 10, magneticRangeMicroTesla: range.rangeGauss * 100))
         #expect(driver.range == range)
         let lsb = 100 / range.lsbPerGauss
-        let limit = 32767 * lsb
-        for field in [Vector3(0.9, -0.5, 0.123), Vector3(-0.99, 0.01, -0.7), .zero] {
-            model.magneticFieldMicroTesla = field * limit
-            #expect(isClose(try driver.read(timeS: 0).magneticFieldMicroTesla, field * limit, tolerance: lsb / 2 + 1e-9))
+        try expectFieldsReadBack(&driver, limitMicroTesla: 32767 * lsb, toleranceMicroTesla: lsb / 2 + 1e-9) {
+            model.magneticFieldMicroTesla = $0
         }
     }
 

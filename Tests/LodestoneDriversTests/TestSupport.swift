@@ -23,6 +23,40 @@ func busError(_ error: SensorError?) -> BusError? {
     return nil
 }
 
+/// A driver made by `make`, probed and configured with `configuration`, on a fresh bus (`transport`) carrying `model`
+/// at `address`.
+func probedAndConfigured<Model: SimulatedChip, Driver: SensorDriver>(
+    _ model: Model, at address: UInt8, transport: BusTransport = .i2c, _ configuration: SensorConfiguration,
+    make: (SimulatedBus) -> Driver
+) throws -> (SimulatedBus, Model, Driver) {
+    let bus = SimulatedBus(transport: transport)
+    bus.attach(model, at: address)
+    var driver = make(bus)
+    _ = try driver.probe()
+    try driver.configure(configuration)
+    return (bus, model, driver)
+}
+
+/// Sets a few fields spanning ±`limitMicroTesla` on a magnetometer model (`set`) and expects `driver` to read each back
+/// within `toleranceMicroTesla`.
+func expectFieldsReadBack<D: SensorDriver>(_ driver: inout D, limitMicroTesla limit: Double, toleranceMicroTesla tolerance: Double,
+                                           set: (Vector3) -> Void) throws {
+    for field in [Vector3(0.9, -0.5, 0.123), Vector3(-0.99, 0.01, -0.7), .zero] {
+        set(field * limit)
+        #expect(isClose(try driver.read(timeS: 0).magneticFieldMicroTesla, field * limit, tolerance: tolerance))
+    }
+}
+
+/// Data-ready follows the chip: set by the measurement `configure` started, cleared by a read, set again by the next
+/// measurement (`measure`).
+func expectDataReadyFollowsMeasurementsAndReads<D: DataReadyReporting>(_ driver: inout D, measure: () -> Void) throws {
+    #expect(try driver.isDataReady())
+    _ = try driver.read(timeS: 0)
+    #expect(try driver.isDataReady() == false)
+    measure()
+    #expect(try driver.isDataReady())
+}
+
 /// The logged transactions as their one-line descriptions.
 func logLines(_ bus: SimulatedBus) -> [String] { bus.log.map(\.description) }
 
@@ -57,4 +91,12 @@ final class IdentityLostAfterWrite: SimulatedChip {
         written = true
         inner.write(register: register, bytes: bytes)
     }
+}
+
+/// Drains `driver`'s FIFO into a fresh buffer of `capacity` samples: what the drain reported, and the samples it wrote.
+func drained<D: FIFOBuffering>(_ driver: inout D, newestTimeS: Double, capacity: Int = 128) throws -> (drain: FIFODrain, samples: [SensorReading]) {
+    let buffer = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: capacity)
+    defer { buffer.deallocate() }
+    let drain = try driver.drainFIFO(into: buffer, newestTimeS: newestTimeS)
+    return (drain, Array(buffer[0..<drain.count]))
 }

@@ -49,6 +49,26 @@ struct KernelI2CStub {
         #expect(try bus.readByte(address: Self.bmp280, register: 0x30) == 0x53)
     }
 
+    /// `RegisterBus.readFIFO` on the kernel's SMBus-only adapter: every piece is one ≤ 32-byte I2C block read at the
+    /// FIFO register, in whole frames. i2c-stub answers a block read at R with registers R, R+1, …, so each piece shows
+    /// where it started; a plain split read would have gone on at R + 32.
+    @Test func fifoReadsRestartEveryPieceAtTheFIFORegisterInWholeFrames() throws {
+        let bus = try open()
+        let pattern = (0 ..< 64).map { UInt8(0x40 &+ $0) }
+        try pattern.withUnsafeBytes { p in try bus.write(address: Self.bmp280, register: 0x00, bytes: p) }
+        #expect(bus.maximumReadBytes == 32)
+        let window = Array(pattern[0x10 ..< 0x30])
+        var slots = [UInt8](repeating: 0, count: 75)   // 15 five-byte slots (an LPS22HB's FIFO window): 30 + 30 + 15
+        try slots.withUnsafeMutableBytes { p in try bus.readFIFO(address: Self.bmp280, register: 0x10, frameBytes: 5, into: p) }
+        #expect(slots == Array(window[0 ..< 30] + window[0 ..< 30] + window[0 ..< 15]))
+        var port = [UInt8](repeating: 0, count: 40)    // a port that does not advance (an ICM-20948's FIFO_R_W): 32 + 8
+        try port.withUnsafeMutableBytes { p in try bus.readFIFO(address: Self.bmp280, register: 0x10, frameBytes: 1, into: p) }
+        #expect(port == Array(window[0 ..< 32] + window[0 ..< 8]))
+        var plain = [UInt8](repeating: 0, count: 40)
+        try plain.withUnsafeMutableBytes { p in try bus.read(address: Self.bmp280, register: 0x10, into: p) }
+        #expect(plain == Array(pattern[0x10 ..< 0x38]))
+    }
+
     @Test func splitReadPastRegister0xFFIsRefusedNotWrapped() throws {
         let bus = try open()
         var buffer = [UInt8](repeating: 0, count: 40)

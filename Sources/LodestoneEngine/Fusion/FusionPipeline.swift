@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneMotion
 
 /// One instant of input to fusion: what the sensors said at `reading.timeS` (board axes, SI units), and the
 /// receiver's fix if one arrived at that instant. Sensors run at different rates, so any part may be absent:
@@ -37,6 +38,12 @@ public struct FusionContext: Sendable {
     public var heightAboveEllipsoidM: Double?
     /// The date of the samples as a decimal year (World Magnetic Model), from the receiver's UTC or configured.
     public var decimalYear: Double?
+    /// The carrier's activity from the motion stage; `nil` while unknown.
+    public var activity: MotionActivity?
+    /// Altitude above mean sea level (m), its 1σ (m) and the vertical speed (m/s, + up) from the motion stage.
+    public var altitudeM: Double?
+    public var altitudeAccuracyM: Double?
+    public var verticalSpeedMps: Double?
 
     public init() {}
 }

@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneDrivers
 
 // Shared helpers for the chip models: how an ADC reports a physical value.
 
@@ -39,4 +40,26 @@ func nearestCode(in range: ClosedRange<Int64>, increasing: Bool, target: Double,
     }
     if low > range.lowerBound, abs(value(low - 1) - target) < abs(value(low) - target) { return low - 1 }
     return low
+}
+
+/// What the ST barometer models (LPS22HB, LPS25H) share: the pressure output code and how one conversion lands in the
+/// output registers and `STATUS` (DocID027083 and DocID023722: 4096 LSB/hPa in 24 bits; a data-ready bit still set when
+/// the next conversion lands raises that output's overrun bit).
+enum STPressureModel {
+    /// The 24-bit two's-complement pressure code of `pressurePa`, saturated (the LPS25H's sensitivity is the LPS22HB's).
+    static func pressureCode(_ pressurePa: Double) -> Int32 {
+        Int32(min(max((pressurePa / 100 * LPS22HBDatasheet.pressureLSBPerHPa).rounded(), -8_388_608), 8_388_607))
+    }
+
+    /// Stores one conversion: the pressure code little-endian at `pressure`…+2, the temperature at `temperature`, +1,
+    /// and the data-ready and overrun bits (`pDA`, `pOR`, `tDA`, `tOR`) in `status`.
+    static func store(pressureCode: Int32, temperatureCode: Int16, in registers: inout RegisterFile, pressure: UInt8,
+                      temperature: UInt8, status: UInt8, pDA: BitField, pOR: BitField, tDA: BitField, tOR: BitField) {
+        for k in 0..<3 { registers[pressure + UInt8(k)] = UInt8(truncatingIfNeeded: pressureCode >> (8 * k)) }
+        registers.storeLE16(temperatureCode, at: temperature)
+        var bits = registers[status]
+        if pDA.extract(from: bits) == 1 { bits |= pOR.mask }
+        if tDA.extract(from: bits) == 1 { bits |= tOR.mask }
+        registers[status] = bits | pDA.mask | tDA.mask
+    }
 }

@@ -21,7 +21,8 @@ extension InertialChipModel {
 }
 
 /// A hardware FIFO of bytes with a fixed capacity, for chip models: `push` drops the oldest bytes when full (stream
-/// mode), `pop` gives `emptyValue` when empty. Storage is allocated once, in `init`.
+/// mode) and raises `hasOverrun` until the next `pop`, `pop` gives `emptyValue` when empty. Storage is allocated once,
+/// in `init`.
 struct ByteFIFO {
     private var storage: [UInt8]
     private var head = 0
@@ -31,6 +32,8 @@ struct ByteFIFO {
     private(set) var consumed = 0
     /// What a read of an empty FIFO returns.
     let emptyValue: UInt8
+    /// Whether a `push` has dropped a byte since the last `pop` (the FIFO is full and has overwritten data).
+    private(set) var hasOverrun = false
 
     init(capacity: Int, emptyValue: UInt8 = 0xFF) {
         storage = [UInt8](repeating: 0, count: capacity)
@@ -44,12 +47,19 @@ struct ByteFIFO {
             head = (head + 1) % storage.count
             count -= 1
             consumed += 1
+            hasOverrun = true
         }
         storage[(head + count) % storage.count] = byte
         count += 1
     }
 
+    /// The byte `offset` places from the oldest, without taking it (`emptyValue` past the end).
+    func peek(_ offset: Int) -> UInt8 {
+        offset < count ? storage[(head + offset) % storage.count] : emptyValue
+    }
+
     mutating func pop() -> UInt8 {
+        hasOverrun = false
         guard count > 0 else { return emptyValue }
         let byte = storage[head]
         head = (head + 1) % storage.count
@@ -58,5 +68,5 @@ struct ByteFIFO {
         return byte
     }
 
-    mutating func removeAll() { head = 0; count = 0; consumed = 0 }
+    mutating func removeAll() { head = 0; count = 0; consumed = 0; hasOverrun = false }
 }

@@ -129,14 +129,11 @@ public final class LPS22HBModel: SimulatedChip {
 
     /// One conversion: outputs, status bits, and a FIFO slot.
     private func measure() {
-        let pressure = Int32(min(max((pressurePa / 100 * LPS22HBDatasheet.pressureLSBPerHPa).rounded(), -8_388_608), 8_388_607))
+        let pressure = STPressureModel.pressureCode(pressurePa)
         let temperature = saturatedRaw(temperatureC * LPS22HBDatasheet.temperatureLSBPerC)
-        for k in 0..<3 { registers[Register.pressOutXL.rawValue + UInt8(k)] = UInt8(truncatingIfNeeded: pressure >> (8 * k)) }
-        registers.storeLE16(temperature, at: Register.tempOutL.rawValue)
-        var status = registers[Register.status.rawValue]
-        if F.pDA.extract(from: status) == 1 { status |= F.pOR.mask }
-        if F.tDA.extract(from: status) == 1 { status |= F.tOR.mask }
-        registers[Register.status.rawValue] = status | F.pDA.mask | F.tDA.mask
+        STPressureModel.store(pressureCode: pressure, temperatureCode: temperature, in: &registers, pressure: Register.pressOutXL.rawValue,
+                              temperature: Register.tempOutL.rawValue, status: Register.status.rawValue,
+                              pDA: F.pDA, pOR: F.pOR, tDA: F.tDA, tOR: F.tOR)
         guard isFIFOActive else { return }
         if fifo.count == LPS22HBDatasheet.fifoDepth {
             guard fifoMode != .fifo else { return }  // FIFO mode stops when full

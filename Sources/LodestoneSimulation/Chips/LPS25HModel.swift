@@ -130,14 +130,11 @@ public final class LPS25HModel: SimulatedChip {
 
     /// One conversion: outputs, status bits, and a FIFO sample.
     private func measure() {
-        let pressure = Int32(min(max((pressurePa / 100 * LPS25HDatasheet.pressureLSBPerHPa).rounded(), -8_388_608), 8_388_607))
+        let pressure = STPressureModel.pressureCode(pressurePa)
         let temperature = saturatedRaw((temperatureC - LPS25HDatasheet.temperatureOffsetC) * LPS25HDatasheet.temperatureLSBPerC)
-        for k in 0..<3 { registers[Register.pressOutXL.rawValue + UInt8(k)] = UInt8(truncatingIfNeeded: pressure >> (8 * k)) }
-        registers.storeLE16(temperature, at: Register.tempOutL.rawValue)
-        var status = registers[Register.statusReg.rawValue]
-        if F.pDA.extract(from: status) == 1 { status |= F.pOR.mask }
-        if F.tDA.extract(from: status) == 1 { status |= F.tOR.mask }
-        registers[Register.statusReg.rawValue] = status | F.pDA.mask | F.tDA.mask
+        STPressureModel.store(pressureCode: pressure, temperatureCode: temperature, in: &registers, pressure: Register.pressOutXL.rawValue,
+                              temperature: Register.tempOutL.rawValue, status: Register.statusReg.rawValue,
+                              pDA: F.pDA, pOR: F.pOR, tDA: F.tDA, tOR: F.tOR)
         guard isFIFOActive else { return }
         if fifo.count == LPS25HDatasheet.fifoDepth {
             guard fifoMode != .fifo else { return }  // FIFO mode stops when full

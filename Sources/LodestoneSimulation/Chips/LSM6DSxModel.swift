@@ -9,8 +9,11 @@ import LodestoneDrivers
 /// bits set by a sample and cleared as the outputs are read; the wake-up function (the slope filter, half the
 /// sample-to-sample change, against `WK_THS` × full scale / 64 on any axis; `INTERRUPTS_ENABLE` needed on DSL and
 /// DSOX) setting `WAKE_UP_SRC.WU_IA`, cleared by reading it; and the FIFO in continuous mode: DS3/DSL 16-bit words
-/// in gyroscope-then-accelerometer sets with `DIFF_FIFO` and `FIFO_PATTERN`, read at `FIFO_DATA_OUT_L`; DSOX 7-byte
-/// tagged words read at `FIFO_DATA_OUT_TAG`. The oldest data goes when the FIFO is full; bypass mode empties it.
+/// in gyroscope-then-accelerometer sets with `DIFF_FIFO` and `FIFO_PATTERN`, read through the window
+/// `FIFO_DATA_OUT_L/H`; DSOX 7-byte tagged words read through the window `FIFO_DATA_OUT_TAG`…`Z_H`. The address wraps
+/// back over the window and a word leaves the FIFO when its last byte is read, so a transfer that ends inside a word
+/// leaves it to be read again from its start. The oldest data goes when the FIFO is full, which raises the overrun
+/// flag (`FIFO_STATUS2` bit 6) until the next word is read; bypass mode empties it.
 ///
 /// Set `accelerationMps2`, `angularVelocityRadS` (chip axes) and `temperatureC`; a running chip samples them at
 /// once and after every write.
@@ -71,8 +74,13 @@ public final class LSM6DSxModel: InertialChipModel {
     }
 
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
-        if register == fifoPort {  // the FIFO port rolls over onto itself: every byte comes from the FIFO
-            for i in 0..<buffer.count { buffer[i] = fifo.pop() }
+        if register == fifoPort {  // the window over the oldest word; the address wraps back to its start
+            let wordBytes = variant.hasTaggedFIFO ? 7 : 2
+            for i in 0..<buffer.count {
+                let offset = incrementsAddress ? i % wordBytes : 0
+                buffer[i] = fifo.peek(offset)
+                if offset == wordBytes - 1 { for _ in 0..<wordBytes { _ = fifo.pop() } }
+            }
             return
         }
         updateFIFOStatus()
@@ -178,7 +186,13 @@ public final class LSM6DSxModel: InertialChipModel {
         let words = fifoWordCount
         let base = Register.fifoStatus1.rawValue
         registers[base] = UInt8(truncatingIfNeeded: words)
-        registers[base + 1] = UInt8(truncatingIfNeeded: words >> 8)
+        // DIFF_FIFO's high bits: 4 on the DS3, 3 on the DSL, 2 on the DSOX (a full DS3/DSL FIFO does not fit: it reads 0).
+        let highMask: UInt8 = switch variant {
+        case .lsm6ds3: 0b1111
+        case .lsm6dsl: 0b0111
+        case .lsm6dsox: 0b0011
+        }
+        registers[base + 1] = F.fifoOverrun.inserting(fifo.hasOverrun ? 1 : 0, into: UInt8(truncatingIfNeeded: words >> 8) & highMask)
         if !variant.hasTaggedFIFO {
             let pattern = (fifo.consumed / 2) % 6
             registers[base + 2] = UInt8(pattern)

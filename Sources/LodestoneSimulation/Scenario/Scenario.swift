@@ -120,6 +120,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var boardMounting: Quaternion
     /// Height of one floor, m (stairs and lifts).
     public var floorHeightM: Double
+    /// A steady change of the sea-level pressure on top of the generator's slow weather, Pa per hour
+    /// (negative: falling, as before a storm); `nil` = none. Drives the weather-drift scenario.
+    public var pressureTendencyPaPerHour: Double?
 
     /// A scenario; see each property for units.
     public init(name: String, summary: String, segments: [ScenarioSegment], startLatitudeDeg: Double,
@@ -153,7 +156,8 @@ public struct Scenario: Sendable, Hashable, Codable {
     }
 
     /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`, the
-    /// guided calibration motions `calibrate-mag` and `calibrate-accel`, and `urban-drive`.
+    /// guided calibration motions `calibrate-mag` and `calibrate-accel`, `urban-drive`, and for the altimeter and
+    /// floor counter `stairs`, `lift`, `weather-drift`.
     /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
     /// (decimal 2026.5), each under 10 minutes long.
     public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
@@ -161,6 +165,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         + [calibrateMagnetometer, calibrateAccelerometer]
         // Location (issue 6).
         + [urbanDrive]
+        // Altimeter and floor counter (issue 5).
+        + [stairs, lift, weatherDrift]
 
     private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
                                _ segments: [ScenarioSegment]) -> Scenario {
@@ -286,4 +292,51 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.drive, durationS: 30),
             ScenarioSegment(.stationary, durationS: 15),
         ])
+
+    // MARK: Altimeter and floor-counter scenarios (issue 5)
+
+    /// Indoors: stairs up four floors, down two, up one, with walks and landings between; phone in a front
+    /// trouser pocket. Truth: 5 floors up, 2 down.
+    static let stairs = zurich(
+        "stairs", "indoors, no GNSS: stairs up 4 floors, walk, down 2, walk, up 1; phone in a trouser pocket",
+        heading: 0, mounting: mounting(rollDeg: 10, pitchDeg: -75, yawDeg: 20), [
+            ScenarioSegment(.stationary, durationS: 15, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 15, gnssOutage: true),
+            ScenarioSegment(.stairsUp, durationS: 60, headingChangeDeg: 720, floors: 4, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90, gnssOutage: true),
+            ScenarioSegment(.stairsDown, durationS: 30, headingChangeDeg: -360, floors: 2, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 180, gnssOutage: true),
+            ScenarioSegment(.stairsUp, durationS: 16, headingChangeDeg: 180, floors: 1, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 15, gnssOutage: true),
+        ])
+
+    /// Indoors: lifts up five floors and down three, walking to and from them; phone hand-held. Truth: no floor
+    /// climbed on foot.
+    static let lift = zurich(
+        "lift", "indoors, no GNSS: walk to a lift, up 5 floors, walk, lift down 3 floors, walk; phone hand-held",
+        heading: 90, mounting: mounting(rollDeg: 3, pitchDeg: 35), [
+            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 20, gnssOutage: true),
+            ScenarioSegment(.liftUp, durationS: 30, floors: 5, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 25, headingChangeDeg: 180, gnssOutage: true),
+            ScenarioSegment(.liftDown, durationS: 25, floors: 3, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 20, headingChangeDeg: -90, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+        ])
+
+    /// Outdoors on level ground while the sea-level pressure falls 6 hPa per hour (an extreme storm front: the
+    /// barometer alone would see a 50 m/h climb). Truth: no floor, no altitude change.
+    static let weatherDrift: Scenario = {
+        var s = zurich(
+            "weather-drift", "level walks and rests outdoors while the pressure falls 6 hPa/h (storm front); phone in a jacket pocket",
+            heading: 45, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+                ScenarioSegment(.stationary, durationS: 60),
+                ScenarioSegment(.walk, durationS: 150, headingChangeDeg: 90),
+                ScenarioSegment(.stationary, durationS: 90),
+                ScenarioSegment(.walk, durationS: 150, headingChangeDeg: -120),
+                ScenarioSegment(.stationary, durationS: 90),
+            ])
+        s.pressureTendencyPaPerHour = -600
+        return s
+    }()
 }

@@ -64,6 +64,16 @@ public struct BarometerNoise: Sendable, Hashable, Codable {
     }
 }
 
+extension BarometerNoise {
+    /// A BMP388-class barometer (Bosch BMP388/BMP390 class), as configured for altitude work at 25 Hz with
+    /// oversampling and the IIR filter off: white noise 0.5 Pa RMS per reading (between the ≈ 0.03 Pa the
+    /// BMP388/BMP390 datasheets (BST-BMP388-DS001, BST-BMP390-DS002) quote at their lowest bandwidth and the
+    /// 1.3 Pa of a BMP280 at full bandwidth; air turbulence indoors is of this order too), an offset fixed at
+    /// power-on of 17 Pa 1σ (absolute accuracy ±0.5 hPa taken as 3σ), and an offset random walk of
+    /// 0.005 Pa/√s standing for temperature-driven drift (TCO ±0.75 Pa/K).
+    public static let bmp388Class = BarometerNoise(noiseRMSPa: 0.5, turnOnOffsetSigmaPa: 17, offsetRandomWalkPaPerRootS: 0.005)
+}
+
 /// Noise parameters for each simulated sensor kind. Values only: whoever builds the simulated board applies them.
 public struct SensorNoise: Sendable, Hashable, Codable {
     /// Accelerometer noise.
@@ -105,6 +115,11 @@ public struct SensorNoise: Sendable, Hashable, Codable {
         magnetometer: MagnetometerNoise(noiseRMSMicroTesla: 0.32, turnOnOffsetSigmaMicroTesla: 0,
                                         offsetRandomWalkMicroTeslaPerRootS: 0),
         barometer: BarometerNoise(noiseRMSPa: 1.3, turnOnOffsetSigmaPa: 33, offsetRandomWalkPaPerRootS: 0.01))
+
+    /// `consumerMEMS` with a BMP388-class barometer (`BarometerNoise.bmp388Class`) instead of the BMP280.
+    public static let consumerMEMSWithBMP388 = SensorNoise(
+        accelerometer: consumerMEMS.accelerometer, gyroscope: consumerMEMS.gyroscope,
+        magnetometer: consumerMEMS.magnetometer, barometer: .bmp388Class)
 
     /// Perfect sensors (all zero), for tests that want the truth through the chip models.
     public static let none = SensorNoise(

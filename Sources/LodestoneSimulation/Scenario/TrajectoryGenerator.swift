@@ -358,6 +358,9 @@ public struct TrajectoryGenerator: Sendable {
     /// Sea-level pressure of the simulated weather at `timeS`, Pa.
     public func seaLevelPressurePa(atTimeS t: Double) -> Double {
         var p = PhysicalConstants.seaLevelPressurePa + seaLevelOffsetPa
+        if let tendency = scenario.pressureTendencyPaPerHour, tendency.isFinite {
+            p += min(max(tendency * t / 3600, -20_000), 20_000)   // at most ±200 hPa: the air stays air
+        }
         for k in 0..<4 {
             let cycles = (t / weatherPeriodS[k]).truncatingRemainder(dividingBy: 1)
             p += weatherAmplitudePa[k] * Double.sin(2 * Double.pi * cycles + weatherPhaseRad[k])

@@ -1,5 +1,5 @@
-// Issue 3's IMU drivers: a full `read(timeS:)` of each against its chip model, and the FIFO drains. Same rules as
-// Drivers.swift: buses with logging off, setup before `startMeasurement()`.
+// Issue 3's IMU drivers: a full `read(timeS:)` of each against its chip model, and the FIFO drains. Helpers and rules
+// in DriverBenchmarkSupport.swift.
 //
 // The FIFO benchmarks refill the model's FIFO inside the measured loop (setting the model's input makes it take a
 // sample and batch it), because a drain empties it: one operation is "the chip batches 8 samples, the driver
@@ -9,58 +9,6 @@ import Benchmark
 import LodestoneCore
 import LodestoneDrivers
 import LodestoneSimulation
-
-/// One `read(timeS:)` per operation; `prepare(i)` runs first each time (giving a magnetometer a new measurement), and
-/// `hasField` is checked to hold for every reading when given.
-private func readBenchmark<Driver: SensorDriver>(_ name: String, _ configuration: Benchmark.Configuration,
-                                                 expectsField: Bool = false,
-                                                 _ make: @escaping () throws -> (driver: Driver, prepare: (Int) -> Void)) {
-    Benchmark(name, configuration: configuration) { benchmark in
-        var (driver, prepare) = try make()
-        var fields = 0
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            prepare(i)
-            let r = try driver.read(timeS: Double(i))
-            if r.magneticFieldMicroTesla != nil { fields += 1 }
-            blackHole(r)
-        }
-        benchmark.stopMeasurement()
-        // A benchmark that silently skipped the magnetometer decode would measure the wrong thing.
-        precondition(!expectsField || fields == benchmark.scaledIterations.count, "\(name): a reading had no field")
-    }
-}
-
-/// The model batches 8 samples (`batch(k)` for k in 0..<8), then `drainFIFO` reads them into a 42-sample buffer.
-private func drainBenchmark<Driver: HardwareFIFO>(_ name: String, _ configuration: Benchmark.Configuration,
-                                                  _ make: @escaping () throws -> (driver: Driver, batch: (Int) -> Void)) {
-    Benchmark(name, configuration: configuration) { benchmark in
-        var (driver, batch) = try make()
-        let samples = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: 42)
-        defer { samples.deallocate() }
-        _ = try driver.drainFIFO(into: samples, newestTimeS: 0)
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            for k in 0..<8 { batch(k) }
-            let n = try driver.drainFIFO(into: samples, newestTimeS: Double(i))
-            precondition(n >= 8, "\(name): the drain returned \(n) samples, expected at least 8")
-            blackHole(samples[n - 1])
-        }
-        benchmark.stopMeasurement()
-    }
-}
-
-/// A probed and configured driver on a fresh bus (logging off) holding `model` at `address`.
-private func running<Driver: SensorDriver>(_ model: some SimulatedChip, at address: UInt8, transport: BusTransport = .i2c,
-                                          _ configuration: SensorConfiguration,
-                                          _ make: (SimulatedBus) -> Driver) throws -> Driver {
-    let bus = SimulatedBus(name: "bench", isLogging: false, transport: transport)
-    bus.attach(model, at: address)
-    var driver = make(bus)
-    _ = try driver.probe()
-    try driver.configure(configuration)
-    return driver
-}
 
 func imuBenchmarks(_ configuration: Benchmark.Configuration) {
     let g = PhysicalConstants.standardGravityMps2
@@ -94,6 +42,20 @@ func imuBenchmarks(_ configuration: Benchmark.Configuration) {
             let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) { LSM6DSx(bus: $0, variant: variant) }
             return (driver, { k in model.accelerationMps2 = Vector3(0, Double(k), g) })
         }
+    }
+    // The DSOX's 7-byte words on a 32-byte bus (SMBus-only I2C): pieces of 28 bytes, each restarting at the FIFO window.
+    drainBenchmark("LSM6DSOX.drainFIFOInSMBusPieces", configuration) {
+        let model = LSM6DSxModel(variant: .lsm6dsox)
+        let driver = try running(model, at: 0x6A, maximumReadBytes: 32, SensorConfiguration(rateHz: 104, fifo: .stream)) {
+            LSM6DSx(bus: $0, variant: .lsm6dsox)
+        }
+        return (driver, { k in model.accelerationMps2 = Vector3(0, Double(k), g) })
+    }
+    // 90 samples are 1080 bytes: more than one 1 KiB stack burst (`fifoBurstBytes`), so the drain takes two.
+    drainBenchmark("LSM6DSL.drainFIFOOverOneKibibyte", configuration, samples: 90) {
+        let model = LSM6DSxModel(variant: .lsm6dsl)
+        let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) { LSM6DSx(bus: $0, variant: .lsm6dsl) }
+        return (driver, { k in model.accelerationMps2 = Vector3(0, Double(k) / 16, g) })
     }
     readBenchmark("LSM9DS1.read", configuration) {
         (try running(LSM9DS1Model(), at: 0x6A, SensorConfiguration(rateHz: 119)) { LSM9DS1(bus: $0) }, { _ in })

@@ -1,0 +1,210 @@
+import LodestoneCore
+import RealModule
+
+/// The activity of the carrier, like `CMMotionActivityManager`: causal, a decision every second, stable.
+///
+/// 1. `ActivityFeatures` describes the last 5 s every second (orientation- and sampling-independent).
+/// 2. `ActivityModel` (boosted trees) gives the probability of each of the five activities for that window.
+/// 3. A hidden Markov model filters those over time (forward algorithm; Rabiner, "A tutorial on hidden Markov
+///    models", Proc. IEEE 77(2), 1989, eq. 20): each second the belief is propagated with a sticky transition
+///    matrix (`switchProbabilityPerS` spread over the other activities) and multiplied by the window's
+///    probabilities raised to `evidenceExponent` (< 1: the trees are over-confident on unseen people). A GNSS
+///    speed, when one is fresh, multiplies in a coarse speed likelihood (`speedLikelihood`): nobody walks at
+///    15 m/s.
+/// 4. The reported activity changes only when another's belief exceeds the current one's by
+///    `switchMargin` (hysteresis); its start time is when that activity took the lead. Confidence is high
+///    from a belief of `highConfidence`, medium from `mediumConfidence`, else low.
+/// 5. A vehicle trip is sticky, as `CMMotionActivity.automotive` is: a stop in traffic looks stationary, so once
+///    `drive` has been reported for `vehicleEstablishS`, a stationary lead keeps it (with the belief's lower
+///    confidence) for up to `vehicleStopHoldS` since driving last led; walking, running or cycling end a trip
+///    only after leading for `vehicleExitS` (bumps and handling in a car look like steps for a moment).
+///
+/// Before the first 5 s of accelerometer data, and after a gap in it longer than `maximumGapS`, the activity
+/// is `unknown`.
+public struct ActivityClassifier: Sendable {
+    /// What can be tuned.
+    public struct Parameters: Sendable, Hashable, Codable {
+        /// Probability per second of changing activity in the hidden Markov model. Default 0.05.
+        public var switchProbabilityPerS = 0.05
+        /// Exponent applied to the model's probabilities. Default 0.5.
+        public var evidenceExponent = 0.5
+        /// Belief margin needed to change the reported activity. Default 0.2.
+        public var switchMargin = 0.2
+        /// Belief needed for high and medium confidence. Defaults 0.85 and 0.6.
+        public var highConfidence = 0.85
+        public var mediumConfidence = 0.6
+        /// How long `drive` must have been reported before stops keep it, s. Default 60.
+        public var vehicleEstablishS = 60.0
+        /// How long a stop keeps a vehicle trip reported as `drive`, s. Default 120 (a long red light).
+        public var vehicleStopHoldS = 120.0
+        /// How long walking, running or cycling must lead before a vehicle trip ends, s. Default 8.
+        public var vehicleExitS = 8.0
+        /// A GNSS speed older than this is not used, s. Default 3.
+        public var maximumSpeedAgeS = 3.0
+        /// A gap in the accelerometer longer than this resets the classifier, s. Default 5.
+        public var maximumGapS = 5.0
+
+        /// The defaults (chosen with the hidden Markov model's cross-validated scores on the development set;
+        /// see `benchmarks/accuracy/README.md`).
+        public init() {}
+    }
+
+    /// Everything `update` changes (the feature extractor's buffers apart).
+    public struct State: Sendable, Hashable, Codable {
+        /// Belief over `ActivityModel.classes` (sums to 1).
+        public var belief: [Double]
+        /// The reported activity; `nil` while unknown.
+        public var reported: MotionActivity?
+        /// The activity leading the belief and since when, s (the evidence's start, and the window end when it
+        /// took the lead).
+        public var leaderIndex: Int?
+        public var leaderSinceS = 0.0
+        public var leaderWindowEndS = 0.0
+        /// Last time driving led the belief, s, and the window end when the reported activity last changed.
+        public var driveLedS: Double?
+        public var reportedSinceS = 0.0
+        /// Latest GNSS speed (m/s) and its time, s.
+        public var speedMps: Double?
+        public var speedTimeS: Double?
+        /// Time of the latest accelerometer sample and of the first one since the last reset, s.
+        public var lastSampleTimeS: Double?
+        public var firstSampleTimeS: Double?
+    }
+
+    /// The settings, the model and the state (see each type).
+    public let parameters: Parameters
+    /// The model scoring each window.
+    public let model: ActivityModel
+    /// Everything `update` changed so far.
+    public private(set) var state: State
+    private var features: ActivityFeatures
+    private var probabilities: [Double]
+    private var prior: [Double]
+
+    /// A classifier with `model` (default: the shipped one) and `parameters`.
+    public init(model: ActivityModel = .standard, parameters: Parameters = Parameters()) {
+        self.model = model
+        self.parameters = parameters
+        let n = model.classes.count
+        state = State(belief: Array(repeating: 1 / Double(n), count: n))
+        features = ActivityFeatures()
+        probabilities = Array(repeating: 0, count: n)
+        prior = probabilities
+    }
+
+    /// The activity now (`unknown`, low confidence, while there is not enough data).
+    public var activity: MotionActivity {
+        state.reported ?? MotionActivity(kind: .unknown, confidence: .low, startTimeS: state.firstSampleTimeS ?? 0)
+    }
+
+    /// The latest window's probabilities from the model, in `model.classes` order.
+    public var windowProbabilities: [Double] { probabilities }
+    /// The latest feature vector.
+    public var featureValues: [Double] { features.values }
+
+    /// A GNSS speed over ground (m/s) at `timeS`.
+    public mutating func addSpeed(_ speedMps: Double, timeS: Double) {
+        guard speedMps.isFinite, speedMps >= 0 else { return }
+        state.speedMps = speedMps
+        state.speedTimeS = timeS
+    }
+
+    /// One accelerometer sample (board axes, m/s²) with the gyroscope's rate when the sample has one. Returns
+    /// true when the activity was re-evaluated (once per second).
+    @discardableResult
+    public mutating func update(specificForceMps2 f: Vector3, angularVelocityRadS gyro: Vector3?, timeS: Double) -> Bool {
+        if let last = state.lastSampleTimeS, !(timeS - last <= parameters.maximumGapS && timeS >= last - parameters.maximumGapS) {
+            reset()
+        }
+        if state.firstSampleTimeS == nil { state.firstSampleTimeS = timeS }
+        state.lastSampleTimeS = timeS
+        guard features.add(specificForceMps2: f, angularVelocityRadS: gyro, timeS: timeS) else { return false }
+        model.predict(features.values, into: &probabilities)
+        let windowEndS = timeS
+        step(windowEndS: windowEndS)
+        return true
+    }
+
+    /// Forgets the belief and the window (a gap in the data).
+    public mutating func reset() {
+        features.restart()
+        let n = model.classes.count
+        for c in 0..<n { state.belief[c] = 1 / Double(n) }
+        state.reported = nil
+        state.driveLedS = nil
+        state.leaderIndex = nil
+        state.firstSampleTimeS = nil
+    }
+
+    private mutating func step(windowEndS: Double) {
+        let n = model.classes.count
+        let stay = 1 - parameters.switchProbabilityPerS
+        let move = parameters.switchProbabilityPerS / Double(max(1, n - 1))
+        var total = 0.0
+        for c in 0..<n { total += state.belief[c] }
+        for c in 0..<n { prior[c] = state.belief[c] * stay + (total - state.belief[c]) * move }
+        var sum = 0.0
+        let speed = freshSpeed(at: windowEndS)
+        for c in 0..<n {
+            var likelihood = Double.pow(max(probabilities[c], 1e-6), parameters.evidenceExponent)
+            if let v = speed { likelihood *= Self.speedLikelihood(speedMps: v, kind: model.classes[c]) }
+            state.belief[c] = prior[c] * likelihood
+            sum += state.belief[c]
+        }
+        for c in 0..<n { state.belief[c] = sum > 0 ? state.belief[c] / sum : 1 / Double(n) }
+
+        var best = 0
+        for c in 1..<n where state.belief[c] > state.belief[best] { best = c }
+        let windowCentreS = windowEndS - Double(ActivityFeatures.windowBins) / ActivityFeatures.binRateHz / 2
+        if state.leaderIndex != best {
+            state.leaderIndex = best
+            state.leaderSinceS = state.reported == nil ? (state.firstSampleTimeS ?? windowCentreS) : windowCentreS
+            state.leaderWindowEndS = windowEndS
+        }
+        let kind = model.classes[best]
+        if kind == .drive { state.driveLedS = windowEndS }
+        if let current = state.reported, let i = model.classes.firstIndex(of: current.kind) {
+            var allowed = true
+            if current.kind == .drive, kind != .drive {
+                if kind == .stationary {
+                    let established = windowEndS - state.reportedSinceS >= parameters.vehicleEstablishS
+                    allowed = !established || windowEndS - (state.driveLedS ?? windowEndS) > parameters.vehicleStopHoldS
+                } else {
+                    allowed = windowEndS - state.leaderWindowEndS >= parameters.vehicleExitS
+                }
+            }
+            if i != best, allowed, state.belief[best] >= state.belief[i] + parameters.switchMargin {
+                state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
+                state.reportedSinceS = windowEndS
+            } else {
+                let c = confidence(state.belief[i])
+                state.reported?.confidence = c
+            }
+        } else {
+            state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
+            state.reportedSinceS = windowEndS
+        }
+    }
+
+    private func freshSpeed(at timeS: Double) -> Double? {
+        guard let v = state.speedMps, let t = state.speedTimeS, timeS - t <= parameters.maximumSpeedAgeS, timeS >= t - 1 else { return nil }
+        return v
+    }
+
+    private func confidence(_ belief: Double) -> MotionActivity.Confidence {
+        belief >= parameters.highConfidence ? .high : belief >= parameters.mediumConfidence ? .medium : .low
+    }
+
+    /// How likely a GNSS speed over ground is for each activity (relative factors, not trained): speeds people
+    /// walk (≤ 2.5 m/s), run (2–7), cycle (2–14) and vehicles drive (any, stops included).
+    public static func speedLikelihood(speedMps v: Double, kind: MotionActivity.Kind) -> Double {
+        switch kind {
+        case .stationary: v < 0.5 ? 1 : v < 2.5 ? 0.3 : 0.05
+        case .walk: v < 0.5 ? 0.7 : v < 2.5 ? 1 : v < 4 ? 0.2 : 0.01
+        case .run: v < 0.5 ? 0.2 : v < 2 ? 0.6 : v < 7 ? 1 : 0.02
+        case .cycle: v < 0.5 ? 0.3 : v < 2 ? 0.6 : v < 14 ? 1 : 0.05
+        case .drive: v < 0.5 ? 0.5 : v < 2.5 ? 0.6 : v < 7 ? 0.8 : 1
+        case .unknown: 1
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LodestoneCore
+import LodestoneSimulation
+import Testing
+@testable import LodestoneMotion
+
+@Suite struct BarometricAltitudeTests {
+    /// ISO 2533:1975 / ICAO Doc 7488 standard atmosphere table: pressure at geopotential altitude (p₀ = 101 325 Pa).
+    @Test(arguments: [(0.0, 101_325.0), (1000, 89_874.6), (2000, 79_495.2), (3000, 70_108.5), (5000, 54_019.9),
+                      (11_000, 22_632.1)])
+    func altitudeMatchesTheStandardAtmosphereTable(altitudeM: Double, pressurePa: Double) {
+        #expect(abs(BarometricAltitude.altitudeM(pressurePa: pressurePa) - altitudeM) < 0.5)
+    }
+
+    @Test func seaLevelPressureInvertsTheAltitude() {
+        for qnh in [98_000.0, 101_325, 104_000] {
+            for h in [-200.0, 0, 408, 2500] {
+                // Pressure at h for this QNH, by bisection on altitudeM (an independent inverse).
+                var lo = 50_000.0, hi = 120_000.0
+                for _ in 0..<200 {
+                    let mid = (lo + hi) / 2
+                    if BarometricAltitude.altitudeM(pressurePa: mid, seaLevelPressurePa: qnh) > h { lo = mid } else { hi = mid }
+                }
+                #expect(abs(BarometricAltitude.seaLevelPressurePa(pressurePa: lo, altitudeM: h) - qnh) < 0.01)
+            }
+        }
+    }
+
+    @Test func metresPerPascalIsTheDerivative() {
+        for p in [80_000.0, 95_000, 101_325] {
+            let numeric = (BarometricAltitude.altitudeM(pressurePa: p + 0.5) - BarometricAltitude.altitudeM(pressurePa: p - 0.5))
+            #expect(abs(BarometricAltitude.metresPerPascal(pressurePa: p) - numeric) < 1e-6)
+        }
+        #expect(abs(BarometricAltitude.metresPerPascal(pressurePa: 101_325) + 0.0833) < 0.001)
+    }
+
+    @Test func pressuresOutsideTheTroposphereAreClampedNotNaN() {
+        for p in [0.0, -5, 1e9, 1] { #expect(BarometricAltitude.altitudeM(pressurePa: p).isFinite) }
+    }
+}
+
+@Suite struct AltitudeFilterTests {
+    /// Feeds the filter a pressure track (Pa) at 25 Hz with an accelerometer at rest at 100 Hz.
+    func feed(_ f: inout AltitudeFilter, from t0: Double, to t1: Double, pressure: (Double) -> Double) {
+        var t = t0
+        var tick = 0
+        while t < t1 {
+            f.addAcceleration(specificForceBoardMps2: Vector3(0, 0, 9.81), boardToENU: nil, timeS: t)
+            if tick % 4 == 0 { f.addPressure(pressure(t), timeS: t) }
+            tick += 1
+            t = t0 + Double(tick) / 100
+        }
+    }
+
+    @Test func aSteadyPressureGivesTheISAAltitudeAndNoClimb() {
+        var f = AltitudeFilter()
+        let p = StandardAtmosphere.pressurePa(altitudeMSLM: 408)
+        feed(&f, from: 0, to: 30) { _ in p }
+        #expect(abs((f.altitudeM ?? 0) - 408) < 0.05)
+        #expect(abs(f.relativeAltitudeM ?? 1) < 0.01)
+        #expect(abs(f.verticalSpeedMps ?? 1) < 0.01)
+        #expect(f.altitudeAccuracyM ?? 0 > 100, "without a QNH or GNSS the absolute altitude is only pressure altitude")
+    }
+
+    @Test func aGivenQNHGivesAltitudeAboveSeaLevel() {
+        var p = AltitudeFilter.Parameters()
+        p.seaLevelPressurePa = 102_000
+        var f = AltitudeFilter(parameters: p)
+        let pressure = StandardAtmosphere.pressurePa(altitudeMSLM: 300, seaLevelPressurePa: 102_000)
+        feed(&f, from: 0, to: 10) { _ in pressure }
+        #expect(abs((f.altitudeM ?? 0) - 300) < 0.05)
+        #expect((f.altitudeAccuracyM ?? 0) < 6)
+    }
+
+    @Test func aClimbIsTrackedWithItsVerticalSpeed() {
+        var f = AltitudeFilter()
+        // 0.25 m/s for 20 s after 10 s at rest (stairs), pressure from the ISA.
+        feed(&f, from: 0, to: 40) { t in StandardAtmosphere.pressurePa(altitudeMSLM: 100 + 0.25 * min(max(t - 10, 0), 20)) }
+        #expect(abs((f.relativeAltitudeM ?? 0) - 5) < 0.05)
+        var g = AltitudeFilter()
+        feed(&g, from: 0, to: 20) { t in StandardAtmosphere.pressurePa(altitudeMSLM: 100 + 0.25 * max(t - 10, 0)) }
+        #expect(abs((g.verticalSpeedMps ?? 0) - 0.25) < 0.05)
+    }
+
+    @Test func gnssAltitudeTeachesTheBiasAndTheQNHButNotTheRelativeAltitude() {
+        var f = AltitudeFilter()
+        let qnh = 99_800.0
+        let pressure = StandardAtmosphere.pressurePa(altitudeMSLM: 520, seaLevelPressurePa: qnh)
+        var t = 0.0
+        var relativeBefore: Double?
+        while t < 300 {
+            feed(&f, from: t, to: t + 1) { _ in pressure }
+            if t == 5 { relativeBefore = f.relativeAltitudeM }
+            // GNSS altitude with a few metres of (deterministic, zero-mean) error.
+            f.addGNSSAltitude(520 + 4 * sin(t * 0.7), accuracyM: 4, timeS: t + 1)
+            t += 1
+        }
+        #expect(abs((f.altitudeM ?? 0) - 520) < 1.5)
+        #expect(abs((f.seaLevelPressurePa ?? 0) - qnh) < 20)
+        #expect(abs((f.relativeAltitudeM ?? 9) - (relativeBefore ?? 0)) < 0.02)
+        #expect(f.state.gnssUpdates == 300)
+    }
+
+    @Test func badInputsAreIgnored() {
+        var f = AltitudeFilter()
+        #expect(f.addPressure(.nan, timeS: 0).isEmpty)
+        #expect(f.addPressure(-3, timeS: 0).isEmpty)
+        #expect(f.addGNSSAltitude(400, accuracyM: 3, timeS: 0).isEmpty, "no GNSS update before a barometer reading")
+        f.addPressure(95_000, timeS: 1)
+        #expect(f.addGNSSAltitude(400, accuracyM: 500, timeS: 2).isEmpty, "an altitude with a 500 m accuracy is not used")
+        #expect(f.addPressure(95_000, timeS: 0.5) == .altitude, "a reading from the past updates without propagating back")
+    }
+
+    @Test func stateRoundTripsThroughCodable() throws {
+        var f = AltitudeFilter()
+        feed(&f, from: 0, to: 5) { _ in 96_000 }
+        let data = try JSONEncoder().encode(f.state)
+        var g = AltitudeFilter()
+        g.restore(try JSONDecoder().decode(AltitudeFilter.State.self, from: data))
+        #expect(g.state == f.state)
+    }
+}
+
+@Suite struct FloorCounterTests {
+    /// Drives the counter with an altitude profile at 25 Hz.
+    func count(onFoot: Bool = true, durationS: Double, altitude: (Double) -> Double) -> (up: Int, down: Int) {
+        var c = FloorCounter()
+        var t = 0.0
+        while t <= durationS {
+            let v = (altitude(t + 0.5) - altitude(t - 0.5))
+            c.update(altitudeM: altitude(t), verticalSpeedMps: v, onFoot: onFoot, timeS: t)
+            t += 0.04
+        }
+        return (c.floorsAscended, c.floorsDescended)
+    }
+
+    @Test func threeFloorsOfStairsCountThree() {
+        let r = count(durationS: 80) { t in 0.2 * min(max(t - 10, 0), 45) }
+        #expect(r.up == 3 && r.down == 0)
+    }
+
+    @Test func flightsWithLandingsCountOnePerFloor() {
+        // Two flights of 1.5 m per floor with 4 s landings, four floors down.
+        let r = count(durationS: 120) { t in
+            let tau = max(t - 5, 0)
+            let cycle = tau.truncatingRemainder(dividingBy: 11.5), n = (tau / 11.5).rounded(.down)
+            let height = n * 1.5 + min(cycle, 7.5) * 0.2
+            return -min(height, 12)
+        }
+        #expect(r.up == 0 && r.down == 4)
+    }
+
+    @Test func aLiftRideIsNoFloor() {
+        #expect(count(onFoot: false, durationS: 60) { t in min(max(t - 10, 0), 15) }.up == 0)
+    }
+
+    @Test func weatherDriftIsNoFloor() {
+        // 6 hPa/h ≈ 0.014 m/s of apparent climb for 30 minutes on foot.
+        let r = count(durationS: 1800) { t in 0.014 * t + 0.05 * sin(t) }
+        #expect(r.up == 0 && r.down == 0)
+    }
+
+    @Test func theFloorHeightIsSettable() {
+        var p = FloorCounter.Parameters()
+        p.floorHeightM = 4.5
+        var c = FloorCounter(parameters: p)
+        var t = 0.0
+        while t < 60 {
+            let h = 0.2 * min(max(t - 5, 0), 45)
+            c.update(altitudeM: h, verticalSpeedMps: 0.2, onFoot: true, timeS: t)
+            t += 0.04
+        }
+        #expect(c.floorsAscended == 2)
+        #expect(FloorCounter(parameters: { var q = FloorCounter.Parameters(); q.floorHeightM = -1; return q }()).parameters.floorHeightM == 3)
+    }
+}

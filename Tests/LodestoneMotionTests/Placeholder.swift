@@ -1,1 +1,0 @@
-// LodestoneMotionTests (issue 5). Placeholder so the target builds before its first test lands; delete it then.

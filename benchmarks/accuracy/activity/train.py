@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Trains Lodestone's activity model (issue 5) and its cross-validation folds.
+
+The features are computed by the engine's own Swift code (`motion-harness features`, i.e. ActivityFeatures), so
+training and inference see the same numbers. Training material: the development split of
+../../../../shared/datasets/activity (every session; `other` rows left out) with a gyroscope-less copy of every
+window (weight 0.5: boards without a gyroscope) and simulated traces (`motion-harness simulate`, weight 0.3). Within
+each class, subjects are weighted by the square root of their share so that one long-recorded person does not
+decide a class; classes are weighted equally. The development split of ../../../../shared/datasets/steps (walking
+and standing, lower back and seven phone placements; weight 0.5) adds people and placements: its subjects are
+not in the activity set, so cross-validation stays subject-disjoint.
+
+    python3 train.py                      # features, final model -> Sources/LodestoneMotion/ActivityModelData.swift
+    python3 train.py --folds DIR          # also one model per held-out subject: DIR/<subject>.model (LOSO)
+    python3 train.py --fixture FILE       # also a Swift/Python agreement fixture (features of TMD windows + probabilities)
+
+Requires numpy, pandas and scikit-learn (requirements.txt) and a built harness (`swift build -c release` in
+benchmarks/accuracy). Deterministic for a given scikit-learn version (no subsampling randomness is used).
+"""
+import argparse, glob, os, subprocess, sys
+import numpy as np, pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
+DATA = os.path.abspath(os.path.join(ROOT, '..', 'shared', 'datasets', 'activity'))
+STEPS = os.path.abspath(os.path.join(ROOT, '..', 'shared', 'datasets', 'steps'))
+HARNESS = os.path.join(ROOT, 'benchmarks', 'accuracy', '.build', 'release', 'motion-harness')
+CLASSES = ['stationary', 'walk', 'run', 'cycle', 'drive']
+PARAMS = dict(max_iter=100, learning_rate=0.15, max_leaf_nodes=8, l2_regularization=1.0, min_samples_leaf=200,
+              random_state=0)
+GYRO_MASK_WEIGHT = 0.5
+SIM_WEIGHT = 0.3
+STEPS_WEIGHT = 0.5
+
+
+def harness(*args):
+    if not os.path.exists(HARNESS):
+        sys.exit(f'train.py: {HARNESS} is missing: run `swift build -c release` in benchmarks/accuracy first')
+    subprocess.run([HARNESS, *args], check=True)
+
+
+def features(work):
+    os.makedirs(work, exist_ok=True)
+    dev = os.path.join(work, 'dev-features.csv')
+    sim = os.path.join(work, 'sim-features.csv')
+    steps = os.path.join(work, 'steps-features.csv')
+    if not os.path.exists(dev):
+        harness('features', '--output', dev, *sorted(glob.glob(os.path.join(DATA, '*.csv.gz'))))
+    if not os.path.exists(steps):
+        harness('features', '--output', steps, *sorted(glob.glob(os.path.join(STEPS, '*.csv.gz'))))
+    if not os.path.exists(sim):
+        simdir = os.path.join(work, 'sim')
+        harness('simulate', '--seed', '1', '--count', '12', '--output', simdir)
+        harness('features', '--output', sim, *sorted(glob.glob(os.path.join(simdir, '*.csv'))))
+    d, s, st = pd.read_csv(dev), pd.read_csv(sim), pd.read_csv(steps)
+    return (d[d.label.isin(CLASSES)].reset_index(drop=True),
+            pd.concat([s[s.label.isin(CLASSES)].assign(weight=SIM_WEIGHT),
+                       st[st.label.isin(CLASSES)].assign(weight=STEPS_WEIGHT)]).reset_index(drop=True))
+
+
+def weights(y, subjects):
+    """Each class weighs the same; within a class, a subject with n windows weighs √n."""
+    w = np.zeros(len(y))
+    for c in range(len(CLASSES)):
+        mc = y == c
+        if not mc.any():
+            continue
+        subs, counts = np.unique(subjects[mc], return_counts=True)
+        for sb, n in zip(subs, counts):
+            w[mc & (subjects == sb)] = np.sqrt(n) / n
+        w[mc] /= w[mc].sum()
+    return w * len(y) / len(CLASSES)
+
+
+def fit(dev, extra, names):
+    gy = names.index('gyroPresent')
+    X = dev[names].values.astype(float)
+    y = dev.label.map(CLASSES.index).values
+    w = weights(y, dev.subject.values)
+    masked = X.copy()
+    masked[:, gy] = 0
+    masked[:, gy + 1:] = np.nan
+    Xs = extra[names].values.astype(float)
+    ys = extra.label.map(CLASSES.index).values
+    ws = np.zeros(len(ys))
+    for src in extra.weight.unique():
+        m = (extra.weight == src).values
+        ws[m] = weights(ys[m], extra.subject.values[m]) * src
+    XX = np.vstack([X, masked, Xs])
+    YY = np.concatenate([y, y, ys])
+    WW = np.concatenate([w, w * GYRO_MASK_WEIGHT, ws])
+    model = HistGradientBoostingClassifier(**PARAMS)
+    model.fit(XX, YY, sample_weight=WW)
+    return model
+
+
+def export(model, names):
+    """The model in ActivityModel's text format."""
+    out = ['lodestone-activity-model 1', 'features %d %s' % (len(names), ' '.join(names)),
+           'classes %d %s' % (len(CLASSES), ' '.join(CLASSES)),
+           'baseline ' + ' '.join(repr(float(v)) for v in np.ravel(model._baseline_prediction))]
+    trees = [(c, p) for it in model._predictors for c, p in enumerate(it)]
+    out.append('trees %d' % len(trees))
+    for c, p in trees:
+        nodes = p.nodes
+        out.append('tree %d %d' % (c, len(nodes)))
+        for nd in nodes:
+            if nd['is_leaf']:
+                out.append('-1 0 0 0 0 %r' % float(nd['value']))
+            else:
+                out.append('%d %r %d %d %d 0' % (nd['feature_idx'], float(nd['num_threshold']), nd['left'], nd['right'],
+                                                 int(nd['missing_go_to_left'])))
+    return '\n'.join(out) + '\n'
+
+
+SWIFT_HEADER = '''// GENERATED by benchmarks/accuracy/activity/train.py — do not edit; retrain instead.
+//
+// The shipped activity model (ActivityModel.standard): gradient-boosted trees over ActivityFeatures, trained on
+// the development split of shared/datasets/activity (TMD, HuGaDB, AustinTD4/ML4QS: see that folder's README for
+// sources and licences) and on simulated traces. The numbers are the model's parameters, not data: no sample of
+// any dataset is in this file. Generated Swift source rather than a bundle resource so that the `lodestone`
+// binary is self-contained (see ActivityModel).
+// %s
+
+extension ActivityModel {
+    /// The model trained by `benchmarks/accuracy/activity/train.py` on the development set.
+    public static let standard: ActivityModel = {
+        do {
+            return try ActivityModel(text: ActivityModelData.text)
+        } catch {
+            preconditionFailure("the compiled-in activity model does not parse (\\(error)); rerun benchmarks/accuracy/activity/train.py")
+        }
+    }()
+}
+
+enum ActivityModelData {
+    static let text = """
+'''
+
+
+def write_swift(text, path, summary):
+    with open(path + '.tmp', 'w') as f:
+        f.write(SWIFT_HEADER % summary)
+        f.write(text)
+        f.write('"""\n}\n')
+    os.replace(path + '.tmp', path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--work', default='/tmp/lodestone-activity', help='scratch folder for features (default %(default)s)')
+    ap.add_argument('--folds', help='write one model per held-out subject into this folder')
+    ap.add_argument('--fixture', help='write a Swift/Python agreement fixture to this file')
+    ap.add_argument('--no-final', action='store_true', help='do not rewrite ActivityModelData.swift')
+    a = ap.parse_args()
+    dev, sim = features(a.work)
+    names = [c for c in dev.columns[4:]]
+    if not a.no_final:
+        model = fit(dev, sim, names)
+        text = export(model, names)
+        summary = '%d windows from %d subjects, %d extra windows (steps set, simulation); %d trees.' % (
+            len(dev), dev.subject.nunique(), len(sim), len(model._predictors) * len(CLASSES))
+        write_swift(text, os.path.join(ROOT, 'Sources', 'LodestoneMotion', 'ActivityModelData.swift'), summary)
+        print('train.py: wrote ActivityModelData.swift (%s)' % summary)
+        if a.fixture:
+            rows = dev[dev.subject.str.startswith('tmd')].iloc[::997][:40]
+            X = rows[names].values.astype(float)
+            X[::3, names.index('gyroPresent')] = 0
+            X[::3, names.index('gyroPresent') + 1:] = np.nan
+            P = model.predict_proba(X)
+            with open(a.fixture, 'w') as f:
+                f.write('# ActivityModel agreement fixture (train.py): features of TMD windows (MIT-licensed source,\n')
+                f.write('# every third with the gyroscope masked), then scikit-learn\'s predict_proba for the shipped model.\n')
+                for x, p in zip(X, P):
+                    f.write(' '.join('nan' if np.isnan(v) else repr(float(v)) for v in x) + ' | ' + ' '.join(repr(float(v)) for v in p) + '\n')
+            print('train.py: wrote fixture', a.fixture)
+    if a.folds:
+        os.makedirs(a.folds, exist_ok=True)
+        for subject in sorted(dev.subject.unique()):
+            m = fit(dev[dev.subject != subject], sim, names)
+            with open(os.path.join(a.folds, subject + '.model'), 'w') as f:
+                f.write(export(m, names))
+            print('train.py: fold without', subject, flush=True)
+
+
+if __name__ == '__main__':
+    main()
