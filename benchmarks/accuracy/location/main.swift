@@ -39,7 +39,7 @@ var optimism = 1.0
 var scenarios = ["drive", "urban-drive", "mixed-day"]
 var rowKeys = rows.map(\.key)
 var arguments = CommandLine.arguments.dropFirst()
-func number(_ flag: String) -> Double {
+@MainActor func number(_ flag: String) -> Double {
     guard let x = Double(arguments.popFirst() ?? "") else { fail("\(flag) needs a number") }
     return x
 }
@@ -121,8 +121,8 @@ for scenario in scenarios {
     }
 }
 let elapsed = Date().timeIntervalSince(start)
-print("\(runsCount()) trials in \(f(elapsed, 0)) s")
-func runsCount() -> Int { scenarios.count * rows.filter { rowKeys.contains($0.key) }.count * seeds.count }
+let trialCount = scenarios.count * rows.filter { rowKeys.contains($0.key) }.count * seeds.count
+print("\(trialCount) trials in \(f(elapsed, 0)) s")
 if let outputPath {
     let text = """
     Location accuracy on the simulated board, seeds \(seeds.lowerBound)–\(seeds.upperBound) (\(seeds.count) trials per row), \
