@@ -15,9 +15,10 @@ import RealModule
 /// GNSS, Inertial, and Multisensor Integrated Navigation Systems*, 2nd ed., Artech House 2013, §16.2.3.)
 ///
 /// - **Up** (board frame): the specific force low-passed over `upTimeConstantS`, learned only while the
-///   vehicle is not accelerating (the receiver's last two velocities differ by < `steadyAccelerationMps2`, or at
-///   rest), so braking and turns do not lean it; the accelerometer's bias is part of it, so the horizontal bias
-///   cancels.
+///   vehicle is not accelerating: from the mean force of each interval between two receiver velocities that
+///   differ by < `steadyAccelerationMps2` (so braking and turns do not lean it, not even their first second), and
+///   sample by sample at rest when there are no receiver velocities. The accelerometer's bias is part of it, so
+///   the horizontal bias cancels.
 /// - **Forward**: between two receiver velocities, the mean horizontal specific force (perpendicular to up) is
 ///   the vehicle-frame acceleration the velocities give (along-track and leftward, Δv/Δt) turned by the mount's
 ///   yaw θ about up. In complex coordinates of the board's horizontal plane, z_f = e^{iθ}·z_a, and the least-squares
@@ -108,10 +109,15 @@ public struct VehicleMount: Sendable, Hashable, Codable {
             return
         }
         remountS = 0
-        // Learn up only while the vehicle is not accelerating: at rest, or between two receiver velocities that
-        // agree (within the last 1.5 s), so that braking and turns do not lean it.
-        let steady = atRest || (isSteady && (lastVelocityTimeS.map { timeS - $0 <= 1.5 } ?? false))
-        if steady, let u = (up + (fUp - up) * min(1, dt / Self.upTimeConstantS)).normalized { setUp(u) }
+        // At rest without receiver velocities (which teach up interval by interval, see below), learn it here.
+        let hasVelocities = lastVelocityTimeS.map { timeS - $0 <= 2.5 } ?? false
+        if atRest && !hasVelocities { learnUp(fUp, weight: dt) }
+    }
+
+    /// Moves up towards a direction of the specific force, by `weight` seconds of the time constant.
+    private mutating func learnUp(_ direction: Vector3, weight: Double) {
+        guard let up = upBoard, let u = (up + (direction - up) * min(1, weight / Self.upTimeConstantS)).normalized else { return }
+        setUp(u)
     }
 
     /// Sets up and the horizontal basis; a change of basis axis starts the forward estimate over.
@@ -148,14 +154,18 @@ public struct VehicleMount: Sendable, Hashable, Codable {
         guard dt > 0.2, dt < 2.5 else { isSteady = false; return }
         let ae = (velocityEast - lastVelocityEast) / dt, an = (velocityNorth - lastVelocityNorth) / dt
         isSteady = (ae * ae + an * an).squareRoot() < Self.steadyAccelerationMps2
-        guard isMoving, intervalSamples > 0, let up = upBoard else { return }
+        guard intervalSamples > 0, upBoard != nil else { return }
+        let mean = intervalForceSum / Double(intervalSamples)
+        // Learn up from the interval just ended if the vehicle did not accelerate over it: the velocities at its
+        // two ends agree (an interval's own samples, so that the first second of braking does not lean it).
+        if isSteady, remountS == 0, let direction = mean.normalized { learnUp(direction, weight: dt) }
+        guard isMoving, let up = upBoard else { return }
         let me = (velocityEast + lastVelocityEast) / 2, mn = (velocityNorth + lastVelocityNorth) / 2
         let speed = (me * me + mn * mn).squareRoot()
         guard speed > 1 else { return }
         let (ue, un) = (me / speed, mn / speed)
         // Vehicle frame: along-track and leftward (up × forward = (−un, ue)).
         let along = ae * ue + an * un, left = -ae * un + an * ue
-        let mean = intervalForceSum / Double(intervalSamples)
         let horizontal = mean - up * mean.dot(up)
         let fx = horizontal.dot(basisFirst), fy = horizontal.dot(basisSecond)
         let keep = Double.exp(-dt / Self.forgettingTimeS)
