@@ -74,6 +74,7 @@ public struct LocationTrial {
         public var receiverVarianceScale: Double?
         /// True horizontal speed, m/s, and horizontal acceleration magnitude, m/s² (for the orientation diagnostics).
         public var trueSpeedMps: Double = 0
+        /// See `trueSpeedMps`.
         public var trueHorizontalAccelerationMps2: Double = 0
         /// The orientation stage said "at rest".
         public var orientationAtRest = false

@@ -135,6 +135,7 @@ public struct NavigationFilter: Sendable {
         /// pitch while braking, and the mount's residual error. The simulated roads are flat: on them the error's
         /// 10 s means scatter by 0.02–0.04 m/s² (seeds 1 and 4 of `drive` and `urban-drive`).
         public var mountedAccelerationErrorSigmaMps2: Double
+        /// Correlation time of that error, s (60); see `mountedAccelerationErrorSigmaMps2`.
         public var mountedAccelerationErrorCorrelationS: Double
         /// `.vehicle` with the mount known: white acceleration error, PSD in m²/s³ (0.002): the accelerometer's noise
         /// and vibration (measured 7e-5 on the simulated drives) with margin.

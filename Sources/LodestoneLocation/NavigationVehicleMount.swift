@@ -41,6 +41,7 @@ public struct VehicleMount: Sendable, Hashable, Codable {
     public static let minimumInformation = 5.0
     /// Up turning by more than this, degrees, for `remountTimeS`, s, means the board was moved (30, 3).
     public static let remountAngleDeg = 30.0
+    /// See `remountAngleDeg`.
     public static let remountTimeS = 3.0
 
     /// The vehicle's up in board axes (unit), once known.
@@ -72,6 +73,7 @@ public struct VehicleMount: Sendable, Hashable, Codable {
     var lastSampleTimeS: Double?
     /// The forward axis in board axes (unit, perpendicular to up) and its 1σ about up, rad, once determined.
     public private(set) var forwardBoard: Vector3?
+    /// See `forwardBoard`.
     public private(set) var forwardSigmaRad: Double?
 
     /// Nothing learned yet.
@@ -205,8 +207,8 @@ public struct VehicleMount: Sendable, Hashable, Codable {
 /// (`drive`, seed 3: a 4° correction in the first seconds of the tunnel ended it 40 m off). The gyroscope's rate
 /// about the vehicle's up, minus its bias, is the vehicle's turn rate.
 ///
-/// **Model** (a 2-state Kalman filter). Ψ integrates the raw rate about up; o = χ − Ψ, the receiver's course χ
-/// less Ψ, drifts as ȯ = −b with b the rate's bias (a car's course is its heading: no side slip). Each receiver
+/// **Model** (a 2-state Kalman filter). Ψ integrates the raw rate about up (counter-clockwise); o = −χ − Ψ, with χ
+/// the receiver's course (clockwise), drifts as ȯ = −b with b the rate's bias (a car's course is its heading: no side slip). Each receiver
 /// velocity at speed measures o with σ = σv / speed and the side slip's `sideSlipSigmaRad`; o and b walk by
 /// `offsetRandomWalk` and `biasRandomWalk`. Until the first course, b comes from the orientation: the mean of
 /// the rate less the orientation's turn rate (its bias estimate and its steady magnetometer corrections), learned
@@ -217,6 +219,7 @@ public struct VehicleTurnModel: Sendable, Hashable, Codable {
     public static let sideSlipSigmaRad = 0.01
     /// Random walks: of the course offset, rad/√s (0.002), and of the bias, rad/s/√s (2e-4).
     public static let offsetRandomWalk = 0.002
+    /// See `offsetRandomWalk`.
     public static let biasRandomWalk = 2e-4
     /// Prior σ of the bias taken from the orientation, rad/s (0.02, ~1 °/s: an MEMS gyroscope's turn-on bias).
     public static let orientationBiasSigmaRadS = 0.02
@@ -226,20 +229,24 @@ public struct VehicleTurnModel: Sendable, Hashable, Codable {
     public static let orientationWarmUpS = 10.0
     /// Time constant of the orientation-based bias, s (30), and the jump it ignores, rad/s (0.1, 5.7 °/s).
     public static let orientationTimeConstantS = 30.0
+    /// See `orientationTimeConstantS`.
     public static let orientationJumpRadS = 0.1
 
     /// The integrated rate about up, rad (unwrapped).
     public private(set) var integratedRad = 0.0
     /// The course offset o, rad, the bias b, rad/s, and their covariance; `hasCourse` once a course was seen.
     public private(set) var offsetRad = 0.0
+    /// See `offsetRad`.
     public private(set) var biasRadS = 0.0
     var offsetVariance = 0.0
     var covariance = 0.0
     var biasVariance = 0.0
+    /// See `offsetRad`.
     public private(set) var hasCourse = false
     /// Time since the last course was used, s, and the growth of the heading's variance over the last turn, rad²
     /// (the bias's uncertainty integrated: σb²·t² at time t after the course; 0 when the orientation's turn was used).
     public private(set) var sinceCourseS = 0.0
+    /// See `sinceCourseS`.
     public private(set) var headingVarianceGrowthRad2 = 0.0
     /// The bias as the orientation's turns show it, rad/s, and how long it has been learned, s.
     public private(set) var orientationBiasRadS = 0.0
@@ -274,7 +281,7 @@ public struct VehicleTurnModel: Sendable, Hashable, Codable {
         return orientationAgeS < Self.orientationWarmUpS ? orientationTurnRad : (rate - orientationBiasRadS) * dt
     }
 
-    /// A receiver course (rad from north, clockwise... as atan2(east, north)) with its σ, rad; gated at `gate`
+    /// A receiver course (rad clockwise from north: atan2(east, north)) with its σ, rad; gated at `gate`
     /// (χ², 1 degree of freedom).
     mutating func observe(courseRad: Double, sigmaRad: Double, gate: Double) {
         let r = sigmaRad * sigmaRad + Self.sideSlipSigmaRad * Self.sideSlipSigmaRad
