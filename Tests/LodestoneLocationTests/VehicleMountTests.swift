@@ -50,6 +50,23 @@ struct MountedDrive {
     }
 
     var velocityENU: (east: Double, north: Double) { (speedMps * Double.sin(headingRad), speedMps * Double.cos(headingRad)) }
+
+    /// Drives `steps` 10 ms steps, feeding `mount` as `NavigationFilter` does (every sample, and the receiver's
+    /// velocity once a second); `each` sees the mount after every step, the step's noise-free force and the true
+    /// along-track acceleration.
+    mutating func drive(_ mount: inout VehicleMount, steps: Int,
+                        each: (VehicleMount, _ noiseFreeBoardMps2: Vector3, _ alongMps2: Double, _ timeS: Double) -> Void
+                            = { _, _, _, _ in }) {
+        for i in 1...steps {
+            let (force, clean, along) = step()
+            mount.observe(specificForceBoardMps2: force, timeS: timeS, atRest: speedMps == 0)
+            if i % 100 == 0 {
+                let v = velocityENU
+                mount.observe(velocityEast: v.east, velocityNorth: v.north, timeS: timeS, isMoving: speedMps > 1)
+            }
+            each(mount, clean, along, timeS)
+        }
+    }
 }
 
 /// A small deterministic Gaussian generator (xorshift64* and Box–Muller), so the tests repeat exactly.
@@ -78,15 +95,9 @@ struct VehicleMountTests {
         var drive = MountedDrive()
         var mount = VehicleMount()
         var worstAlongErrorMps2 = 0.0
-        for i in 1...18_000 {
-            let (force, clean, along) = drive.step()
-            mount.observe(specificForceBoardMps2: force, timeS: drive.timeS, atRest: drive.speedMps == 0)
-            if i % 100 == 0 {
-                let v = drive.velocityENU
-                mount.observe(velocityEast: v.east, velocityNorth: v.north, timeS: drive.timeS, isMoving: drive.speedMps > 1)
-            }
+        drive.drive(&mount, steps: 18_000) { mount, clean, along, timeS in
             // Once learned, braking and pulling away read through the mount (the bias included, the noise left out).
-            if drive.timeS > 120, along != 0, let a = mount.alongTrackMps2(specificForceBoardMps2: clean) {
+            if timeS > 120, along != 0, let a = mount.alongTrackMps2(specificForceBoardMps2: clean) {
                 worstAlongErrorMps2 = max(worstAlongErrorMps2, abs(a - along))
             }
         }
@@ -116,14 +127,7 @@ struct VehicleMountTests {
     @Test func aMovedBoardForgetsItsMount() throws {
         var drive = MountedDrive()
         var mount = VehicleMount()
-        for i in 1...12_000 {
-            let (force, _, _) = drive.step()
-            mount.observe(specificForceBoardMps2: force, timeS: drive.timeS, atRest: drive.speedMps == 0)
-            if i % 100 == 0 {
-                let v = drive.velocityENU
-                mount.observe(velocityEast: v.east, velocityNorth: v.north, timeS: drive.timeS, isMoving: drive.speedMps > 1)
-            }
-        }
+        drive.drive(&mount, steps: 12_000)
         #expect(mount.forwardBoard != nil)
         let sideways = Vector3(9.81, 0, 0)
         for i in 1...500 { mount.observe(specificForceBoardMps2: sideways, timeS: drive.timeS + Double(i) * 0.01, atRest: true) }
