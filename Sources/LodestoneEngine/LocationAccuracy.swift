@@ -5,17 +5,15 @@ import RealModule
 
 /// The location accuracy harness (`benchmarks/accuracy/location`): runs the simulated board through a scenario
 /// exactly as `lodestone run` does (register-level chips, real drivers, the engine's scheduling, the simulated
-/// receiver), feeds the location stage, and measures the fused position against the simulator's truth — and
-/// the receiver's own fixes against it, as an app without fusion would see them.
+/// receiver), feeds the product's `FusionPipeline` (or the location stage alone, without an orientation), and
+/// measures the fused position against the simulator's truth — and the receiver's own fixes against it, as an app
+/// without fusion would see them — with diagnostics of what the orientation stage handed location fusion.
 public struct LocationTrial {
     /// Where the location stage's orientation comes from.
     public enum OrientationSource: String, Sendable, CaseIterable {
-        /// None: the receiver alone (GNSS-only smoothing and constant-velocity dead reckoning).
+        /// None: the location stage alone, the receiver smoothed and its velocity held through outages.
         case none
-        /// A reference AHRS (`ReferenceAHRS`, Mahony's filter on the board's own IMU and magnetometer): stands
-        /// for the orientation stage (issue 4) until it lands, so that inertial dead reckoning can be measured.
-        case reference
-        /// The fusion pipeline's own orientation stage (whatever this build has; none before issue 4 lands).
+        /// The fusion pipeline's orientation stage (`OrientationStage`), as `run` and `replay` use it.
         case pipeline
     }
 
@@ -31,14 +29,11 @@ public struct LocationTrial {
         public var filter: NavigationFilter.Parameters
         /// The receiver under-reports its accuracy by this factor (1 = honest; 3 = claims a third of its error).
         public var receiverOptimism: Double
-        /// The reference AHRS's settings (`.reference`).
-        public var ahrs: ReferenceAHRS.Settings
 
         public init(scenario: String, seed: UInt64, orientation: OrientationSource, durationS: Double? = nil,
-                    filter: NavigationFilter.Parameters = .default, receiverOptimism: Double = 1,
-                    ahrs: ReferenceAHRS.Settings = .init()) {
+                    filter: NavigationFilter.Parameters = .default, receiverOptimism: Double = 1) {
             self.scenario = scenario; self.seed = seed; self.orientation = orientation; self.durationS = durationS
-            self.filter = filter; self.receiverOptimism = receiverOptimism; self.ahrs = ahrs
+            self.filter = filter; self.receiverOptimism = receiverOptimism
         }
     }
 
@@ -77,6 +72,15 @@ public struct LocationTrial {
         public var estimatedAccelerationErrorENUMps2: Vector3?
         /// The variance scale the filter has learned for the receiver's accuracy claims.
         public var receiverVarianceScale: Double?
+        /// True horizontal speed, m/s, and horizontal acceleration magnitude, m/s² (for the orientation diagnostics).
+        public var trueSpeedMps: Double = 0
+        /// See `trueSpeedMps`.
+        public var trueHorizontalAccelerationMps2: Double = 0
+        /// The orientation stage said "at rest".
+        public var orientationAtRest = false
+        /// Angle between the vehicle's forward axis as location fusion learned it (`VehicleMount`) and the truth's,
+        /// in board axes, degrees (while moving faster than 2 m/s with the mount known).
+        public var mountForwardErrorDeg: Double?
     }
 
     /// What to run.
@@ -109,7 +113,6 @@ public struct LocationTrial {
         var pipeline = FusionPipeline(configuration: configuration)
         var stage = LocationStage(configuration: configuration)
         var context = FusionContext()
-        var ahrs = ReferenceAHRS(settings: options.ahrs)
         let duration = options.durationS ?? scenario.totalDurationS + 5
         let optimism = max(options.receiverOptimism, 1e-3)
 
@@ -130,16 +133,10 @@ public struct LocationTrial {
             options.orientation == .pipeline ? pipeline.location.latest : stage.latest
         }
 
-        func feed(_ sample: FusionSample, truth: TruthSample) {
+        func feed(_ sample: FusionSample) {
             switch options.orientation {
-            case .pipeline:
-                pipeline.process(sample)
-            case .none, .reference:
-                if options.orientation == .reference {
-                    ahrs.update(sample.reading, fieldENUMicroTesla: truth.magneticFieldENUMicroTesla, gravityMps2: truth.gravityMps2)
-                    context.boardToENU = ahrs.boardToENU
-                }
-                stage.process(sample, context: &context)
+            case .pipeline: pipeline.process(sample)
+            case .none: stage.process(sample, context: &context)
             }
         }
 
@@ -152,13 +149,13 @@ public struct LocationTrial {
                 switch event {
                 case .reading(_, let reading):
                     if let f = reading.accelerationMps2 { lastAcceleration = f }
-                    feed(FusionSample(reading: reading), truth: truth)
+                    feed(FusionSample(reading: reading))
                 case .fix(_, var fix):
                     if optimism != 1 {
                         fix.horizontalAccuracyM = fix.horizontalAccuracyM.map { $0 / optimism }
                         fix.verticalAccuracyM = fix.verticalAccuracyM.map { $0 / optimism }
                     }
-                    feed(FusionSample(reading: SensorReading(timeS: fix.timeS), fix: fix), truth: truth)
+                    feed(FusionSample(reading: SensorReading(timeS: fix.timeS), fix: fix))
                     lastFix = fix
                     fixThisEpoch = true
                 case .degraded, .recovered:
@@ -195,6 +192,15 @@ public struct LocationTrial {
             }
             let filterState = (options.orientation == .pipeline ? pipeline.location.filter : stage.filter).state
             epoch.receiverVarianceScale = Double.exp(filterState.receiverLogVarianceScale)
+            let v = truth.velocityENUMps, a = truth.accelerationENUMps2
+            epoch.trueSpeedMps = (v.x * v.x + v.y * v.y).squareRoot()
+            epoch.trueHorizontalAccelerationMps2 = (a.x * a.x + a.y * a.y).squareRoot()
+            epoch.orientationAtRest = (options.orientation == .pipeline ? pipeline.context : context).atRest == true
+            if let forward = filterState.vehicleMount.forwardBoard, epoch.trueSpeedMps > 2,
+               let direction = Vector3(v.x, v.y, 0).normalized {
+                let trueForward = truth.boardToENU.conjugate.rotate(direction)
+                epoch.mountForwardErrorDeg = Angle.degrees(fromRadians: Double.acos(min(1, max(-1, forward.dot(trueForward)))))
+            }
             if let l = location() {
                 epoch.fusedErrorM = horizontalError(l.coordinate.latitudeDeg, l.coordinate.longitudeDeg, truth)
                 epoch.fusedAccuracyM = l.horizontalAccuracyM
@@ -214,123 +220,7 @@ public struct LocationTrial {
     }
 }
 
-/// A reference AHRS for the harness, standing for the orientation stage (issue 4) until it lands: Mahony's
-/// explicit complementary filter (R. Mahony, T. Hamel, J.-M. Pflimlin, "Nonlinear complementary filters on the
-/// special orthogonal group", IEEE TAC 53(5):1203–1218, 2008, eq. 32) fed with the board's own gyroscope,
-/// accelerometer and magnetometer readings, so its errors are those a real AHRS makes with these sensors
-/// (gyro bias learned by the integral term, tilt disturbed by acceleration, heading by the magnetometer).
-///
-/// - The error is the accelerometer's direction against the estimated "up" (only while |‖f‖ − g| <
-///   `accelerationRejectionMps2`: acceleration rejection), plus `magnetometerWeight` times the horizontal
-///   magnetic field's direction against the reference field's (the simulator's WMM field at the true position:
-///   a calibrated magnetometer and a known declination), as a rotation about up.
-/// - Proportional gain `proportionalGain` (rad/s per rad), integral gain `integralGain` (the gyro bias).
-/// - At rest (accelerometer within 0.1 m/s² and gyro within 0.01 rad/s of their 0.5 s running means, for
-///   `restTimeS`) the gyro bias is taken from the gyro directly (time constant 2 s), as AHRSs with rest
-///   detection do.
-/// - Start: TRIAD from the first accelerometer and magnetometer reading (the scenarios start at rest).
-public struct ReferenceAHRS: Sendable {
-    /// Gains; defaults 0.2 rad/s/rad (5 s), 0.01 /s² (bias learned in ~20 s), magnetometer weight 0.5, and
-    /// 0.3 m/s² rejection.
-    public struct Settings: Sendable, Hashable {
-        /// See the type's description.
-        public var proportionalGain = 0.2
-        public var integralGain = 0.01
-        public var magnetometerWeight = 0.5
-        public var accelerationRejectionMps2 = 0.3
-        public var restTimeS = 1.0
-        public init() {}
-    }
-    /// The gains.
-    public let settings: Settings
-    /// The estimate, board → ENU, and the gyro bias estimate (board axes, rad/s).
-    public private(set) var boardToENU: Quaternion?
-    /// The gyro bias estimate, board axes, rad/s.
-    public private(set) var gyroBiasRadS = Vector3.zero
-    var lastTimeS: Double?
-    var restS = 0.0
-    var meanForce = Vector3.zero, meanRate = Vector3.zero
-
-    /// An AHRS that starts at its first accelerometer and magnetometer reading.
-    public init(settings: Settings = .init()) { self.settings = settings }
-
-    /// Feeds one IMU reading (board axes) with the reference magnetic field in ENU (µT) and the local gravity.
-    public mutating func update(_ r: SensorReading, fieldENUMicroTesla: Vector3?, gravityMps2: Double) {
-        guard let f = r.accelerationMps2, let w = r.angularVelocityRadS else { return }
-        guard var q = boardToENU else {
-            if let m = r.magneticFieldMicroTesla, let reference = fieldENUMicroTesla {
-                boardToENU = Self.triad(upBoard: f, fieldBoard: m, fieldENU: reference)
-                lastTimeS = r.timeS
-            }
-            return
-        }
-        let dt = r.timeS - (lastTimeS ?? r.timeS)
-        lastTimeS = r.timeS
-        guard dt > 0, dt < 1 else { return }
-        var error = Vector3.zero
-        // Gravity: measured up (f̂) × estimated up, both in board axes.
-        if abs(f.length - gravityMps2) < settings.accelerationRejectionMps2, let measuredUp = f.normalized {
-            let estimatedUp = q.conjugate.rotate(Vector3(0, 0, 1))
-            error += measuredUp.cross(estimatedUp)
-        }
-        // Heading: the horizontal field's direction against the reference's, as a rotation about up.
-        if let m = r.magneticFieldMicroTesla, let reference = fieldENUMicroTesla {
-            let measured = q.rotate(m)
-            let angle = Double.atan2(y: measured.x * reference.y - measured.y * reference.x,
-                                     x: measured.x * reference.x + measured.y * reference.y)
-            error += settings.magnetometerWeight * q.conjugate.rotate(Vector3(0, 0, angle))
-        }
-        gyroBiasRadS -= settings.integralGain * error * dt
-        let smoothing = min(1, dt / 0.5)
-        meanForce += (f - meanForce) * smoothing
-        meanRate += (w - meanRate) * smoothing
-        let still = (f - meanForce).length < 0.1 && (w - meanRate).length < 0.01
-        restS = still ? restS + dt : 0
-        if restS >= settings.restTimeS { gyroBiasRadS += (w - gyroBiasRadS) * min(1, dt / 2) }
-        let rate = w - gyroBiasRadS + settings.proportionalGain * error
-        q = (q * Quaternion(rotationVector: rate * dt)).normalized
-        boardToENU = q
-    }
-
-    /// The rotation taking the measured board-frame directions (up from the accelerometer, the magnetic
-    /// field) onto their ENU references (TRIAD: H. D. Black, "A passive system for determining the attitude of
-    /// a satellite", AIAA J. 2(7):1350–1351, 1964).
-    static func triad(upBoard: Vector3, fieldBoard: Vector3, fieldENU: Vector3) -> Quaternion? {
-        guard let b1 = upBoard.normalized, let b2 = b1.cross(fieldBoard).normalized,
-              let r2 = Vector3(0, 0, 1).cross(fieldENU).normalized else { return nil }
-        let r1 = Vector3(0, 0, 1)
-        let b3 = b1.cross(b2), r3 = r1.cross(r2)
-        // R = Σ r_i b_iᵀ (board → ENU), rows below.
-        let m = Matrix3(rows: Vector3(r1.x * b1.x + r2.x * b2.x + r3.x * b3.x, r1.x * b1.y + r2.x * b2.y + r3.x * b3.y,
-                                      r1.x * b1.z + r2.x * b2.z + r3.x * b3.z),
-                        Vector3(r1.y * b1.x + r2.y * b2.x + r3.y * b3.x, r1.y * b1.y + r2.y * b2.y + r3.y * b3.y,
-                                r1.y * b1.z + r2.y * b2.z + r3.y * b3.z),
-                        Vector3(r1.z * b1.x + r2.z * b2.x + r3.z * b3.x, r1.z * b1.y + r2.z * b2.y + r3.z * b3.y,
-                                r1.z * b1.z + r2.z * b2.z + r3.z * b3.z))
-        return quaternion(m)
-    }
-
-    /// The quaternion of a rotation matrix (Shepperd's method: the largest of the four squared components).
-    static func quaternion(_ m: Matrix3) -> Quaternion {
-        let (a, b, c) = (m.row0, m.row1, m.row2)
-        let trace = a.x + b.y + c.z
-        if trace > 0 {
-            let s = 2 * (1 + trace).squareRoot()
-            return Quaternion(w: s / 4, x: (c.y - b.z) / s, y: (a.z - c.x) / s, z: (b.x - a.y) / s).normalized
-        } else if a.x > b.y && a.x > c.z {
-            let s = 2 * (1 + a.x - b.y - c.z).squareRoot()
-            return Quaternion(w: (c.y - b.z) / s, x: s / 4, y: (a.y + b.x) / s, z: (a.z + c.x) / s).normalized
-        } else if b.y > c.z {
-            let s = 2 * (1 + b.y - a.x - c.z).squareRoot()
-            return Quaternion(w: (a.z - c.x) / s, x: (a.y + b.x) / s, y: s / 4, z: (b.z + c.y) / s).normalized
-        } else {
-            let s = 2 * (1 + c.z - a.x - b.y).squareRoot()
-            return Quaternion(w: (b.x - a.y) / s, x: (a.z + c.x) / s, y: (b.z + c.y) / s, z: s / 4).normalized
-        }
-    }
-}
-
-/// Statistics of location trials (one scenario, one orientation source, several seeds).
+/// Statistics of location trials (one scenario, one fusion configuration, several seeds).
 public struct LocationAccuracySummary: Sendable {
     /// Trials summarised.
     public var trials: Int
@@ -361,6 +251,17 @@ public struct LocationAccuracySummary: Sendable {
     public var outageEndAccuracyMeanM: Double?
     public var outageEndHeldFixMeanM: Double?
     public var outageEndCoverage: Double?
+    /// The orientation's tilt error, degrees: median while cruising (horizontal acceleration < 0.2 m/s², moving
+    /// faster than 2 m/s), 95th percentile and maximum while manoeuvring (≥ 1 m/s²: braking, accelerating, turning).
+    public var cruiseTiltMedianDeg: Double?
+    public var manoeuvreTiltP95Deg: Double?
+    public var manoeuvreTiltMaxDeg: Double?
+    /// Seconds the orientation stage said "at rest" while the board moved faster than 1 m/s, and the trials where
+    /// it never said so at all (its rest detection never fired).
+    public var restWhileMovingS: Int
+    public var trialsNeverAtRest: Int
+    /// 95th percentile of the vehicle mount's forward-axis error, degrees (`VehicleMount`).
+    public var mountForwardErrorP95Deg: Double?
 
     /// Summarises `trials` (each the epochs of one run).
     public init(trials runs: [[LocationTrial.Epoch]], minimumOutageS: Double = 20) {
@@ -398,6 +299,16 @@ public struct LocationAccuracySummary: Sendable {
         outageEndAccuracyMeanM = Self.mean(ended.compactMap(\.fusedAccuracyM))
         outageEndHeldFixMeanM = Self.mean(ends.compactMap(\.heldFixErrorM))
         outageEndCoverage = ended.isEmpty ? nil : Self.fraction(ended) { ($0.fusedErrorM ?? 0) <= ($0.fusedAccuracyM ?? 0) }
+        let moving = all.filter { $0.trueSpeedMps > 2 && $0.orientationTiltErrorDeg != nil }
+        let cruise = moving.filter { $0.trueHorizontalAccelerationMps2 < 0.2 }.compactMap(\.orientationTiltErrorDeg)
+        let manoeuvre = moving.filter { $0.trueHorizontalAccelerationMps2 >= 1 }.compactMap(\.orientationTiltErrorDeg)
+        cruiseTiltMedianDeg = cruise.isEmpty ? nil : Self.percentile(cruise, 0.5)
+        manoeuvreTiltP95Deg = manoeuvre.isEmpty ? nil : Self.percentile(manoeuvre, 0.95)
+        manoeuvreTiltMaxDeg = manoeuvre.max()
+        restWhileMovingS = all.filter { $0.orientationAtRest && $0.trueSpeedMps > 1 }.count
+        trialsNeverAtRest = runs.filter { run in run.contains { $0.orientationTiltErrorDeg != nil } && !run.contains(where: \.orientationAtRest) }.count
+        let mount = all.compactMap(\.mountForwardErrorDeg)
+        mountForwardErrorP95Deg = mount.isEmpty ? nil : Self.percentile(mount, 0.95)
     }
 
     static func mean(_ values: [Double]) -> Double? {

@@ -394,7 +394,7 @@ extension Double {
 public enum EarthDistance {
     /// Distance between two points, m (NaN if the iteration does not converge, near-antipodal points).
     public static func vincentyM(latitude1Deg: Double, longitude1Deg: Double, latitude2Deg: Double, longitude2Deg: Double) -> Double {
-        let a = 6_378_137.0, f = 1 / 298.257223563
+        let a = WGS84.semiMajorAxisM, f = WGS84.flattening
         let b = a * (1 - f)
         let L = Angle.radians(fromDegrees: longitude2Deg - longitude1Deg)
         let u1 = Double.atan((1 - f) * Double.tan(Angle.radians(fromDegrees: latitude1Deg)))

@@ -1,3 +1,4 @@
+import LodestoneCore
 import RealModule
 
 /// Geodesics on an ellipsoid of revolution: the shortest path between two points, its length and azimuths
@@ -33,7 +34,7 @@ public struct Geodesic: Sendable {
     let c4x: [Double]       // C4l, l = 0…5, each 6 coefficients in ε
 
     /// WGS84 (NIMA TR8350.2, Table 3.1): a = 6 378 137 m, 1/f = 298.257223563.
-    public static let wgs84 = Geodesic(equatorialRadiusM: 6_378_137, flattening: 1 / 298.257223563)
+    public static let wgs84 = Geodesic(equatorialRadiusM: WGS84.semiMajorAxisM, flattening: WGS84.flattening)
 
     /// An ellipsoid with equatorial radius `equatorialRadiusM` (m, > 0) and flattening `flattening`
     /// (0 ≤ f < 1; the series are accurate for |f| ≤ 1/50, Karney 2013 §3).

@@ -124,6 +124,22 @@ public struct NavigationFilter: Sendable {
         /// bias seen in ENU turns with it, so the ENU bias estimate is turned too and its variance grows by
         /// (σ·Δψ)² (the orientation's tilt error, which does not turn, makes this uncertain).
         public var boardFixedBiasSigmaMps2: Double
+        /// `.vehicle`: learn how the board sits in the vehicle (`VehicleMount`) and take the along-track acceleration
+        /// from the board's own frame and the turns from the gyroscope (`VehicleTurnModel`) once it is known (true).
+        /// Off, both come from the orientation, whose levelling on the accelerometer hides part of every sustained
+        /// acceleration.
+        public var learnsVehicleFrame: Bool
+        /// `.vehicle` with the mount known (`VehicleMount`): σ of the along-track acceleration error, m/s² (0.05), and
+        /// its correlation time, s (60). What is left once the board's own frame gives the along-track acceleration:
+        /// a change of the road's grade since the mount's up was learned (0.5 % reads as 0.05 m/s²), the vehicle's
+        /// pitch while braking, and the mount's residual error. The simulated roads are flat: on them the error's
+        /// 10 s means scatter by 0.02–0.04 m/s² (seeds 1 and 4 of `drive` and `urban-drive`).
+        public var mountedAccelerationErrorSigmaMps2: Double
+        /// Correlation time of that error, s (60); see `mountedAccelerationErrorSigmaMps2`.
+        public var mountedAccelerationErrorCorrelationS: Double
+        /// `.vehicle` with the mount known: white acceleration error, PSD in m²/s³ (0.002): the accelerometer's noise
+        /// and vibration (measured 7e-5 on the simulated drives) with margin.
+        public var mountedAccelerationPSD: Double
         /// Initial σ of the acceleration bias, m/s² (0.3: 0.02 g turn-on bias plus ~1° of tilt error).
         public var initialAccelerationBiasSigmaMps2: Double
         /// An inertial sample older than this no longer drives the motion, s (0.25).
@@ -164,7 +180,9 @@ public struct NavigationFilter: Sendable {
                     unaidedVerticalAccelerationPSD: Double = 0.25, aidedAccelerationPSD: Double = 0.02,
                     orientationHeadingSigmaRad: Double = 0.05, orientationAccelerationLeak: Double = 0.4,
                     accelerationErrorSigmaMps2: Double = 0.3, accelerationErrorCorrelationS: Double = 10,
-                    boardFixedBiasSigmaMps2: Double = 0.2,
+                    boardFixedBiasSigmaMps2: Double = 0.2, learnsVehicleFrame: Bool = true,
+                    mountedAccelerationErrorSigmaMps2: Double = 0.05,
+                    mountedAccelerationErrorCorrelationS: Double = 60, mountedAccelerationPSD: Double = 0.002,
                     initialAccelerationBiasSigmaMps2: Double = 0.3, inertialTimeoutS: Double = 0.25,
                     barometerNoiseM: Double = 0.3, barometerOffsetRandomWalk: Double = 0.03,
                     restVelocitySigmaMps: Double = 0.03, outlierProbability: Double = 0.001,
@@ -196,6 +214,10 @@ public struct NavigationFilter: Sendable {
             self.accelerationErrorSigmaMps2 = accelerationErrorSigmaMps2
             self.accelerationErrorCorrelationS = accelerationErrorCorrelationS
             self.boardFixedBiasSigmaMps2 = boardFixedBiasSigmaMps2
+            self.learnsVehicleFrame = learnsVehicleFrame
+            self.mountedAccelerationErrorSigmaMps2 = mountedAccelerationErrorSigmaMps2
+            self.mountedAccelerationErrorCorrelationS = mountedAccelerationErrorCorrelationS
+            self.mountedAccelerationPSD = mountedAccelerationPSD
             self.initialAccelerationBiasSigmaMps2 = initialAccelerationBiasSigmaMps2
             self.inertialTimeoutS = inertialTimeoutS
             self.barometerNoiseM = barometerNoiseM
@@ -320,6 +342,15 @@ public struct NavigationFilter: Sendable {
         public var isVehicleMode = false
         /// The along-track acceleration, bias removed, smoothed over 0.5 s, m/s² (`.vehicle`).
         public var smoothedAlongTrackMps2 = 0.0
+        /// How the board sits in the vehicle (`.vehicle`), learned while driving.
+        public var vehicleMount = VehicleMount()
+        /// The vehicle's turns from the gyroscope (`.vehicle`).
+        public var vehicleTurn = VehicleTurnModel()
+        /// The latest accelerometer sample's along-track acceleration in the vehicle frame, m/s², when the
+        /// mount's forward axis is known (time: `accelerationTimeS`).
+        public var mountedAlongTrackMps2: Double?
+        /// True while the along-track acceleration comes from the vehicle frame.
+        public var usesVehicleMount = false
         /// True when the last fix was simulated by software.
         public var isSimulated = false
         /// Fix positions used, and rejected as outliers, so far.
@@ -396,6 +427,9 @@ public struct NavigationFilter: Sendable {
         nonNegative(&p.accelerationErrorSigmaMps2, d.accelerationErrorSigmaMps2)
         positive(&p.accelerationErrorCorrelationS, d.accelerationErrorCorrelationS)
         nonNegative(&p.boardFixedBiasSigmaMps2, d.boardFixedBiasSigmaMps2)
+        nonNegative(&p.mountedAccelerationErrorSigmaMps2, d.mountedAccelerationErrorSigmaMps2)
+        positive(&p.mountedAccelerationErrorCorrelationS, d.mountedAccelerationErrorCorrelationS)
+        positive(&p.mountedAccelerationPSD, d.mountedAccelerationPSD)
         positive(&p.initialAccelerationBiasSigmaMps2, d.initialAccelerationBiasSigmaMps2)
         positive(&p.inertialTimeoutS, d.inertialTimeoutS)
         positive(&p.barometerNoiseM, d.barometerNoiseM)
@@ -431,8 +465,11 @@ extension NavigationFilter {
         let acceleration: Vector3? = state.accelerationTimeS.map { timeS - $0 <= p.inertialTimeoutS } == true
             ? state.accelerationENUMps2 : nil
         let phi = Double.exp(-dt / p.receiverErrorCorrelationTimeS)
-        let phiBias = Double.exp(-dt / p.accelerationErrorCorrelationS)
-        let biasVariance = p.accelerationErrorSigmaMps2 * p.accelerationErrorSigmaMps2 * (1 - phiBias * phiBias)
+        // The acceleration error's process: the vehicle frame's (`VehicleMount`) or the orientation's.
+        let mounted = state.usesVehicleMount
+        let errorSigma = mounted ? p.mountedAccelerationErrorSigmaMps2 : p.accelerationErrorSigmaMps2
+        let phiBias = Double.exp(-dt / (mounted ? p.mountedAccelerationErrorCorrelationS : p.accelerationErrorCorrelationS))
+        let biasVariance = errorSigma * errorSigma * (1 - phiBias * phiBias)
         let dt2 = dt * dt, dt3 = dt2 * dt
 
         // Horizontal.
@@ -451,14 +488,20 @@ extension NavigationFilter {
             horizontalInput = (a.x - state.east[2], a.y - state.north[2])
             leak = p.orientationAccelerationLeak * (a.x * a.x + a.y * a.y).squareRoot()
         case (let a?, .vehicle) where state.isVehicleMode && speed > 0:
-            // Along-track only: the turn is applied to the velocity from the board's heading change.
+            // Along-track only: the turn is applied to the velocity from the board's heading change. The
+            // along-track acceleration comes from the vehicle frame when the mount is known (no tilt error),
+            // else from the orientation.
             let (ue, un) = (state.east[1] / speed, state.north[1] / speed)
-            let along = (a.x - state.east[2]) * ue + (a.y - state.north[2]) * un
+            let bias = state.east[2] * ue + state.north[2] * un
+            let along = state.mountedAlongTrackMps2.map { $0 - bias } ?? (a.x * ue + a.y * un - bias)
             state.smoothedAlongTrackMps2 += (along - state.smoothedAlongTrackMps2) * min(1, dt / 0.5)
+            // Readings within their error are mostly error (through the orientation: its tilt), not the vehicle's.
             weight = cruiseShrinkage(state.smoothedAlongTrackMps2,
                                      errorVariance: state.horizontalCovariance[2, 2] + 0.05 * 0.05)
+            // What the shrinkage sets aside (the vehicle frame), or what the orientation's levelling hides.
+            leak = state.mountedAlongTrackMps2 == nil ? p.orientationAccelerationLeak * abs(state.smoothedAlongTrackMps2)
+                : (1 - weight) * abs(state.smoothedAlongTrackMps2)
             horizontalInput = (weight * along * ue, weight * along * un)
-            leak = p.orientationAccelerationLeak * abs(state.smoothedAlongTrackMps2)
         default:
             state.smoothedAlongTrackMps2 = 0
             horizontalInput = nil
@@ -467,8 +510,13 @@ extension NavigationFilter {
             f[0, 2] = -weight * dt2 / 2
             f[1, 2] = -weight * dt
             f[2, 2] = phiBias
-            let horizontal = (a.x * a.x + a.y * a.y).squareRoot() * p.orientationHeadingSigmaRad
-            accelerationPSD = p.aidedAccelerationPSD + horizontal * horizontal + leak * leak
+            if state.mountedAlongTrackMps2 != nil && p.horizontalAiding == .vehicle && state.isVehicleMode {
+                // The orientation's heading does not enter the vehicle frame's along-track acceleration.
+                accelerationPSD = p.mountedAccelerationPSD + leak * leak
+            } else {
+                let horizontal = (a.x * a.x + a.y * a.y).squareRoot() * p.orientationHeadingSigmaRad
+                accelerationPSD = p.aidedAccelerationPSD + horizontal * horizontal + leak * leak
+            }
             Self.addBiasNoise(&q, variance: biasVariance, dt: dt)
             // p += v dt + ½ (a − b) dt², v += (a − b) dt.
             state.east[0] += state.east[1] * dt + input.east * dt2 / 2
@@ -596,23 +644,41 @@ extension NavigationFilter {
 
     /// Feeds one accelerometer sample (specific force in board axes, m/s²) with the orientation at that
     /// instant (board → ENU); without an orientation the sample is not used. Moves the state to `timeS`.
-    public mutating func updateInertial(timeS: Double, specificForceBoardMps2 f: Vector3, boardToENU: Quaternion?) {
+    ///
+    /// With `.vehicle` aiding, also the gyroscope's rate (board axes, rad/s) of the same instant, when the board
+    /// has one, and whether the orientation stage detects rest: the vehicle's turns are then taken from the
+    /// gyroscope about the vehicle's up (`VehicleMount`), its bias about that axis learned against the
+    /// orientation's own turns (which carry its gyroscope-bias estimate and its magnetometer corrections), so that
+    /// a magnetometer correction of the orientation's heading — tens of degrees when its heading was gated for a
+    /// while — does not turn the velocity.
+    public mutating func updateInertial(timeS: Double, specificForceBoardMps2 f: Vector3, boardToENU: Quaternion?,
+                                        angularVelocityBoardRadS: Vector3? = nil, atRest: Bool = false) {
         predict(toTimeS: timeS)
         guard let q = boardToENU, f.x.isFinite, f.y.isFinite, f.z.isFinite else {
             state.lastOrientation = nil
             return
         }
+        let usesVehicleFrame = parameters.horizontalAiding == .vehicle && parameters.learnsVehicleFrame
+        if usesVehicleFrame { observeVehicleFrame(specificForceBoardMps2: f, timeS: timeS, atRest: atRest) }
         if let last = state.lastOrientation, state.isInitialized {
             // The board's turn about up since the last sample (z of the rotation vector of q ⊗ last⁻¹, ENU).
             let turn = q * last.conjugate
-            let yaw = 2 * Double.atan2(y: turn.z, x: abs(turn.w)) * (turn.w < 0 ? -1 : 1)
+            var yaw = 2 * Double.atan2(y: turn.z, x: abs(turn.w)) * (turn.w < 0 ? -1 : 1)
+            if usesVehicleFrame, let w = angularVelocityBoardRadS, w.x.isFinite, w.y.isFinite,
+               w.z.isFinite, let previous = state.accelerationTimeS, timeS - previous > 0,
+               timeS - previous <= parameters.inertialTimeoutS {
+                yaw = gyroscopeTurn(rateRadS: w, orientationTurnRad: yaw, intervalS: timeS - previous, boardToENU: q)
+            }
             if yaw != 0 && abs(yaw) < 0.5 {
                 let (s, c) = (Double.sin(yaw), Double.cos(yaw))
                 let (be, bn) = (state.east[2], state.north[2])
                 state.east[2] = c * be - s * bn
                 state.north[2] = s * be + c * bn
-                let sigma = parameters.boardFixedBiasSigmaMps2 * yaw
-                state.horizontalCovariance[2, 2] += sigma * sigma
+                if !state.usesVehicleMount {
+                    // The accelerometer's bias turns with the board (in the vehicle frame it is part of the mount's up).
+                    let sigma = parameters.boardFixedBiasSigmaMps2 * yaw
+                    state.horizontalCovariance[2, 2] += sigma * sigma
+                }
                 if parameters.horizontalAiding == .vehicle && state.isVehicleMode {
                     // The velocity is fixed to the carrier: it turns with the board.
                     let (ve, vn) = (state.east[1], state.north[1])
@@ -620,6 +686,7 @@ extension NavigationFilter {
                     state.north[1] = s * ve + c * vn
                     let turnError = parameters.turnScaleSigma * yaw * (ve * ve + vn * vn).squareRoot()
                     state.horizontalCovariance[1, 1] += turnError * turnError
+                        + (ve * ve + vn * vn) * state.vehicleTurn.headingVarianceGrowthRad2
                 }
             }
         }
@@ -632,11 +699,54 @@ extension NavigationFilter {
         state.accelerationTimeS = timeS
     }
 
+    /// The vehicle frame (`VehicleMount`) learns from one accelerometer sample; the sample's along-track
+    /// acceleration in it, when the mount is known.
+    mutating func observeVehicleFrame(specificForceBoardMps2 f: Vector3, timeS: Double, atRest: Bool) {
+        // Rest as the orientation stage detects it, if the velocity agrees (see `updateAtRest`).
+        let still = atRest && state.isInitialized
+            && state.east[1] * state.east[1] + state.north[1] * state.north[1] < 0.25
+        state.vehicleMount.observe(specificForceBoardMps2: f, timeS: timeS, atRest: still)
+        state.mountedAlongTrackMps2 = state.vehicleMount.alongTrackMps2(specificForceBoardMps2: f)
+        let mounted = state.mountedAlongTrackMps2 != nil
+        if mounted != state.usesVehicleMount {
+            // The acceleration error changes meaning (the orientation's tilt ↔ the vehicle frame's grade): restart it.
+            state.usesVehicleMount = mounted
+            let sigma = mounted ? parameters.mountedAccelerationErrorSigmaMps2 : parameters.initialAccelerationBiasSigmaMps2
+            state.east[2] = 0
+            state.north[2] = 0
+            for k in 0..<Self.horizontalDimension {
+                state.horizontalCovariance[2, k] = 0
+                state.horizontalCovariance[k, 2] = 0
+            }
+            state.horizontalCovariance[2, 2] = sigma * sigma
+        }
+    }
+
+    /// The turn about the vehicle's up over `intervalS` from the gyroscope's rate, rad, once its bias about that
+    /// axis is known (`VehicleTurnModel`); until then the orientation's own turn.
+    mutating func gyroscopeTurn(rateRadS w: Vector3, orientationTurnRad: Double, intervalS dt: Double,
+                                boardToENU q: Quaternion) -> Double {
+        let up = state.vehicleMount.upBoard ?? q.conjugate.rotate(Vector3(0, 0, 1))
+        return state.vehicleTurn.turn(rateRadS: w.dot(up), orientationTurnRad: orientationTurnRad, intervalS: dt)
+    }
+
+    /// The vehicle frame learns from a receiver velocity (ENU, m/s, with its per-axis σ): the mount's forward axis,
+    /// and (at speed) the gyroscope's bias about up from the course.
+    mutating func observeVehicleFrame(velocityEast: Double, velocityNorth: Double, sigmaMps: Double, timeS: Double) {
+        state.vehicleMount.observe(velocityEast: velocityEast, velocityNorth: velocityNorth, timeS: timeS,
+                                   isMoving: state.isVehicleMode)
+        let speed = (velocityEast * velocityEast + velocityNorth * velocityNorth).squareRoot()
+        if state.isVehicleMode && speed >= parameters.vehicleSpeedMps {
+            state.vehicleTurn.observe(courseRad: Double.atan2(y: velocityEast, x: velocityNorth), sigmaRad: sigmaMps / speed,
+                                      gate: coefficients.gate1)
+        }
+    }
+
     /// Feeds one static pressure (Pa). Used once a height is known.
     public mutating func updateBarometer(timeS: Double, pressurePa: Double) {
         predict(toTimeS: timeS)
         guard state.isInitialized, state.hasHeight, pressurePa.isFinite, pressurePa > 1000 else { return }
-        let altitude = WGS84.isaAltitudeM(pressurePa: pressurePa)
+        let altitude = PressureAltitude.isaAltitudeM(pressurePa: pressurePa)
         let n = Self.verticalDimension
         if !state.hasBarometerOffset {
             state.up[4] = altitude - state.up[0]
@@ -654,14 +764,19 @@ extension NavigationFilter {
         state.verticalCovariance.applyUpdate(g, n: n)
     }
 
-    /// The orientation stage says the board is at rest: zero velocity (rate-limit the calls, ~10 Hz).
-    public mutating func updateAtRest(timeS: Double) {
+    /// The orientation stage says the board is at rest: zero velocity (rate-limit the calls, ~10 Hz). Returns
+    /// false when the zero velocity fails its χ² gate and is not used: a rest detector that watches how much the
+    /// signals vary (as VQF's does) also says "rest" during smooth, vibration-free braking.
+    @discardableResult
+    public mutating func updateAtRest(timeS: Double) -> Bool {
         predict(toTimeS: timeS)
-        guard state.isInitialized else { return }
+        guard state.isInitialized else { return false }
         let r = parameters.restVelocitySigmaMps * parameters.restVelocitySigmaMps
         var h = SIMD8<Double>.zero
         h[1] = 1
         let g = state.horizontalCovariance.scalarGain(h: h, r: r, n: Self.horizontalDimension)
+        let speed2 = state.east[1] * state.east[1] + state.north[1] * state.north[1]
+        guard speed2 <= coefficients.gate2 * g.innovationVariance else { return false }
         state.east += g.gain * (0 - state.east[1])
         state.north += g.gain * (0 - state.north[1])
         state.horizontalCovariance.applyUpdate(g, n: Self.horizontalDimension)
@@ -670,6 +785,7 @@ extension NavigationFilter {
             state.up += gv.gain * (0 - state.up[1])
             state.verticalCovariance.applyUpdate(gv, n: Self.verticalDimension)
         }
+        return true
     }
 
     /// Feeds one receiver fix. Returns what was done with it.
@@ -762,6 +878,10 @@ extension NavigationFilter {
                 }
             }
             if accept {
+                if p.horizontalAiding == .vehicle && p.learnsVehicleFrame {
+                    observeVehicleFrame(velocityEast: velocity.east, velocityNorth: velocity.north, sigmaMps: sigmaVelocity,
+                                        timeS: fix.timeS)
+                }
                 state.east += gv.gain * ve
                 state.north += gv.gain * vn
                 state.horizontalCovariance.applyUpdate(gv, n: n)

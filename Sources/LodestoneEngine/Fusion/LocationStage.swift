@@ -45,7 +45,8 @@ public struct LocationStage: FusionStage {
         let t = sample.timeS
         filter.advance(toTimeS: t)
         if let f = sample.reading.accelerationMps2 {
-            filter.updateInertial(timeS: t, specificForceBoardMps2: f, boardToENU: context.boardToENU)
+            filter.updateInertial(timeS: t, specificForceBoardMps2: f, boardToENU: context.boardToENU,
+                                  angularVelocityBoardRadS: sample.reading.angularVelocityRadS, atRest: context.atRest == true)
         }
         if let p = sample.reading.pressurePa { filter.updateBarometer(timeS: t, pressurePa: p) }
         if context.atRest == true && t - lastRestUpdateS >= 0.1 {

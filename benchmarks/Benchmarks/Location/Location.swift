@@ -47,12 +47,14 @@ final class DriveFixture {
         while timeS < 60 { advance() }
     }
 
-    /// One 10 ms IMU step, with the barometer every 4th and a fix every 100th.
+    /// One 10 ms IMU step (accelerometer, gyroscope, orientation), with the barometer every 4th and a fix every 100th.
     func advance() {
         step += 1
         timeS += 0.01
         let (force, attitude) = specificForce(at: timeS)
-        filter.updateInertial(timeS: timeS, specificForceBoardMps2: force, boardToENU: attitude)
+        // The gyroscope: the car turns clockwise about up at speed / radius (the vehicle-frame turn model's input).
+        filter.updateInertial(timeS: timeS, specificForceBoardMps2: force, boardToENU: attitude,
+                              angularVelocityBoardRadS: Vector3(0, 0, -speedMps / radiusM), atRest: false)
         if step % 4 == 0 { filter.updateBarometer(timeS: timeS, pressurePa: 96_300 + Angle.sinForBenchmark(timeS)) }
         if step % 100 == 0 { filter.update(fix: fix(at: timeS)) }
     }
