@@ -746,7 +746,7 @@ extension NavigationFilter {
     public mutating func updateBarometer(timeS: Double, pressurePa: Double) {
         predict(toTimeS: timeS)
         guard state.isInitialized, state.hasHeight, pressurePa.isFinite, pressurePa > 1000 else { return }
-        let altitude = PressureAltitude.isaAltitudeM(pressurePa: pressurePa)
+        let altitude = StandardAtmosphere.altitudeM(pressurePa: pressurePa)
         let n = Self.verticalDimension
         if !state.hasBarometerOffset {
             state.up[4] = altitude - state.up[0]

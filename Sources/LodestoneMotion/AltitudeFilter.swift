@@ -10,7 +10,7 @@ import RealModule
 ///    acceleration noise of density `accelerationNoiseMps2PerRootHz`
 ///    (Q = q²·[[dt³/3, dt²/2], [dt²/2, dt]], Bar-Shalom, Li, Kirubarajan, *Estimation with Applications to
 ///    Tracking and Navigation*, 2001, §6.2.2), updated with each barometer reading converted by the ISA
-///    (`BarometricAltitude`). Relative altitude and vertical speed come from this track alone.
+///    (`StandardAtmosphere`). Relative altitude and vertical speed come from this track alone.
 /// 2. **Barometer bias** `b` (m): the barometric altitude minus the true altitude above mean sea level, a
 ///    random walk (`biasRandomWalkMPerRootS`: weather and sensor drift), observed by GNSS altitude:
 ///    z = H − h_GNSS. The fused altitude is H − b; its 1σ accuracy √(P_HH + P_bb). The QNH learned from GNSS is
@@ -146,8 +146,8 @@ public struct AltitudeFilter: Sendable {
     @discardableResult
     public mutating func addPressure(_ pressurePa: Double, timeS: Double) -> Changes {
         guard pressurePa.isFinite, pressurePa > 0, timeS.isFinite else { return [] }
-        let z = BarometricAltitude.altitudeM(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
-        let dhdp = BarometricAltitude.metresPerPascal(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
+        let z = StandardAtmosphere.altitudeM(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
+        let dhdp = StandardAtmosphere.metresPerPascal(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
         let r = (parameters.pressureNoisePa * dhdp) * (parameters.pressureNoisePa * dhdp)
         state.pressurePa = pressurePa
         guard let h = state.barometricAltitudeM else {
@@ -222,7 +222,7 @@ public struct AltitudeFilter: Sendable {
     /// corrected by what GNSS taught. `nil` before a barometer reading.
     public var seaLevelPressurePa: Double? {
         guard let p = state.pressurePa, let h = altitudeM else { return nil }
-        return BarometricAltitude.seaLevelPressurePa(pressurePa: p, altitudeM: h)
+        return StandardAtmosphere.seaLevelPressurePa(pressurePa: p, altitudeM: h)
     }
     /// True while the accelerometer says the board is at rest (no vertical acceleration).
     public var isAtRest: Bool {

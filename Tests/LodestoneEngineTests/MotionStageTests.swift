@@ -24,7 +24,7 @@ import Testing
                                                                  angularVelocityRadS: .zero)))
         }
         #expect(pipeline.context.activity?.kind == .stationary)
-        #expect(abs((pipeline.context.altitudeM ?? 0) - BarometricAltitude.altitudeM(pressurePa: 95_000)) < 0.1)
+        #expect(abs((pipeline.context.altitudeM ?? 0) - StandardAtmosphere.altitudeM(pressurePa: 95_000)) < 0.1)
         #expect(pipeline.context.verticalSpeedMps != nil)
         let line = pipeline.line(timeS: 9.99)
         let cells = line.split(separator: ",", omittingEmptySubsequences: false)

@@ -9,7 +9,7 @@ import Testing
     @Test(arguments: [(0.0, 101_325.0), (1000, 89_874.6), (2000, 79_495.2), (3000, 70_108.5), (5000, 54_019.9),
                       (11_000, 22_632.1)])
     func altitudeMatchesTheStandardAtmosphereTable(altitudeM: Double, pressurePa: Double) {
-        #expect(abs(BarometricAltitude.altitudeM(pressurePa: pressurePa) - altitudeM) < 0.5)
+        #expect(abs(StandardAtmosphere.altitudeM(pressurePa: pressurePa) - altitudeM) < 0.5)
     }
 
     @Test func seaLevelPressureInvertsTheAltitude() {
@@ -19,23 +19,23 @@ import Testing
                 var lo = 50_000.0, hi = 120_000.0
                 for _ in 0..<200 {
                     let mid = (lo + hi) / 2
-                    if BarometricAltitude.altitudeM(pressurePa: mid, seaLevelPressurePa: qnh) > h { lo = mid } else { hi = mid }
+                    if StandardAtmosphere.altitudeM(pressurePa: mid, seaLevelPressurePa: qnh) > h { lo = mid } else { hi = mid }
                 }
-                #expect(abs(BarometricAltitude.seaLevelPressurePa(pressurePa: lo, altitudeM: h) - qnh) < 0.01)
+                #expect(abs(StandardAtmosphere.seaLevelPressurePa(pressurePa: lo, altitudeM: h) - qnh) < 0.01)
             }
         }
     }
 
     @Test func metresPerPascalIsTheDerivative() {
         for p in [80_000.0, 95_000, 101_325] {
-            let numeric = (BarometricAltitude.altitudeM(pressurePa: p + 0.5) - BarometricAltitude.altitudeM(pressurePa: p - 0.5))
-            #expect(abs(BarometricAltitude.metresPerPascal(pressurePa: p) - numeric) < 1e-6)
+            let numeric = (StandardAtmosphere.altitudeM(pressurePa: p + 0.5) - StandardAtmosphere.altitudeM(pressurePa: p - 0.5))
+            #expect(abs(StandardAtmosphere.metresPerPascal(pressurePa: p) - numeric) < 1e-6)
         }
-        #expect(abs(BarometricAltitude.metresPerPascal(pressurePa: 101_325) + 0.0833) < 0.001)
+        #expect(abs(StandardAtmosphere.metresPerPascal(pressurePa: 101_325) + 0.0833) < 0.001)
     }
 
     @Test func pressuresOutsideTheTroposphereAreClampedNotNaN() {
-        for p in [0.0, -5, 1e9, 1] { #expect(BarometricAltitude.altitudeM(pressurePa: p).isFinite) }
+        for p in [0.0, -5, 1e9, 1] { #expect(StandardAtmosphere.altitudeM(pressurePa: p).isFinite) }
     }
 }
 

@@ -29,7 +29,7 @@ import Testing
             }
             if changes.contains(.altitude), let rel = e.altitude.relativeAltitudeM {
                 // Against the barometric truth: the true pressure through the ISA (weather included).
-                let h = BarometricAltitude.altitudeM(pressurePa: truth.pressurePa)
+                let h = StandardAtmosphere.altitudeM(pressurePa: truth.pressurePa)
                 if reference == nil { reference = h - rel }
                 o.relativeErrors.append(rel - (h - (reference ?? h)))
             }

@@ -1,13 +1,14 @@
-import LodestoneCore
 import RealModule
 
-/// Pressure altitude in the International Standard Atmosphere (ISO 2533:1975; ICAO Doc 7488), troposphere
-/// only: p = p₀·(1 − L·h/T₀)^(g₀·M/(R·L)), solved for h. `p₀` is the sea-level pressure the altitude refers to:
-/// the standard 101 325 Pa gives *pressure altitude*, the local QNH gives altitude above mean sea level.
+/// The International Standard Atmosphere, troposphere only (ISO 2533:1975; ICAO Doc 7488): one source for the
+/// simulator's true static pressure (`LodestoneSimulation`), barometric altitude (`LodestoneMotion`) and location
+/// fusion's barometer (`LodestoneLocation`). p = p₀·(1 − L·h/T₀)^(g₀·M/(R·L)), and h solved from it. `p₀` is the
+/// sea-level pressure the altitude refers to: the standard 101 325 Pa gives *pressure altitude*, the local QNH
+/// gives altitude above mean sea level.
 ///
 /// About 8.3 m per hPa near sea level, 9.5 m per hPa at 1500 m. Heights are geopotential, which differ from
 /// geometric heights by less than 0.05 % below 11 km.
-public enum BarometricAltitude {
+public enum StandardAtmosphere {
     /// Sea-level standard temperature T₀, K (ISO 2533).
     public static let seaLevelTemperatureK = 288.15
     /// Temperature lapse rate L of the troposphere, K/m (ISO 2533).
@@ -41,5 +42,20 @@ public enum BarometricAltitude {
                                                   seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa) -> Double {
         let p = min(max(pressurePa, pressureRangePa.lowerBound), pressureRangePa.upperBound)
         return -seaLevelTemperatureK / (lapseRateKPerM * exponent * p) * Double.pow(p / seaLevelPressurePa, 1 / exponent)
+    }
+}
+
+extension StandardAtmosphere {
+    /// Altitudes `pressurePa(altitudeMSLM:seaLevelPressurePa:)` accepts, m above MSL; inputs are clamped into this
+    /// range so the result is always finite.
+    public static let altitudeRangeM: ClosedRange<Double> = -5_000...11_000
+
+    /// Static pressure, Pa, at `altitudeMSLM` (geopotential ≈ geometric height above MSL, m) when the sea-level
+    /// pressure is `seaLevelPressurePa` (default ISA 101 325 Pa): p = p₀·(1 − L·h/T₀)^(g₀·M/(R·L)). About
+    /// −12.0 Pa/m at sea level, −11.5 Pa/m at 400 m. The inverse of `altitudeM(pressurePa:seaLevelPressurePa:)`.
+    @inlinable public static func pressurePa(altitudeMSLM: Double,
+                                             seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa) -> Double {
+        let h = min(max(altitudeMSLM, altitudeRangeM.lowerBound), altitudeRangeM.upperBound)
+        return seaLevelPressurePa * Double.pow(1 - lapseRateKPerM * h / seaLevelTemperatureK, exponent)
     }
 }
