@@ -42,8 +42,9 @@ public struct ActivityClassifier: Sendable {
         public var highConfidence = 0.85
         public var mediumConfidence = 0.6
         /// How long driving must have led the belief, while `drive` was reported, before stops and short
-        /// walking-like bouts keep the trip, s. Default 10.
-        public var vehicleEstablishS = 10.0
+        /// walking-like bouts keep the trip, s. Default 20 (10 flaps less in the TMD vehicles, 1.1 against 2.6
+        /// changes per hour, but holds a seated HuGaDB thigh sensor, which looks like a car, as a trip).
+        public var vehicleEstablishS = 20.0
         /// How long a stop keeps a vehicle trip reported as `drive`, s. Default 120 (a long red light).
         public var vehicleStopHoldS = 120.0
         /// How long walking, running or cycling must lead before an established vehicle trip ends, s. Default 20.
