@@ -69,6 +69,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--folds', required=True, help='folder of <subject>.model files (train.py --folds)')
     ap.add_argument('--output', default='activity.md', help="results/<name>; '-' writes nothing (a quick check)")
+    ap.add_argument('--note', help='a sentence added under the title (e.g. which fold models were retrained)')
     ap.add_argument('--match', help='score only the sessions whose name matches this regular expression (iterating)')
     a = ap.parse_args()
     ys, ps, subs, drive_changes, drive_hours = [], [], [], 0, 0.0
@@ -92,6 +93,8 @@ def main():
              'Produced by `benchmarks/accuracy/activity/score.py`: every session replayed by `lodestone replay` (the Swift',
              'classifier, causal) with the model trained by `train.py --folds` without that session\'s subject (15 folds).',
              'Scored each whole second on the last decision before it; `other` not scored; `unknown` counts as wrong.', '']
+    if a.note:
+        lines += [a.note, '']
     all_lines, macro, acc, rows = table('All subjects', y, p)
     phone = ~pd.Series(s).str.startswith('hugadb').values
     phone_lines, pmacro, pacc, _ = table('Phones only (TMD, ML4QS; no HuGaDB thigh sensor)', y[phone], p[phone])
