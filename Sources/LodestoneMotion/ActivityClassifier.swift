@@ -11,13 +11,21 @@ import RealModule
 ///    probabilities raised to `evidenceExponent` (< 1: the trees are over-confident on unseen people). A GNSS
 ///    speed, when one is fresh, multiplies in a coarse speed likelihood (`speedLikelihood`): nobody walks at
 ///    15 m/s.
-/// 4. The reported activity changes only when another's belief exceeds the current one's by
-///    `switchMargin` (hysteresis); its start time is when that activity took the lead. Confidence is high
-///    from a belief of `highConfidence`, medium from `mediumConfidence`, else low.
-/// 5. A vehicle trip is sticky, as `CMMotionActivity.automotive` is: a stop in traffic looks stationary, so once
-///    `drive` has been reported for `vehicleEstablishS`, a stationary lead keeps it (with the belief's lower
-///    confidence) for up to `vehicleStopHoldS` since driving last led; walking, running or cycling end a trip
-///    only after leading for `vehicleExitS` (bumps and handling in a car look like steps for a moment).
+/// 4. The first activity is reported once one belief reaches `firstDecisionBelief`, or `firstDecisionMaximumS`
+///    after the first window, whichever comes first (getting into a car or putting a phone down looks like
+///    anything for a few seconds; a wrong first word would be a change). Then the reported activity changes
+///    only when another's belief exceeds the current one's by `switchMargin` (hysteresis); its start time is
+///    when that activity took the lead. Confidence is high from a belief of `highConfidence`, medium from
+///    `mediumConfidence`, else low.
+/// 5. A vehicle trip is sticky, as `CMMotionActivity.automotive` is (a duration-aware hold, in the spirit of a
+///    semi-Markov model: the longer a trip, the less a few seconds of other evidence can end it). A trip is
+///    established once driving has led the belief for `vehicleEstablishS` seconds while `drive` was reported.
+///    Then a stop in traffic, which looks stationary, keeps `drive` (with the belief's lower confidence) for up
+///    to `vehicleStopHoldS` since driving last led; and walking, running or cycling end the trip only after
+///    leading for `vehicleExitS` (`vehicleEarlyExitS` before the trip is established). Measured on the TMD car
+///    and bus sessions (benchmarks/accuracy/results/activity.md): bumps, handling the phone and moving about
+///    in a bus look like several seconds of confident walking, up to 12 s, while getting out of a vehicle
+///    is followed by minutes of walking; so leaving a vehicle on foot is reported about `vehicleExitS` late.
 ///
 /// Before the first 5 s of accelerometer data, and after a gap in it longer than `maximumGapS`, the activity
 /// is `unknown`.
@@ -33,12 +41,20 @@ public struct ActivityClassifier: Sendable {
         /// Belief needed for high and medium confidence. Defaults 0.85 and 0.6.
         public var highConfidence = 0.85
         public var mediumConfidence = 0.6
-        /// How long `drive` must have been reported before stops keep it, s. Default 60.
-        public var vehicleEstablishS = 60.0
+        /// How long driving must have led the belief, while `drive` was reported, before stops and short
+        /// walking-like bouts keep the trip, s. Default 20 (10 flaps less in the TMD vehicles, 1.1 against 2.6
+        /// changes per hour, but holds a seated HuGaDB thigh sensor, which looks like a car, as a trip).
+        public var vehicleEstablishS = 20.0
         /// How long a stop keeps a vehicle trip reported as `drive`, s. Default 120 (a long red light).
         public var vehicleStopHoldS = 120.0
-        /// How long walking, running or cycling must lead before a vehicle trip ends, s. Default 8.
-        public var vehicleExitS = 8.0
+        /// How long walking, running or cycling must lead before an established vehicle trip ends, s. Default 20.
+        public var vehicleExitS = 20.0
+        /// The same before the trip is established, s. Default 12.
+        public var vehicleEarlyExitS = 12.0
+        /// Belief at which the first activity is reported (0…1). Default 0.8.
+        public var firstDecisionBelief = 0.8
+        /// Time after the first window by which the first activity is reported whatever the belief, s. Default 10.
+        public var firstDecisionMaximumS = 10.0
         /// A GNSS speed older than this is not used, s. Default 3.
         public var maximumSpeedAgeS = 3.0
         /// A gap in the accelerometer longer than this resets the classifier, s. Default 5.
@@ -63,6 +79,10 @@ public struct ActivityClassifier: Sendable {
         /// Last time driving led the belief, s, and the window end when the reported activity last changed.
         public var driveLedS: Double?
         public var reportedSinceS = 0.0
+        /// Seconds driving has led the belief since `drive` was last reported (the trip's evidence).
+        public var tripDrivingS = 0.0
+        /// End of the first window since the last reset, s.
+        public var firstWindowEndS: Double?
         /// Latest GNSS speed (m/s) and its time, s.
         public var speedMps: Double?
         public var speedTimeS: Double?
@@ -134,6 +154,8 @@ public struct ActivityClassifier: Sendable {
         state.driveLedS = nil
         state.leaderIndex = nil
         state.firstSampleTimeS = nil
+        state.firstWindowEndS = nil
+        state.tripDrivingS = 0
     }
 
     private mutating func step(windowEndS: Double) {
@@ -163,14 +185,21 @@ public struct ActivityClassifier: Sendable {
         }
         let kind = model.classes[best]
         if kind == .drive { state.driveLedS = windowEndS }
+        if state.firstWindowEndS == nil { state.firstWindowEndS = windowEndS }
+        if state.reported?.kind == .drive {
+            if kind == .drive { state.tripDrivingS += Double(ActivityFeatures.hopBins) / ActivityFeatures.binRateHz }
+        } else {
+            state.tripDrivingS = 0
+        }
         if let current = state.reported, let i = model.classes.firstIndex(of: current.kind) {
             var allowed = true
             if current.kind == .drive, kind != .drive {
+                let established = state.tripDrivingS >= parameters.vehicleEstablishS
                 if kind == .stationary {
-                    let established = windowEndS - state.reportedSinceS >= parameters.vehicleEstablishS
                     allowed = !established || windowEndS - (state.driveLedS ?? windowEndS) > parameters.vehicleStopHoldS
                 } else {
-                    allowed = windowEndS - state.leaderWindowEndS >= parameters.vehicleExitS
+                    let exitS = established ? parameters.vehicleExitS : parameters.vehicleEarlyExitS
+                    allowed = windowEndS - state.leaderWindowEndS >= exitS
                 }
             }
             if i != best, allowed, state.belief[best] >= state.belief[i] + parameters.switchMargin {
@@ -180,7 +209,8 @@ public struct ActivityClassifier: Sendable {
                 let c = confidence(state.belief[i])
                 state.reported?.confidence = c
             }
-        } else {
+        } else if state.belief[best] >= parameters.firstDecisionBelief
+                    || windowEndS - (state.firstWindowEndS ?? windowEndS) >= parameters.firstDecisionMaximumS {
             state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
             state.reportedSinceS = windowEndS
         }

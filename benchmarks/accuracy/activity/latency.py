@@ -35,8 +35,10 @@ df = pd.DataFrame(rows)
 lines = ['# Activity — reaction to changes (simulated scenarios)', '',
          'Produced by `benchmarks/accuracy/activity/latency.py` (mixed-day and drive, seeds 1–5, shipped model). Delay: from',
          'the true change to the first second the engine reports the new activity; "missed" when it never does before',
-         'the next change. `drive → stationary` is held on purpose: a trip established for 60 s stays `drive` through stops of up',
-         'to 120 s (traffic lights; `CMMotionActivity` does the same), longer than these 30 s final rests.', '',
+         'the next change. `drive → stationary` is held on purpose: a trip established by 20 s of driving evidence stays `drive`',
+         'through stops of up to 120 s (traffic lights; `CMMotionActivity` does the same), longer than these 30 s final rests.',
+         'Leaving a vehicle on foot (not in these scenarios) is reported after 20 s of walking by design (`vehicleExitS`:',
+         'walking-like bouts of up to 12 s happen inside buses and cars, see activity.md).', '',
          '| change | occurrences | median delay | worst delay | missed | segment length |', '|---|---|---|---|---|---|']
 for change, g in df.groupby('change', sort=False):
     d = g.delay.dropna()

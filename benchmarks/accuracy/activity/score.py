@@ -12,7 +12,7 @@ results/activity.md: per-class precision, recall, F1, macro-F1, accuracy and the
 subjects and for phones only (no HuGaDB thigh sensor), per subject, and the number of changes per hour of steady
 driving (the TMD car and bus sessions).
 """
-import argparse, glob, os, sys
+import argparse, glob, os, re, sys
 import numpy as np, pandas as pd
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import DATASETS, replay, write_result
@@ -68,11 +68,15 @@ def table(title, y, p):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--folds', required=True, help='folder of <subject>.model files (train.py --folds)')
-    ap.add_argument('--output', default='activity.md')
+    ap.add_argument('--output', default='activity.md', help="results/<name>; '-' writes nothing (a quick check)")
+    ap.add_argument('--note', help='a sentence added under the title (e.g. which fold models were retrained)')
+    ap.add_argument('--match', help='score only the sessions whose name matches this regular expression (iterating)')
     a = ap.parse_args()
     ys, ps, subs, drive_changes, drive_hours = [], [], [], 0, 0.0
     for path in sorted(glob.glob(os.path.join(DATASETS, 'activity', '*.csv.gz'))):
         name = os.path.basename(path)[:-7]
+        if a.match and not re.search(a.match, name):
+            continue
         subject = subject_of(name)
         model = os.path.join(a.folds, subject + '.model')
         if not os.path.exists(model):
@@ -89,6 +93,8 @@ def main():
              'Produced by `benchmarks/accuracy/activity/score.py`: every session replayed by `lodestone replay` (the Swift',
              'classifier, causal) with the model trained by `train.py --folds` without that session\'s subject (15 folds).',
              'Scored each whole second on the last decision before it; `other` not scored; `unknown` counts as wrong.', '']
+    if a.note:
+        lines += [a.note, '']
     all_lines, macro, acc, rows = table('All subjects', y, p)
     phone = ~pd.Series(s).str.startswith('hugadb').values
     phone_lines, pmacro, pacc, _ = table('Phones only (TMD, ML4QS; no HuGaDB thigh sensor)', y[phone], p[phone])
@@ -101,7 +107,9 @@ def main():
               f'{drive_changes / max(drive_hours, 1e-9):.1f} per hour.', '',
               'Targets: macro-F1 ≥ 0.85, accuracy ≥ 0.90, every class recall ≥ 0.75; at most one spurious change per hour of '
               'steady driving.']
-    write_result(a.output, '\n'.join(lines) + '\n')
+    if a.output != '-':
+        write_result(a.output, '\n'.join(lines) + '\n')
+    print(f'drive changes {drive_changes} in {drive_hours:.2f} h = {drive_changes / max(drive_hours, 1e-9):.1f} per hour')
     print(f'macro-F1 {macro:.3f} accuracy {acc:.3f}; phones {pmacro:.3f} / {pacc:.3f}; recalls '
           + ' '.join(f'{c} {r:.2f}' for c, _, r, _, _ in rows))
 
