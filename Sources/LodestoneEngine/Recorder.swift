@@ -10,7 +10,8 @@ public final class TraceRecorder {
     private let formatter: TraceFormatter
     private var sink: any TraceSink
     private var pending: TraceRow?
-    private var buffer = ""
+    /// Rows not yet written, as bytes; grows to about a second of rows once and is reused after.
+    private var buffer = CSVLine(capacity: 1 << 16)
     private var lastFlushS = 0.0
     /// The first write error, if any.
     public private(set) var error: String?
@@ -24,7 +25,7 @@ public final class TraceRecorder {
         do { sink = try TraceSinks.open(path: path) } catch {
             throw TraceError(path: path, problem: "cannot record: \(error)")
         }
-        buffer = formatter.header
+        buffer.append(formatter.header)
     }
 
     /// Which sensor fills each column: the first one to deliver that quantity. A board with two
@@ -78,15 +79,16 @@ public final class TraceRecorder {
         // Rows with truth only (no sensor sampled at that instant) are not written.
         guard row.accelerationMps2 != nil || row.angularVelocityRadS != nil || row.magneticFieldMicroTesla != nil
                 || row.pressurePa != nil || row.latitudeDeg != nil else { return }
-        buffer += formatter.line(row)
+        formatter.append(row, to: &buffer)
         rowCount += 1
     }
 
     /// Writes buffered rows to the file.
     public func flush() {
-        guard error == nil, !buffer.isEmpty else { return }
-        do { try sink.write(Array(buffer.utf8)) } catch { self.error = "\(path): recording stopped: \(error)" }
-        buffer.removeAll(keepingCapacity: true)
+        guard error == nil, buffer.count > 0 else { return }
+        let bytes = buffer.withUnsafeBytes { Array($0) }
+        do { try sink.write(bytes) } catch { self.error = "\(path): recording stopped: \(error)" }
+        buffer.removeAll()
     }
 
     /// Writes the last row and closes the file.
