@@ -38,7 +38,7 @@ public struct CSVLine: Sendable {
     public mutating func appendCell(_ value: Double?, digits: Int) {
         precondition((0...19).contains(digits), "appendCell: digits must be 0…19")
         guard let value, value.isFinite else { return append(byte: UInt8(ascii: ",")) }
-        let scaled = abs(value) * Self.powerOfTen(digits)
+        let scaled = abs(value) * DecimalParsing.powerOfTen(digits)
         guard scaled < 9e18 else {
             append(byte: UInt8(ascii: ","))
             return append("\(value)")
@@ -119,7 +119,7 @@ public struct CSVLine: Sendable {
     public mutating func appendFixed(_ value: Double, digits: Int) {
         precondition((0...19).contains(digits), "appendFixed: digits must be 0…19")
         guard value.isFinite else { return append(value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf")) }
-        let scaled = abs(value) * Self.powerOfTen(digits)
+        let scaled = abs(value) * DecimalParsing.powerOfTen(digits)
         guard scaled < 9e18 else { return append("\(value)") }
         reserve(Self.longestNumberCell)
         count = storage.withUnsafeMutableBufferPointer { p in
@@ -202,33 +202,6 @@ public struct CSVLine: Sendable {
 
     private mutating func grow(toHold needed: Int) {
         storage.append(contentsOf: repeatElement(0, count: max(needed, 2 * storage.count) - storage.count))
-    }
-
-    /// 10^k for k in 0…19, exact (10^k = 2^k·5^k and 5^19 < 2^53). A switch, which compiles to a constant table.
-    @inline(__always)
-    private static func powerOfTen(_ k: Int) -> Double {
-        switch k {
-        case 0: 1
-        case 1: 1e1
-        case 2: 1e2
-        case 3: 1e3
-        case 4: 1e4
-        case 5: 1e5
-        case 6: 1e6
-        case 7: 1e7
-        case 8: 1e8
-        case 9: 1e9
-        case 10: 1e10
-        case 11: 1e11
-        case 12: 1e12
-        case 13: 1e13
-        case 14: 1e14
-        case 15: 1e15
-        case 16: 1e16
-        case 17: 1e17
-        case 18: 1e18
-        default: 1e19
-        }
     }
 
     /// 10^k for k in 0…19 (k ≥ 19 gives 10^19).

@@ -65,8 +65,9 @@ enum DecimalParsing {
     }
 
     /// 10^k for k in 0…19, every one an exact double (5^19 < 2^53). A switch, which compiles to a constant table.
+    /// Shared with `CSVLine`'s digit formatting.
     @inline(__always)
-    private static func powerOfTen(_ k: Int) -> Double {
+    static func powerOfTen(_ k: Int) -> Double {
         switch k {
         case 0: 1
         case 1: 1e1
