@@ -29,8 +29,9 @@ import RealModule
 ///    Except after a stop: nobody gets off a moving vehicle, so walking (or running, cycling) that takes the lead
 ///    within `vehicleExitAfterStopS` of a stop (stationary leading for `vehicleExitStopS`) ends the trip after
 ///    leading for `vehicleStopExitS`. In the TMD vehicles walking-like bouts right after a stop lead for up to 6 s
-///    (bus stops); walking away from a vehicle parked for 30 s is reported about 12 s after the walking starts
-///    instead of 24 s (TMD rides joined with walks of the same subject: benchmarks/accuracy/results/activity-exit.md).
+///    (bus stops, after stops shorter than `vehicleExitStopS`); walking away from a vehicle parked for 30 s is
+///    reported about 8 s after the walking starts instead of 24 s (TMD rides joined with walks of the same
+///    subject: benchmarks/accuracy/results/activity-exit.md).
 ///
 /// Before the first 5 s of accelerometer data, and after a gap in it longer than `maximumGapS`, the activity
 /// is `unknown`.
@@ -57,8 +58,8 @@ public struct ActivityClassifier: Sendable {
         /// The same before the trip is established, s. Default 12.
         public var vehicleEarlyExitS = 12.0
         /// How long walking, running or cycling must lead to end a trip when it took the lead right after a stop,
-        /// s. Default 8.
-        public var vehicleStopExitS = 8.0
+        /// s. Default 4 (after a stop of `vehicleExitStopS` no walking-like bout in the TMD vehicles led this long).
+        public var vehicleStopExitS = 4.0
         /// How long stationary must lead to count as a stop for `vehicleStopExitS`, s. Default 15 (5 s gave the
         /// same exits on the TMD joins but also ended trips misread in walking sessions at short standstills, which
         /// lowered the phones' macro-F1 from 0.901 to 0.899).

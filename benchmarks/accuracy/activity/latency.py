@@ -39,7 +39,7 @@ lines = ['# Activity — reaction to changes (simulated scenarios)', '',
          'through stops of up to 120 s (traffic lights; `CMMotionActivity` does the same), longer than these 30 s final rests.',
          'Walking away from a moving vehicle is reported after 20 s of walking by design (`vehicleExitS`: walking-like bouts',
          'of up to 12 s happen inside buses and cars, see activity.md); walking that follows a stop (park-and-walk: 20 s parked,',
-         'then walking) ends the trip after 8 s of walking leading (`vehicleStopExitS`; real recordings: activity-exit.md).', '',
+         'then walking) ends the trip after 4 s of walking leading (`vehicleStopExitS`; real recordings: activity-exit.md).', '',
          '| change | occurrences | median delay | worst delay | missed | segment length |', '|---|---|---|---|---|---|']
 for change, g in df.groupby('change', sort=False):
     d = g.delay.dropna()
