@@ -310,6 +310,25 @@ import Testing
         #expect(out.last?.kind == .walk)
     }
 
+    @Test func gettingOutOfAStoppedVehicleIsReportedSoonerThanAWalkingBoutWhileMoving() {
+        var c = ActivityClassifier(model: Self.walkingModel)
+        let moving = feed(&c, from: 0, seconds: 60, vibrating: true)
+        #expect(moving.last?.kind == .drive)
+        let parked = feed(&c, from: 60, seconds: 30, vibrating: false)
+        #expect(parked.allSatisfy { $0.kind == .drive }, "a short stop keeps the trip")
+        let out = walk(&c, from: 90, seconds: 40)
+        let index = out.firstIndex { $0.kind == .walk }
+        let limit = ActivityClassifier.Parameters().vehicleExitS
+        #expect(index.map { Double($0) < limit } == true, "walking away from a stop is reported before vehicleExitS (index \(String(describing: index)))")
+        #expect(out.last?.kind == .walk)
+
+        var d = ActivityClassifier(model: Self.walkingModel)
+        _ = feed(&d, from: 0, seconds: 60, vibrating: true)
+        _ = feed(&d, from: 60, seconds: 3, vibrating: false)
+        let bout = walk(&d, from: 63, seconds: 12)
+        #expect(bout.allSatisfy { $0.kind == .drive }, "a moment without vibration is no stop: a walking-like bout keeps the trip")
+    }
+
     @Test func aFirstDecisionComesByItsDeadlineEvenWithoutAConfidentBelief() {
         var p = ActivityClassifier.Parameters()
         p.firstDecisionBelief = 1.5   // never reached

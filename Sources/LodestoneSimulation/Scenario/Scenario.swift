@@ -157,7 +157,7 @@ public struct Scenario: Sendable, Hashable, Codable {
 
     /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`, the
     /// guided calibration motions `calibrate-mag` and `calibrate-accel`, `urban-drive`, and for the altimeter and
-    /// floor counter `stairs`, `lift`, `weather-drift`.
+    /// floor counter `stairs`, `lift`, `weather-drift`, and `park-and-walk` (getting out of a vehicle).
     /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
     /// (decimal 2026.5), each under 10 minutes long.
     public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
@@ -167,6 +167,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         + [urbanDrive]
         // Altimeter and floor counter (issue 5).
         + [stairs, lift, weatherDrift]
+        // Activity: getting out of a vehicle (issue 5).
+        + [parkAndWalk]
 
     private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
                                _ segments: [ScenarioSegment]) -> Scenario {
@@ -291,6 +293,21 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.drive, durationS: 40, speedMps: 12, headingChangeDeg: -45, gnssMultipath: true),
             ScenarioSegment(.drive, durationS: 30),
             ScenarioSegment(.stationary, durationS: 15),
+        ])
+
+    /// A drive that ends in a parking space: the driver sits 20 s, gets out and walks away with the phone in a
+    /// trouser pocket (it rode on the seat: the mounting does not change, as in a pocket).
+    static let parkAndWalk = zurich(
+        "park-and-walk", "drive 150 s with a stop at lights, park, sit 20 s, get out and walk 90 s; phone in a trouser pocket",
+        heading: 0, mounting: mounting(rollDeg: 10, pitchDeg: -80), [
+            ScenarioSegment(.stationary, durationS: 10),
+            ScenarioSegment(.drive, durationS: 60),
+            ScenarioSegment(.stationary, durationS: 20),
+            ScenarioSegment(.drive, durationS: 60, headingChangeDeg: 90),
+            ScenarioSegment(.drive, durationS: 30, speedMps: 6),
+            ScenarioSegment(.stationary, durationS: 20),
+            ScenarioSegment(.walk, durationS: 45),
+            ScenarioSegment(.walk, durationS: 45, headingChangeDeg: -90),
         ])
 
     // MARK: Altimeter and floor-counter scenarios (issue 5)
