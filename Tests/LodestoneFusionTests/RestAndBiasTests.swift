@@ -70,6 +70,28 @@ struct RestAndBiasTests {
         #expect(restAtEnd, "rest again once the turn stops")
     }
 
+    /// A car easing into and out of braking, cruising and turning gently is not at rest: the low-passed
+    /// accelerometer moves by more than 0.1 m/s² over the window, though it never jumps. Simulated `urban-drive`
+    /// and `drive` (whose first 15 s are at rest), 120 s each.
+    @Test(arguments: [("drive", UInt64(104)), ("urban-drive", UInt64(105))])
+    func aMovingCarIsNotAtRest(scenarioName: String, seed: UInt64) throws {
+        let scenario = try #require(Scenario.named(scenarioName))
+        var sampler = try SimulatedSampler(scenario: scenario, seed: seed)
+        var filter = OrientationFilter()
+        var restWhileMovingS = 0.0
+        var restWhileStillS = 0.0
+        while true {
+            let (r, _, truth) = try sampler.next()
+            guard r.timeS <= 120 else { break }
+            filter.update(timeS: r.timeS, gyroscopeRadS: r.angularVelocityRadS, accelerometerMps2: r.accelerationMps2)
+            let speedMps = truth.velocityENUMps.length
+            if filter.isAtRest && speedMps > 1 { restWhileMovingS += 0.01 }
+            if filter.isAtRest && speedMps < 0.05 { restWhileStillS += 0.01 }
+        }
+        #expect(restWhileMovingS == 0, "\(scenarioName) seed \(seed): at rest for \(restWhileMovingS) s while moving > 1 m/s")
+        #expect(restWhileStillS > 10, "\(scenarioName) seed \(seed): at rest for only \(restWhileStillS) s of the 15 s stop")
+    }
+
     /// The simulated board (MPU-9250 through its driver, `SensorNoise.consumerMEMS`: turn-on bias σ = 1 °/s per
     /// axis) on the `drive` scenario, which starts with 15 s at rest; seeds whose drawn bias exceeds VQF's 2 °/s
     /// clip on some axis (the true bias is measured here from the readings against the truth). Rest is found,

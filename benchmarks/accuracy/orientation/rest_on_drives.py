@@ -29,11 +29,15 @@ def read_csv(path):
     return {name: a[:, i] for i, name in enumerate(header)}
 
 
+# Each scenario's length, s (`Scenario.swift`): `run` goes on past the end of a scenario (still), so it is stopped there.
+DURATIONS_S = {"drive": 350, "urban-drive": 310}
+
+
 def trial(binary, scenario, seed, workdir):
     trace = os.path.join(workdir, f"{scenario}-{seed}.csv")
     out = os.path.join(workdir, f"{scenario}-{seed}.replay.csv")
-    subprocess.run([binary, "run", "--scenario", scenario, "--seed", str(seed), "--speed", "0", "--record", trace],
-                   check=True, capture_output=True, text=True)
+    subprocess.run([binary, "run", "--board", os.path.join(ROOT, "boards", "simulated.json"), "--scenario", scenario,
+                    "--seed", str(seed), "--speed", "0", "--duration", str(DURATIONS_S[scenario]), "--record", trace], check=True, capture_output=True, text=True)
     subprocess.run([binary, "replay", "--input", trace, "--output", out], check=True, capture_output=True, text=True)
     rec, rep = read_csv(trace), read_csv(out)
     speed = np.sqrt(rec["gt_vel_e_mps"] ** 2 + rec["gt_vel_n_mps"] ** 2 + rec["gt_vel_u_mps"] ** 2)
