@@ -179,10 +179,20 @@ public struct OrientationFilter: Sendable {
         let lowPass = state.restGyroscopeLowPass.step(rateRadS, coefficients: coefficients.restGyroscopeLowPass,
                                                        timeConstantS: parameters.restFilterTimeConstantS, intervalS: dt)
         let deviation = rateRadS - lowPass
-        if deviation.dot(deviation) >= coefficients.restGyroscopeThresholdSquared
-            || !Self.couldBeBias(lowPass, estimate: state.gyroscopeBiasRadS, covariance: state.biasCovariance,
-                                 measuredAtRest: state.hasRestBias, limitRadS: coefficients.biasLimitRadS,
-                                 deviationSquared: coefficients.restBiasDeviationSquared) {
+        let limit = coefficients.biasLimitRadS
+        let quiet = deviation.dot(deviation) < coefficients.restGyroscopeThresholdSquared
+            && abs(lowPass.x) <= limit && abs(lowPass.y) <= limit && abs(lowPass.z) <= limit
+        let explained = quiet && Self.couldBeBias(lowPass, estimate: state.gyroscopeBiasRadS, covariance: state.biasCovariance,
+                                                  measuredAtRest: state.hasRestBias, limitRadS: limit,
+                                                  deviationSquared: coefficients.restBiasDeviationSquared)
+        state.isRateUnexplained = quiet && !explained
+        if !state.isRateUnexplained { state.unexplainedStillS = 0 }
+        if state.unexplainedStillS >= parameters.restRelearnTimeS {
+            // Still for long with a rate the estimate does not explain: the estimate is what is wrong.
+            state.hasRestBias = false
+            state.unexplainedStillS = 0
+        }
+        if !quiet || (!explained && state.hasRestBias) {
             if state.isAtRest { changes.insert(.restChanged) }
             state.restDurationS = 0
             state.isAtRest = false
@@ -223,7 +233,9 @@ public struct OrientationFilter: Sendable {
             || drift.dot(drift) > coefficients.restAccelerometerDriftSquared {
             state.restDurationS = 0
             state.isAtRest = false
+            state.unexplainedStillS = 0
         } else {
+            if state.isRateUnexplained { state.unexplainedStillS += dt }
             state.restDurationS += dt
             if state.restDurationS >= parameters.restMinimumDurationS { state.isAtRest = true }
         }

@@ -81,6 +81,12 @@ extension OrientationFilter {
         /// from power-on is indistinguishable from a bias without a magnetometer; once the bias is known, a slow
         /// turn (≥ 0.5 °/s) is told from rest. VQF §3.4 judges the low-passed rate against `biasClip` (2 °/s).
         public var restBiasDeviationDegS: Double = 0.5
+        /// Time the board must stay still (no short-term variation in either sensor, rate within `biasLimitDegS`)
+        /// while its rate disagrees with the bias estimate before the bias is learned afresh, as at the first rest,
+        /// s, > 0. Default 30. A slow turn mistaken for a bias (a board turning steadily about the vertical at
+        /// power-on) would otherwise keep the board from ever being at rest again; a turn that steady for this
+        /// long cannot be told from a bias without a magnetometer.
+        public var restRelearnTimeS: Double = 30
 
         // MARK: Magnetic disturbance
 

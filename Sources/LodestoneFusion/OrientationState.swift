@@ -45,6 +45,10 @@ extension OrientationFilter {
         public var restAnchorMps2 = Vector3.zero
         /// True once the bias has been measured at rest (until then it is known only to `biasLimitDegS`).
         public var hasRestBias = false
+        /// True while the gyroscope looks still but its rate disagrees with the bias estimate; and how long the
+        /// board has been still so (both sensors), s (`restRelearnTimeS`).
+        public var isRateUnexplained = false
+        public var unexplainedStillS: Double = 0
 
         /// The magnetometer's side: reference field, disturbance, board-fixed offset.
         public var magnetic = MagneticState()

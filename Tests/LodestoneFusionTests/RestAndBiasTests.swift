@@ -70,6 +70,29 @@ struct RestAndBiasTests {
         #expect(restAtEnd, "rest again once the turn stops")
     }
 
+    /// A board turning steadily about the vertical from power-on (no magnetometer) is taken for a bias at its
+    /// first "rest" (nothing can tell the two apart); once it really stops, its rate disagrees with that estimate,
+    /// and after `restRelearnTimeS` of stillness the bias is learned afresh instead of rest being lost for good.
+    @Test func aTurnMistakenForABiasIsUnlearnedAfterALongStillness() {
+        let bias = Vector3(0.5, -0.3, 0.4) / Self.degreesPerRadian
+        let motion = SyntheticMotion(segments: [.init(rateRadS: Vector3(0, 0, 2 / Self.degreesPerRadian), durationS: 10),
+                                                .init(rateRadS: .zero, durationS: 50)],
+                                     gyroscopeBiasRadS: bias)
+        var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
+        var restAgainS: Double?
+        var turnTakenForRest = false
+        run(&filter, motion.samples(), magnetometer: false) { s, f in
+            if s.timeS > 9.9 && s.timeS <= 10 { turnTakenForRest = f.isAtRest }
+            if s.timeS > 10.5, f.isAtRest, restAgainS == nil { restAgainS = s.timeS }
+        }
+        let relearn = SyntheticMotion.parameters.restRelearnTimeS
+        #expect(turnTakenForRest, "the steady turn from power-on is taken for rest (the premise of this test)")
+        #expect(restAgainS.map { $0 > 10 + relearn && $0 < 10 + relearn + 3 } == true,
+                "rest again at \(String(describing: restAgainS)) s")
+        let error = (filter.gyroscopeBiasRadS - bias) * Self.degreesPerRadian
+        #expect(max(abs(error.x), abs(error.y), abs(error.z)) < 0.05, "bias error \(error) °/s at the end")
+    }
+
     /// A car easing into and out of braking, cruising and turning gently is not at rest: the low-passed
     /// accelerometer moves by more than 0.1 m/s² over the window, though it never jumps. Simulated `urban-drive`
     /// and `drive` (whose first 15 s are at rest), 120 s each.
