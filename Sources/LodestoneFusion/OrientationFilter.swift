@@ -67,7 +67,9 @@ public struct OrientationFilter: Sendable {
         let d = state.biasCovariance.diagonalEntries
         return Vector3(d.x.squareRoot(), d.y.squareRoot(), d.z.squareRoot())
     }
-    /// True while the board is at rest (VQF §3.4).
+    /// True while the board is at rest (VQF §3.4): neither sensor varies in the short term, the low-passed
+    /// accelerometer has not moved since the board became still, and the low-passed rate is one the bias explains
+    /// (`biasLimitDegS` before the first rest, `restBiasDeviationDegS` after it; `restRelearnTimeS`).
     public var isAtRest: Bool { state.isAtRest }
     /// True while the magnetometer is judged disturbed and is not used (or used with less weight).
     public var isMagneticallyDisturbed: Bool { state.magnetic.isDisturbed }
