@@ -15,8 +15,15 @@ extension OrientationFilter {
         /// First-order gain with which the reference norm and dip follow an undisturbed field, per magnetometer sample.
         public private(set) var magneticReferenceGain: Double = 0
 
-        /// `biasClipDegS` in rad/s.
+        /// `biasClipDegS` and `biasLimitDegS` in rad/s.
         public let biasClipRadS: Double
+        public let biasLimitRadS: Double
+        /// `restBiasDeviationDegS` squared, (rad/s)²; `restAccelerometerDriftMps2` squared, (m/s²)².
+        public let restBiasDeviationSquared: Double
+        public let restAccelerometerDriftSquared: Double
+        /// Bias variance the first rest starts from, (rad/s)²: (`biasLimitDegS` / 3)², the data sheet's tolerance
+        /// as a 3σ bound, so the first rest learns a large turn-on bias in about a second.
+        public let biasFirstRestVariance: Double
         /// Variances of the bias filter, (rad/s)²: initial, steady state in motion, steady state at rest.
         public let biasInitialVariance: Double
         public let biasMotionVariance: Double
@@ -44,6 +51,10 @@ extension OrientationFilter {
         init(parameters p: Parameters) {
             let radiansPerDegree = Angle.radians(fromDegrees: 1)
             biasClipRadS = p.biasClipDegS * radiansPerDegree
+            biasLimitRadS = p.biasLimitDegS * radiansPerDegree
+            restBiasDeviationSquared = (p.restBiasDeviationDegS * radiansPerDegree) * (p.restBiasDeviationDegS * radiansPerDegree)
+            restAccelerometerDriftSquared = p.restAccelerometerDriftMps2 * p.restAccelerometerDriftMps2
+            biasFirstRestVariance = (biasLimitRadS / 3) * (biasLimitRadS / 3)
             biasInitialVariance = (p.biasInitialSigmaDegS * radiansPerDegree) * (p.biasInitialSigmaDegS * radiansPerDegree)
             biasMotionVariance = (p.biasMotionSigmaDegS * radiansPerDegree) * (p.biasMotionSigmaDegS * radiansPerDegree)
             biasRestVariance = (p.biasRestSigmaDegS * radiansPerDegree) * (p.biasRestSigmaDegS * radiansPerDegree)

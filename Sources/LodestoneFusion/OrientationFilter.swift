@@ -67,7 +67,9 @@ public struct OrientationFilter: Sendable {
         let d = state.biasCovariance.diagonalEntries
         return Vector3(d.x.squareRoot(), d.y.squareRoot(), d.z.squareRoot())
     }
-    /// True while the board is at rest (VQF §3.4).
+    /// True while the board is at rest (VQF §3.4): neither sensor varies in the short term, the low-passed
+    /// accelerometer has not moved since the board became still, and the low-passed rate is one the bias explains
+    /// (`biasLimitDegS` before the first rest, `restBiasDeviationDegS` after it; `restRelearnTimeS`).
     public var isAtRest: Bool { state.isAtRest }
     /// True while the magnetometer is judged disturbed and is not used (or used with less weight).
     public var isMagneticallyDisturbed: Bool { state.magnetic.isDisturbed }
@@ -172,13 +174,27 @@ public struct OrientationFilter: Sendable {
         }
         if dt > 0 { followGyroscopeInterval(dt) }
 
-        // Rest detection, rate part (VQF §3.4): the rate must stay close to its own low-pass and small.
+        // Rest detection, rate part (VQF §3.4): the rate must stay close to its own low-pass (no short-term
+        // variation), and the low-pass must be one a bias could explain: within the data sheet's tolerance, and,
+        // once the bias has been measured at rest, close to the estimate (not on its absolute value, which would
+        // veto rest for good on a board whose turn-on bias exceeds the limit).
         let lowPass = state.restGyroscopeLowPass.step(rateRadS, coefficients: coefficients.restGyroscopeLowPass,
                                                        timeConstantS: parameters.restFilterTimeConstantS, intervalS: dt)
         let deviation = rateRadS - lowPass
-        let clip = coefficients.biasClipRadS
-        if deviation.dot(deviation) >= coefficients.restGyroscopeThresholdSquared
-            || abs(lowPass.x) > clip || abs(lowPass.y) > clip || abs(lowPass.z) > clip {
+        let limit = coefficients.biasLimitRadS
+        let quiet = deviation.dot(deviation) < coefficients.restGyroscopeThresholdSquared
+            && abs(lowPass.x) <= limit && abs(lowPass.y) <= limit && abs(lowPass.z) <= limit
+        let explained = quiet && Self.couldBeBias(lowPass, estimate: state.gyroscopeBiasRadS, covariance: state.biasCovariance,
+                                                  measuredAtRest: state.hasRestBias, limitRadS: limit,
+                                                  deviationSquared: coefficients.restBiasDeviationSquared)
+        state.isRateUnexplained = quiet && !explained
+        if !state.isRateUnexplained { state.unexplainedStillS = 0 }
+        if state.unexplainedStillS >= parameters.restRelearnTimeS {
+            // Still for long with a rate the estimate does not explain: the estimate is what is wrong.
+            state.hasRestBias = false
+            state.unexplainedStillS = 0
+        }
+        if !quiet || (!explained && state.hasRestBias) {
             if state.isAtRest { changes.insert(.restChanged) }
             state.restDurationS = 0
             state.isAtRest = false
@@ -213,10 +229,15 @@ public struct OrientationFilter: Sendable {
             timeConstantS: parameters.restFilterTimeConstantS, intervalS: dt)
         let deviation = accelerationMps2 - restLowPass
         let wasAtRest = state.isAtRest
-        if deviation.dot(deviation) >= coefficients.restAccelerometerThresholdSquared {
+        if state.restDurationS == 0 { state.restAnchorMps2 = restLowPass }
+        let drift = restLowPass - state.restAnchorMps2
+        if deviation.dot(deviation) >= coefficients.restAccelerometerThresholdSquared
+            || drift.dot(drift) > coefficients.restAccelerometerDriftSquared {
             state.restDurationS = 0
             state.isAtRest = false
+            state.unexplainedStillS = 0
         } else {
+            if state.isRateUnexplained { state.unexplainedStillS += dt }
             state.restDurationS += dt
             if state.restDurationS >= parameters.restMinimumDurationS { state.isAtRest = true }
         }
@@ -303,13 +324,23 @@ public struct OrientationFilter: Sendable {
         if p.row2.z < coefficients.biasInitialVariance { p.row2.z += growth }
 
         let clip = coefficients.biasClipRadS
+        let limit = coefficients.biasLimitRadS
         if state.isAtRest && parameters.estimatesBiasAtRest {
+            if !state.hasRestBias {
+                // The first rest: until now the bias was known only to the data sheet's tolerance (the prior the
+                // motion updates started from is a tuning choice, not a measurement); start from that, so a large
+                // turn-on bias is learned within about a second instead of being pulled towards the prior.
+                state.hasRestBias = true
+                p.row0.x = max(p.row0.x, coefficients.biasFirstRestVariance)
+                p.row1.y = max(p.row1.y, coefficients.biasFirstRestVariance)
+                p.row2.z = max(p.row2.z, coefficients.biasFirstRestVariance)
+            }
             // H = I: the update needs no matrix products.
-            let innovation = Self.clip(state.restGyroscopeLowPass.output - bias, to: clip)
+            let innovation = Self.clip(state.restGyroscopeLowPass.output - bias, to: limit)
             let w = coefficients.measurementVariance(steadyStateVariance: coefficients.biasRestVariance, intervalS: dt)
             guard let sInverse = (p + .diagonal(w)).inverse else { state.biasCovariance = p; return }
             let gain = Matrix3.product(p, sInverse)
-            state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: clip)
+            state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: limit)
             state.biasCovariance = (p - Matrix3.product(gain, p)).symmetrized
         } else if parameters.estimatesBiasInMotion && state.accelerationLowPass.isRunning {
             let (h, lpRb) = BiasLowPassPacking.unpack(lowPassed)
@@ -321,11 +352,23 @@ public struct OrientationFilter: Sendable {
             let pht = Matrix3.productWithTranspose(p, h)  // P·Hᵀ (P symmetric)
             guard let sInverse = (Matrix3.product(h, pht) + .diagonal(noise)).inverse else { state.biasCovariance = p; return }
             let gain = Matrix3.product(pht, sInverse)
-            state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: clip)
+            state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: limit)
             state.biasCovariance = (p - Matrix3.product(gain, Matrix3.product(h, p))).symmetrized
         } else {
             state.biasCovariance = p
         }
+    }
+
+    /// True when the low-passed rate `rate` (board frame, rad/s) is one a gyroscope bias could explain: every
+    /// axis within ±`limitRadS` (the data sheet's tolerance) and, once the bias has been `measuredAtRest`, within
+    /// max(√`deviationSquared`, 3σ) of the `estimate` per axis (σ from the bias `covariance`'s diagonal).
+    @inline(__always) static func couldBeBias(_ rate: Vector3, estimate: Vector3, covariance p: Matrix3, measuredAtRest: Bool,
+                                              limitRadS limit: Double, deviationSquared: Double) -> Bool {
+        guard abs(rate.x) <= limit, abs(rate.y) <= limit, abs(rate.z) <= limit else { return false }
+        guard measuredAtRest else { return true }
+        let d = rate - estimate
+        return d.x * d.x <= max(deviationSquared, 9 * p.row0.x) && d.y * d.y <= max(deviationSquared, 9 * p.row1.y)
+            && d.z * d.z <= max(deviationSquared, 9 * p.row2.z)
     }
 
     /// Each component of `v` clipped to ±`limit`.

@@ -49,8 +49,15 @@ extension OrientationFilter {
         public var biasVerticalForgettingFactor: Double = 1e-4
         /// Steady-state standard deviation of the bias estimate at rest, °/s, > 0. Default 0.03.
         public var biasRestSigmaDegS: Double = 0.03
-        /// Largest bias the filter believes, °/s, > 0: estimates and innovations are clipped to ±this. Default 2.
+        /// Largest innovation of one in-motion bias update, per board axis, °/s, > 0: an accelerometer correction
+        /// implying more is clipped to ±this. Default 2 (VQF's `biasClip`, VQF §3.3).
         public var biasClipDegS: Double = 2.0
+        /// Largest gyroscope bias the filter believes, per board axis, °/s, > 0: the estimate is clipped to ±this,
+        /// and a low-passed rate beyond it never counts as rest. Default 5: the initial zero-rate output tolerance
+        /// of consumer MEMS gyroscopes at 25 °C (MPU-9250 Product Specification rev. 1.1, §3.1 "Initial ZRO
+        /// Tolerance ±5 °/s"; ICM-20948 datasheet DS-000189 rev. 1.3, Table 1 "Initial ZRO Tolerance ±5 dps"), so
+        /// an uncalibrated board's turn-on bias is learned at its first rest instead of vetoing rest for good.
+        public var biasLimitDegS: Double = 5.0
 
         // MARK: Rest detection
 
@@ -62,6 +69,24 @@ extension OrientationFilter {
         public var restGyroscopeThresholdDegS: Double = 2.0
         /// Largest deviation of the accelerometer from its low-pass at rest, m/s², > 0. Default 0.5.
         public var restAccelerometerThresholdMps2: Double = 0.5
+        /// Largest change of the low-passed accelerometer since the board became still, m/s², > 0. Default 0.1.
+        /// The deviation from a 0.5 s low-pass misses slow changes; this catches them: a board tilting at 1 °/s
+        /// turns gravity by 0.17 m/s² per second, a car easing into or out of a braking or a curve changes its
+        /// specific force likewise, while a still board's low-passed specific force stays within its noise.
+        public var restAccelerometerDriftMps2: Double = 0.1
+        /// Once the bias has been measured at rest, the largest deviation of the low-passed gyroscope from the
+        /// bias estimate, per board axis, that still counts as rest, °/s, > 0 (widened to three standard
+        /// deviations of the estimate when these are larger). Default 0.5. Before the first rest the bias is known
+        /// only to `biasLimitDegS`, and the rate is judged against that: a board turning slowly about the vertical
+        /// from power-on is indistinguishable from a bias without a magnetometer; once the bias is known, a slow
+        /// turn (≥ 0.5 °/s) is told from rest. VQF §3.4 judges the low-passed rate against `biasClip` (2 °/s).
+        public var restBiasDeviationDegS: Double = 0.5
+        /// Time the board must stay still (no short-term variation in either sensor, rate within `biasLimitDegS`)
+        /// while its rate disagrees with the bias estimate before the bias is learned afresh, as at the first rest,
+        /// s, > 0. Default 30. A slow turn mistaken for a bias (a board turning steadily about the vertical at
+        /// power-on) would otherwise keep the board from ever being at rest again; a turn that steady for this
+        /// long cannot be told from a bias without a magnetometer.
+        public var restRelearnTimeS: Double = 30
 
         // MARK: Magnetic disturbance
 

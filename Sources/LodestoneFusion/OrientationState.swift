@@ -40,6 +40,15 @@ extension OrientationFilter {
         public var restAccelerometerLowPass = LowPassVector<Vector3>()
         public var restDurationS: Double = 0
         public var isAtRest = false
+        /// The low-passed specific force when the board became still (board frame, m/s²): rest ends when the
+        /// low-pass moves more than `restAccelerometerDriftMps2` from it.
+        public var restAnchorMps2 = Vector3.zero
+        /// True once the bias has been measured at rest (until then it is known only to `biasLimitDegS`).
+        public var hasRestBias = false
+        /// True while the gyroscope looks still but its rate disagrees with the bias estimate; and how long the
+        /// board has been still so (both sensors), s (`restRelearnTimeS`).
+        public var isRateUnexplained = false
+        public var unexplainedStillS: Double = 0
 
         /// The magnetometer's side: reference field, disturbance, board-fixed offset.
         public var magnetic = MagneticState()
