@@ -113,7 +113,7 @@ import Testing
         }
     }
 
-    @Test func theStageWritesOrientationAndRestIntoTheContext() {
+    @Test func theStageWritesOrientationAndRestIntoTheContext() throws {
         var stage = OrientationStage(configuration: FusionConfiguration())
         var context = FusionContext()
         stage.process(FusionSample(reading: SensorReading(timeS: 0, pressurePa: 101_000)), context: &context)
@@ -124,12 +124,12 @@ import Testing
             stage.process(FusionSample(reading: r), context: &context)
         }
         #expect(context.atRest == true)
-        let q = try! #require(context.boardToENU)
+        let q = try #require(context.boardToENU)
         #expect(q.angularDistanceRad(to: .identity) < 0.01)
         #expect(stage.liveLines.count == 2 && stage.liveLines[0].contains("heading"))
     }
 
-    @Test func theHeadingFilterHoldsTheShownHeadingUntilItMovesEnough() {
+    @Test func theHeadingFilterHoldsTheShownHeadingUntilItMovesEnough() throws {
         var configuration = FusionConfiguration()
         configuration.orientation.headingFilterDeg = 10
         var stage = OrientationStage(configuration: configuration)
@@ -144,8 +144,8 @@ import Testing
                                                               angularVelocityRadS: Vector3(0, 0, rate), magneticFieldMicroTesla: field)),
                           context: &context)
         }
-        let shown = try! #require(stage.headingFilter.lastDelivered)
-        let now = try! #require(stage.heading)
+        let shown = try #require(stage.headingFilter.lastDelivered)
+        let now = try #require(stage.heading)
         #expect(abs(Angle.wrap180(now.magneticHeadingDeg - shown.magneticHeadingDeg)) < 10)
         #expect(abs(Angle.wrap180(now.magneticHeadingDeg - 360 + 3 * 0.1 * 180 / Double.pi)) < 2, "turned left ~17°")
     }

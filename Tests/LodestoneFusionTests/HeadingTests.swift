@@ -28,17 +28,17 @@ import Testing
         #expect(delivered == [true, true])
     }
 
-    @Test func trueHeadingIsMagneticPlusDeclinationWrapped() {
+    @Test func trueHeadingIsMagneticPlusDeclinationWrapped() throws {
         // A board facing magnetic north-west (315°) where the declination is +50° (east) faces 5° true.
         var motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 2)])
         motion.initialOrientation = Quaternion(axis: Vector3(0, 0, 1), angleRad: Angle.radians(fromDegrees: 45))
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         run(&filter, motion.samples())
-        let h = try! #require(filter.heading(timeS: 2, declinationDeg: 50))
+        let h = try #require(filter.heading(timeS: 2, declinationDeg: 50))
         #expect(abs(Angle.wrap180(h.magneticHeadingDeg - 315)) < 1)
-        #expect(abs(Angle.wrap180(try! #require(h.trueHeadingDeg) - 5)) < 1)
+        #expect(abs(Angle.wrap180(try #require(h.trueHeadingDeg) - 5)) < 1)
         #expect(h.isValid)
-        #expect(try! #require(filter.heading(timeS: 2, declinationDeg: nil)).trueHeadingDeg == nil)
+        #expect(try #require(filter.heading(timeS: 2, declinationDeg: nil)).trueHeadingDeg == nil)
     }
 
     @Test func declinationComesFromTheWorldMagneticModel() throws {

@@ -17,11 +17,11 @@ import Testing
         .init(rateRadS: .zero, durationS: 3),
     ]
 
-    @Test func stillLevelBoardFacingNorthGivesIdentity() {
+    @Test func stillLevelBoardFacingNorthGivesIdentity() throws {
         let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 5)])
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         run(&filter, motion.samples())
-        let q = try! #require(filter.boardToENU)
+        let q = try #require(filter.boardToENU)
         let error = orientationErrorDeg(q, .identity)
         #expect(error.total < 0.5, "\(error)")
         #expect(filter.isAtRest)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
-    func initialisesToAnyStartingOrientationWithinOneSecond(seed: UInt64) {
+    func initialisesToAnyStartingOrientationWithinOneSecond(seed: UInt64) throws {
         // Property: whatever the board's starting orientation, one second of data puts the filter within a few
         // degrees (fast initialisation: the first sample sets the inclination, the first seconds average heading).
         var generator = SplitMix64(seed: seed)
@@ -38,7 +38,7 @@ import Testing
         let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 1)], initialOrientation: start, seed: seed)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         run(&filter, motion.samples())
-        let error = orientationErrorDeg(try! #require(filter.boardToENU), start)
+        let error = orientationErrorDeg(try #require(filter.boardToENU), start)
         #expect(error.inclination < 1, "\(error)")
         #expect(error.heading < 3, "\(error)")
     }
@@ -64,7 +64,7 @@ import Testing
         #expect(filter.isAtRest)
     }
 
-    @Test func restIsDetectedAfterTheMinimumTimeAndEndsWithMotion() {
+    @Test func restIsDetectedAfterTheMinimumTimeAndEndsWithMotion() throws {
         let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 3), .init(rateRadS: Vector3(0, 0, 0.5), durationS: 1)])
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         var restStartedS: Double?
@@ -73,23 +73,23 @@ import Testing
             if f.isAtRest, restStartedS == nil { restStartedS = s.timeS }
             restAtEnd = f.isAtRest
         }
-        let started = try! #require(restStartedS)
+        let started = try #require(restStartedS)
         #expect(started >= OrientationFilter.Parameters().restMinimumDurationS && started < 2.0)
         #expect(!restAtEnd)
     }
 
-    @Test func sixDHeadingDriftsOnlyWithTheResidualBiasAndSaysSo() {
+    @Test func sixDHeadingDriftsOnlyWithTheResidualBiasAndSaysSo() throws {
         let motion = SyntheticMotion(segments: Self.tour)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         run(&filter, motion.samples(), magnetometer: false)
         #expect(filter.headingAccuracyDeg == nil, "6D heading is not absolute")
         #expect(filter.relativeHeadingDriftSigmaDeg > 0)
-        let q = try! #require(filter.boardToENU)
+        let q = try #require(filter.boardToENU)
         let error = orientationErrorDeg(q, motion.samples().last!.truth)
         #expect(error.inclination < 1.5, "\(error)")
         // Heading is relative to the start, which faced north here: still close after the tour.
         #expect(error.heading < 3, "\(error)")
-        let heading = try! #require(filter.heading(timeS: 0, declinationDeg: 5))
+        let heading = try #require(filter.heading(timeS: 0, declinationDeg: 5))
         #expect(heading.headingAccuracyDeg < 0 && heading.trueHeadingDeg == nil)
     }
 
