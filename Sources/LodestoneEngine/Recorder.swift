@@ -86,8 +86,8 @@ public final class TraceRecorder {
     /// Writes buffered rows to the file.
     public func flush() {
         guard error == nil, buffer.count > 0 else { return }
-        let bytes = buffer.withUnsafeBytes { Array($0) }
-        do { try sink.write(bytes) } catch { self.error = "\(path): recording stopped: \(error)" }
+        let written = buffer.withUnsafeBytes { raw in Result { try sink.write(raw) } }
+        if case .failure(let error) = written { self.error = "\(path): recording stopped: \(error)" }
         buffer.removeAll()
     }
 
@@ -103,6 +103,7 @@ public final class TraceRecorder {
 
 /// A byte sink for traces.
 public protocol TraceSink {
-    mutating func write(_ bytes: [UInt8]) throws
+    /// Writes `bytes` (valid only during the call).
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws
     mutating func close() throws
 }

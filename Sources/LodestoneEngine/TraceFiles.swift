@@ -23,7 +23,7 @@ struct FileSink: TraceSink {
         }
         handle = h
     }
-    mutating func write(_ bytes: [UInt8]) throws { try handle.write(contentsOf: bytes) }
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try handle.write(contentsOf: bytes) }
     mutating func close() throws { try handle.synchronize(); try handle.close() }
 }
 
@@ -31,7 +31,7 @@ struct FileSink: TraceSink {
 struct GzipSink: TraceSink {
     let writer: GzipWriter
     init(path: String) throws { writer = try GzipWriter(path: path) }
-    mutating func write(_ bytes: [UInt8]) throws { try writer.write(bytes) }
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try writer.write(bytes) }
     mutating func close() throws { try writer.close() }
 }
 
