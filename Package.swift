@@ -10,6 +10,7 @@
 //   LodestoneMotion        altitude, activity, pedometer              — Core
 //   LodestoneLocation      NMEA/UBX decoding, geodesy, location fusion — Core, Geomagnetism
 //   LodestoneCalibration   magnetometer/accelerometer/gyro/baro calibration — Core, Geomagnetism
+//   LodestoneScheduler     demands, battery and motion state, energy model, sampling policies — Core only
 //   LodestoneSimulation    register-file simulator bus, chip models, scenarios — Core, Drivers, Geomagnetism
 //   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
 //   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio
@@ -34,6 +35,7 @@ let package = Package(
         .library(name: "LodestoneMotion", targets: ["LodestoneMotion"]),
         .library(name: "LodestoneLocation", targets: ["LodestoneLocation"]),
         .library(name: "LodestoneCalibration", targets: ["LodestoneCalibration"]),
+        .library(name: "LodestoneScheduler", targets: ["LodestoneScheduler"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
     ],
     dependencies: [
@@ -69,6 +71,11 @@ let package = Package(
                 dependencies: ["LodestoneCore", "LodestoneGeomagnetism", .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: strict),
 
+        // The scheduler (issue 8).
+        .target(name: "LodestoneScheduler",
+                dependencies: ["LodestoneCore", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+
         .target(
             name: "LodestoneSimulation",
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneGeomagnetism",
@@ -80,7 +87,7 @@ let package = Package(
         .target(
             name: "LodestoneEngine",
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
-                           "LodestoneFusion", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration"],
+                           "LodestoneFusion", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler"],
             swiftSettings: strict),
         .executableTarget(
             name: "lodestone",
@@ -95,6 +102,7 @@ let package = Package(
         .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation", "LodestoneDrivers", "LodestoneEngine"], swiftSettings: strict),
         .testTarget(name: "LodestoneLocationTests", dependencies: ["LodestoneLocation", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneSchedulerTests", dependencies: ["LodestoneScheduler"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
         .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "lodestone"], swiftSettings: strict),
     ]

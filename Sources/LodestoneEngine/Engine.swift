@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneScheduler
 
 /// The sampling engine's synchronous core: reads each source when it is due, keeps going when a source
 /// fails (retrying with a bounded back-off and re-probing a vanished chip), and reports what happened.
@@ -61,6 +62,8 @@ public struct Engine {
         var backoffS = 0.25
         var windowStartS = 0.0
         var windowCount = 0
+        /// Switched off by a plan: never due until a plan enables it again.
+        var suspended = false
     }
 
     private var slots: [Slot]
@@ -91,6 +94,64 @@ public struct Engine {
 
     /// The next instant at which a source is due.
     public var nextDueS: Double { slots.map(\.nextDueS).min() ?? .infinity }
+
+    /// Applies a scheduler's plan for one source (`plan.id`): reconfigures the chip when the source is a
+    /// `ReconfigurableSource` (suspend when the plan disables it) and reads it at `plan.readRateHz` from `timeS` on, or
+    /// not at all while disabled. Returns what the chip set (`nil` for a source that cannot be reconfigured, which is
+    /// then only re-timed). When the chip refuses, the source has rolled back and the engine keeps the old timing.
+    /// - Throws: the source's `SourceError`; `SourceError` with "no such sensor" for an unknown id.
+    @discardableResult
+    public mutating func apply(_ plan: SensorPlan, timeS: Double) throws(SourceError) -> SensorConfiguration? {
+        guard let i = slots.firstIndex(where: { $0.status.id == plan.id }) else {
+            throw SourceError(sensor: plan.id, message: "no such sensor on this board")
+        }
+        var applied: SensorConfiguration?
+        if var r = slots[i].source as? any ReconfigurableSource {
+            var wanted = plan.configuration
+            if !plan.enabled { wanted.powerMode = .suspend }
+            do throws(SourceError) {
+                applied = try r.reconfigure(wanted)
+                slots[i].source = r
+            } catch {
+                slots[i].source = r
+                throw error
+            }
+        }
+        slots[i].suspended = !plan.enabled || !(plan.readRateHz > 0)
+        if slots[i].suspended {
+            slots[i].nextDueS = .infinity
+            slots[i].status.rateHz = 0
+        } else {
+            slots[i].periodS = 1 / plan.readRateHz
+            slots[i].status.rateHz = plan.readRateHz
+            reschedule(&slots[i], from: max(timeS, self.timeS))
+        }
+        return applied
+    }
+
+    /// Applies a scheduler's plan for the GNSS receiver (`plan.id`) when its source can be commanded.
+    /// - Throws: the source's `SourceError`; `SourceError` with "no such sensor" for an unknown id.
+    public mutating func apply(_ plan: GNSSPlan, timeS: Double) throws(SourceError) {
+        guard let i = slots.firstIndex(where: { $0.status.id == plan.id }) else {
+            throw SourceError(sensor: plan.id, message: "no such receiver on this board")
+        }
+        guard var g = slots[i].source as? any GNSSPowerControllable else { return }
+        do throws(SourceError) {
+            try g.setMode(plan.mode, timeS: timeS)
+            slots[i].source = g
+        } catch {
+            slots[i].source = g
+            throw error
+        }
+    }
+
+    /// The power state of the receiver `id` (nil when it is not a `GNSSPowerControllable` source).
+    public func gnssPowerState(id: String) -> GNSSPowerState? {
+        (slots.first { $0.status.id == id }?.source as? any GNSSPowerControllable)?.powerState
+    }
+
+    /// The sources as the engine holds them now (after reconfiguration), in board order.
+    public var sources: [any SensorSource] { slots.map(\.source) }
 
     /// Advances to `nextDueS`: calls `prepare(t)` once (a simulated world moves there), then reads every
     /// source due at `t` and hands each event to `handle`. Returns `t`.

@@ -74,3 +74,28 @@ public struct DriverSource: SensorSource {
         do { return .sensor(try driver.read(timeS: timeS).mounted(by: mount)) } catch { throw SourceError(sensor: id, error) }
     }
 }
+
+/// A source whose chip the scheduler reconfigures while it runs (rate, power mode, oversampling, FIFO, wake-on-motion).
+public protocol ReconfigurableSource: SensorSource {
+    /// The configuration the chip reported for the last successful `start()` or `reconfigure(_:)`; `nil` before.
+    var configuration: SensorConfiguration? { get }
+    /// Applies `configuration` through the driver and returns what the chip set. When the chip refuses or the bus
+    /// fails, the previous configuration is written back before the error is thrown, and the error's message says
+    /// both what failed and whether the rollback succeeded.
+    mutating func reconfigure(_ configuration: SensorConfiguration) throws(SourceError) -> SensorConfiguration
+}
+
+/// A GNSS source whose receiver can be commanded into power-save or off.
+public protocol GNSSPowerControllable: SensorSource {
+    /// Energy model key of the receiver (`EnergyModel.receiverModels`).
+    var receiverModel: String { get }
+    /// True when `setMode` reaches the receiver; false when the mode is only modelled (a receiver that cannot be
+    /// commanded keeps running; the source then drops fixes it was not asked for).
+    var canCommandPower: Bool { get }
+    /// The mode last set.
+    var mode: GNSSReceiverMode { get }
+    /// The receiver's power state now, for energy accounting.
+    var powerState: GNSSPowerState { get }
+    /// Switches the receiver to `mode` at `timeS`.
+    mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) throws(SourceError)
+}
