@@ -103,8 +103,11 @@ public struct Scheduler: Sendable {
     private var lastPolicyRunS = -Double.infinity
 
     private struct FailureRecord: Sendable {
+        /// The setting that failed, and the one the engine rolled back to.
         var failedSensor: SensorPlan?
+        var fallbackSensor: SensorPlan?
         var failedMode: GNSSReceiverMode?
+        var fallbackMode: GNSSReceiverMode?
         var message: String
         var untilS: Double
     }
@@ -197,11 +200,12 @@ public struct Scheduler: Sendable {
     /// `sensor` is a sensor's or the receiver's board id; an id the scheduler does not plan is ignored.
     public mutating func reportFailure(sensor: String, message: String, timeS: Double) {
         if let i = plan.sensors.firstIndex(where: { $0.id == sensor }) {
-            failures[i] = FailureRecord(failedSensor: plan.sensors[i], failedMode: nil, message: message,
-                                        untilS: timeS + failureHoldS)
+            failures[i] = FailureRecord(failedSensor: plan.sensors[i], fallbackSensor: previousSensors[i], failedMode: nil,
+                                        fallbackMode: nil, message: message, untilS: timeS + failureHoldS)
             dirty = true
         } else if let g = plan.gnss, g.id == sensor {
-            failures[plan.sensors.count] = FailureRecord(failedSensor: nil, failedMode: g.mode, message: message,
+            failures[plan.sensors.count] = FailureRecord(failedSensor: nil, fallbackSensor: nil, failedMode: g.mode,
+                                                         fallbackMode: previousGNSSMode, message: message,
                                                          untilS: timeS + failureHoldS)
             dirty = true
         }
@@ -243,14 +247,14 @@ public struct Scheduler: Sendable {
         for i in failures.indices {
             guard let record = failures[i] else { continue }
             if timeS >= record.untilS { failures[i] = nil; continue }
-            if i < scratch.sensors.count, let failed = record.failedSensor {
+            if i < scratch.sensors.count, let failed = record.failedSensor, let fallback = record.fallbackSensor {
                 let asked = scratch.sensors[i]
                 if asked.enabled == failed.enabled && asked.configuration == failed.configuration {
-                    scratch.sensors[i] = previousSensors[i]
+                    scratch.sensors[i] = fallback
                     scratch.causes.append(.failure(sensor: asked.id, message: record.message))
                 }
             } else if i == scratch.sensors.count, let failedMode = record.failedMode, let g = scratch.gnss,
-                      g.mode == failedMode, let fallback = previousGNSSMode {
+                      g.mode == failedMode, let fallback = record.fallbackMode {
                 scratch.gnss?.mode = fallback
                 scratch.causes.append(.failure(sensor: g.id, message: record.message))
             }
