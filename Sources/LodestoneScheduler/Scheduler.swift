@@ -226,7 +226,7 @@ public struct Scheduler: Sendable {
         if planned && scratch.sensors == plan.sensors && scratch.gnss == plan.gnss && scratch.causes == plan.causes {
             return false
         }
-        predictPower(&scratch)
+        predictScratchPower()
         scratch.timeS = timeS
         scratch.generation = plan.generation + 1
         swap(&plan, &scratch)
@@ -261,22 +261,24 @@ public struct Scheduler: Sendable {
         }
     }
 
-    /// Fills `p.power` from `EnergyModel` (a chip or receiver the table lacks counts 0).
-    private func predictPower(_ p: inout Plan) {
+    /// Fills `scratch.power` from `EnergyModel` (a chip or receiver the table lacks counts 0). Works on `scratch` in
+    /// place (a non-mutating function taking `&scratch` would copy `self` and with it the arrays).
+    private mutating func predictScratchPower() {
         var totalMilliAmp = 0.0, totalMilliWatt = 0.0
-        for i in p.sensors.indices {
-            let s = p.sensors[i]
-            let draw = EnergyModel.draw(chip: inputs.sensors[i].chip, configuration: s.configuration, enabled: s.enabled)
+        for i in scratch.sensors.indices {
+            let draw = EnergyModel.draw(chip: inputs.sensors[i].chip, configuration: scratch.sensors[i].configuration,
+                                        enabled: scratch.sensors[i].enabled)
             let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
-            p.power.perSensor[i].milliAmp = mA; p.power.perSensor[i].milliWatt = mW
+            scratch.power.perSensor[i].milliAmp = mA; scratch.power.perSensor[i].milliWatt = mW
             totalMilliAmp += mA; totalMilliWatt += mW
         }
-        if let g = p.gnss, let receiver = inputs.receiver {
-            let draw = EnergyModel.draw(receiver: receiver.model, mode: g.mode)
+        if let mode = scratch.gnss?.mode, let receiver = inputs.receiver {
+            let draw = EnergyModel.draw(receiver: receiver.model, mode: mode)
             let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
-            p.power.perSensor[p.sensors.count].milliAmp = mA; p.power.perSensor[p.sensors.count].milliWatt = mW
+            let k = scratch.sensors.count
+            scratch.power.perSensor[k].milliAmp = mA; scratch.power.perSensor[k].milliWatt = mW
             totalMilliAmp += mA; totalMilliWatt += mW
         }
-        p.power.totalMilliAmp = totalMilliAmp; p.power.totalMilliWatt = totalMilliWatt
+        scratch.power.totalMilliAmp = totalMilliAmp; scratch.power.totalMilliWatt = totalMilliWatt
     }
 }
