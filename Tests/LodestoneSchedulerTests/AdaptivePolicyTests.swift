@@ -281,4 +281,19 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         let r11 = s.replanIfNeeded(timeS: 313.5)
         #expect(!r11)
     }
+
+    @Test func aReceiverThatRefusesPowerSaveStaysAtItsRolledBackModeAndSaysSo() {
+        var s = walkingScheduler([Self.location(.best)])
+        #expect(s.plan.gnss?.mode == .continuous(rateHz: 1))
+        s.update(battery: BatteryState(levelFraction: 0.8, charging: .discharging, source: "test"), timeS: 1)
+        s.setDemands([Self.location(.hundredMeters)], timeS: 1)
+        let changed = s.replanIfNeeded(timeS: 1)
+        #expect(changed)
+        #expect(s.plan.gnss?.mode == .powerSave(updatePeriodS: 30))
+        s.reportFailure(sensor: "gnss", message: "no UBX-ACK-ACK for CFG-PM2", timeS: 2)
+        let rolledBack = s.replanIfNeeded(timeS: 2)
+        #expect(rolledBack)
+        #expect(s.plan.gnss?.mode == .continuous(rateHz: 1))
+        #expect(s.plan.causes.contains(.failure(sensor: "gnss", message: "no UBX-ACK-ACK for CFG-PM2")))
+    }
 }

@@ -139,4 +139,25 @@ import LodestoneScheduler
         #expect(r15)
         #expect(s.plan.causes.contains(.motion(.cycle, sinceS: 26)))
     }
+
+    @Test func aClassifierWaveringBetweenWalkAndRunDoesNotFlapThePlan() {
+        var s = TestBoard.scheduler(demands: [Demand(client: "app", location: LocationDemand(desiredAccuracy: .hundredMeters))])
+        s.observe(activity: .walk, timeS: 0)
+        _ = s.replanIfNeeded(timeS: 0)
+        var changes = 0
+        for k in 1..<300 {
+            s.observe(activity: k % 2 == 0 ? .walk : .run, timeS: Double(k))
+            s.observe(fix: fix(atTimeS: Double(k)))
+            if s.replanIfNeeded(timeS: Double(k)) { changes += 1 }
+        }
+        #expect(changes == 0)
+        #expect(s.inputs.motion == .walk)
+        // Two decisions in a row: a real change.
+        s.observe(activity: .run, timeS: 300)
+        s.observe(activity: .run, timeS: 301)
+        #expect(s.inputs.motion == .run)
+        let changed = s.replanIfNeeded(timeS: 301)
+        #expect(changed)
+        #expect(s.plan.gnss?.mode == .powerSave(updatePeriodS: 10))
+    }
 }
