@@ -49,6 +49,15 @@ public struct SchedulerInputs: Sendable {
     /// Since when the receiver has been planned on (continuous or power-save), s; `nil` while it is planned off. The
     /// scheduler keeps it from the plans it hands out; policies use it to tell a signal outage from a cold start.
     public var receiverOnSinceS: Double?
+
+    /// Inputs for a policy used on its own (tests, the evaluation); the `Scheduler` keeps its own.
+    public init(demand: CombinedDemand, battery: BatteryState = .externalPower, tier: BatteryTier = .unrestricted,
+                motion: CarrierMotion = .unknown, motionSinceS: Double = 0, gnss: GNSSQuality = GNSSQuality(),
+                timeS: Double, sensors: [PlannedSensor], receiver: PlannedReceiver?, receiverOnSinceS: Double? = nil) {
+        self.demand = demand; self.battery = battery; self.tier = tier; self.motion = motion
+        self.motionSinceS = motionSinceS; self.gnss = gnss; self.timeS = timeS; self.sensors = sensors
+        self.receiver = receiver; self.receiverOnSinceS = receiverOnSinceS
+    }
 }
 
 /// A way of planning. The adaptive policy is the product; the others are the evaluation's baselines.

@@ -296,4 +296,15 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(s.plan.gnss?.mode == .continuous(rateHz: 1))
         #expect(s.plan.causes.contains(.failure(sensor: "gnss", message: "no UBX-ACK-ACK for CFG-PM2")))
     }
+
+    @Test func aPolicyPlansFromInputsOnItsOwn() {
+        var policy = AdaptivePolicy()
+        var plan = Plan(sensors: TestBoard.sensors.map { SensorPlan(id: $0.id, enabled: true, configuration: SensorConfiguration(), readRateHz: 0) },
+                        gnss: GNSSPlan(id: "gnss", mode: .continuous(rateHz: 1)))
+        let inputs = SchedulerInputs(demand: CombinedDemand([Self.location(.kilometer)]), motion: .drive, timeS: 10,
+                                     sensors: TestBoard.sensors, receiver: TestBoard.receiver, receiverOnSinceS: 0)
+        policy.plan(inputs, into: &plan)
+        #expect(plan.gnss?.mode == .powerSave(updatePeriodS: 20))   // 0.5 × 1000 m / 20 m/s = 25 s
+        #expect(plan.sensors.map(\.enabled) == [true, false, false])
+    }
 }
