@@ -307,4 +307,24 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(plan.gnss?.mode == .powerSave(updatePeriodS: 20))   // 0.5 × 1000 m / 20 m/s = 25 s
         #expect(plan.sensors.map(\.enabled) == [true, false, false])
     }
+
+    @Test func theMeasuredSpeedShortensThePeriodWhenTheActivityUnderstatesItAndIsForgottenSlowly() {
+        // The classifier says walk, the receiver measures 20 m/s: served as a car (0.5 × 100 m / 20 m/s = 2.5 s).
+        var s = walkingScheduler([Self.location(.hundredMeters)])
+        #expect(s.plan.gnss?.mode == .powerSave(updatePeriodS: 30))
+        s.observe(fix: fix(atTimeS: 1, speedMps: 20))
+        _ = s.replanIfNeeded(timeS: 1.5)
+        #expect(s.plan.gnss?.mode == .powerSave(updatePeriodS: 2))
+        // Back at walking speed the envelope decays (τ = 120 s): the period lengthens in a few steps, not at once,
+        // and never flaps back.
+        var periods: [Double] = []
+        for k in 2..<1200 {
+            if k % 30 == 0 { s.observe(fix: fix(atTimeS: Double(k), speedMps: 1.4)) }
+            _ = s.replanIfNeeded(timeS: Double(k))
+            if case .powerSave(let p) = s.plan.gnss?.mode, p != periods.last { periods.append(p) }
+        }
+        #expect(periods.last == 30)
+        #expect(periods == periods.sorted(), "\(periods)")
+        #expect(periods.count <= 10)
+    }
 }
