@@ -49,12 +49,18 @@ public struct ReceiverEnergyProfile: Sendable, Hashable {
 
 /// The receivers the energy model knows, and the GNSS facts the scheduler and the simulator need.
 public enum EnergyReceiverTables {
-    /// GPS ephemerides are fit over 4 h (IS-GPS-200, section 20.3.3.4.3.1: fit interval flag 0 → 4 hours) and uploaded
-    /// every 2 h, so a receiver that tracked a satellite keeps a usable ephemeris for it 2…4 h, s.
+    /// How long a receiver's ephemerides stay usable, s: "the ephemeris data is usually outdated after 4 hours"; a
+    /// receiver powered down for 4 h or less hot-starts (u-blox NEO-F10N integration manual, section "startup
+    /// modes"; GPS ephemerides are fitted over 4 h, IS-GPS-200 section 20.3.3.4.3.1).
     public static let ephemerisValidityS = 4.0 * 3600
-    /// Off for less than this, a receiver with backup power hot-starts, s: the conservative end of the ephemeris
-    /// validity (2 h: the upload interval; Quectel's support quotes 2 h for the L76's backup mode).
+    /// Off for less than this, a receiver with backup power is planned to hot-start, s: the conservative end of the
+    /// validity, 2 h (GPS uploads new ephemerides every 2 h; Quectel's support quotes 2 h for the L76's backup mode).
     public static let hotStartMaximumOffS = 2.0 * 3600
+    /// Time to decode a satellite's ephemeris from its signal, s: "18–36 seconds under strong signal conditions"
+    /// (u-blox NEO-F10N integration manual, "cold start"): what a warm start, or an ON/OFF cycle whose ephemerides
+    /// expired, adds to the acquisition.
+    public static let ephemerisDownloadMinimumS = 18.0
+    public static let ephemerisDownloadMaximumS = 36.0
 
     /// u-blox M8 (UBX-M8030): the NEO-M8N and the simulated board's receiver. Currents from the SAM-M8Q data sheet
     /// (UBX-16012619 R04, table 8, same M8 chip; the NEO-M8N's own table was not reachable): acquisition 32 mA,
@@ -135,6 +141,7 @@ public enum EnergyReceiverTables {
         EnergySource(part: "ublox-m10", document: "u-blox MAX-M10S data sheet UBX-20035208", figure: "tracking ≈ 25 mW; other currents and TTFF estimated", confirmed: false),
         EnergySource(part: "quectel-l76", document: "Quectel L76&L76-L hardware design section 3.3.2", figure: "standby ≈ 600 µA at 3.3 V with STANDBY low", confirmed: true),
         EnergySource(part: "quectel-l76", document: "Quectel L76 hardware design", figure: "acquisition 20 mA, tracking 18 mA, backup 7 µA, TTFF 1/35 s; power save average estimated", confirmed: false),
-        EnergySource(part: "all", document: "IS-GPS-200 section 20.3.3.4.3.1", figure: "ephemeris fit interval 4 h; upload every 2 h", confirmed: false),
+        EnergySource(part: "all", document: "u-blox NEO-F10N integration manual, startup modes", figure: "ephemeris outdated after 4 h (hot start if off ≤ 4 h); ephemeris decoded in 18–36 s with strong signal", confirmed: true),
+        EnergySource(part: "all", document: "IS-GPS-200 section 20.3.3.4.3.1; Quectel support forum", figure: "4 h fit interval, 2 h upload; 2 h hot-start window quoted for the L76", confirmed: false),
     ]
 }
