@@ -74,6 +74,14 @@ public enum EnergyReceiverTables {
         acquisitionMilliAmp: 32, trackingMilliAmp: 29, cyclicTrackingMilliAmp: 9.5, inactiveMilliAmp: 0.015,
         backupMilliAmp: 0.015, ttffHotS: 1, ttffWarmS: 26, ttffColdS: 26, cyclicTrackingMaximumPeriodS: 10, onTimeS: 1)
 
+    /// The u-blox M8 with GPS alone enabled (UBX-CFG-GNSS): SAM-M8Q table 8's GPS column, acquisition 25 mA, tracking
+    /// 23 mA, power save 1 Hz 9.5 mA (confirmed); the rest as `ubloxM8`.
+    public static let ubloxM8GPS = ReceiverEnergyProfile(
+        model: "ublox-m8-gps", description: "u-blox M8 with GPS only", supplyV: 3.0,
+        acquisitionMilliAmp: 25, trackingMilliAmp: 23, cyclicTrackingMilliAmp: 9.5, inactiveMilliAmp: ubloxM8.inactiveMilliAmp,
+        backupMilliAmp: ubloxM8.backupMilliAmp, ttffHotS: ubloxM8.ttffHotS, ttffWarmS: ubloxM8.ttffWarmS, ttffColdS: ubloxM8.ttffColdS,
+        cyclicTrackingMaximumPeriodS: ubloxM8.cyclicTrackingMaximumPeriodS, onTimeS: ubloxM8.onTimeS)
+
     /// u-blox NEO-6M (GPS.G6-HW-09005), common on hobby boards; all unconfirmed: tracking (continuous) 37 mA, power
     /// save 1 Hz 11 mA, backup 22 µA at 3.0 V, TTFF hot 1 s, warm and cold 27 s (data sheet, from memory);
     /// acquisition 55 mA (UKHAS wiki measurement "50–60 mA to get a lock"). No TCXO: cyclic tracking only at 1 s
@@ -111,7 +119,7 @@ public enum EnergyReceiverTables {
         ttffColdS: ublox6.ttffColdS, cyclicTrackingMaximumPeriodS: ublox6.cyclicTrackingMaximumPeriodS, onTimeS: ublox6.onTimeS)
 
     /// Every profile, in this order.
-    public static let profiles: [ReceiverEnergyProfile] = [ubloxM8, ublox6, ubloxM10, quectelL76, generic]
+    public static let profiles: [ReceiverEnergyProfile] = [ubloxM8, ubloxM8GPS, ublox6, ubloxM10, quectelL76, generic]
 
     /// Other names a board file or a driver may use for these models.
     static let aliases: [(alias: String, model: String)] = [
@@ -135,6 +143,7 @@ public enum EnergyReceiverTables {
     public static let sources: [EnergySource] = [
         EnergySource(part: "ublox-m8", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8", figure: "acquisition 32 mA, tracking 29 mA (GPS+GLONASS), power save 1 Hz 9.5 mA, peak 67 mA; 3.0 V", confirmed: true),
         EnergySource(part: "ublox-m8", document: "u-blox NEO-M8 data sheet", figure: "backup 15 µA; TTFF hot 1 s, cold 26 s", confirmed: false),
+        EnergySource(part: "ublox-m8-gps", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8 (GPS column)", figure: "acquisition 25 mA, tracking 23 mA, power save 1 Hz 9.5 mA; 3.0 V", confirmed: true),
         EnergySource(part: "ublox-m8", document: "u-blox MAX-M10S integration manual section 2.7.2 (same PSM design)", figure: "cyclic tracking 0.5…10 s, ON/OFF above 10 s", confirmed: true),
         EnergySource(part: "ublox-6", document: "u-blox NEO-6 data sheet GPS.G6-HW-09005", figure: "continuous 37 mA, power save 1 Hz 11 mA, backup 22 µA, TTFF 1/27/27 s", confirmed: false),
         EnergySource(part: "ublox-6", document: "UKHAS wiki, u-blox 6 power saving modes", figure: "50–60 mA to get a lock; NEO-6M (no TCXO) cyclic only at 1 s", confirmed: true),
