@@ -42,6 +42,7 @@ let package = Package(
         suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
         suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
         suite("Scheduler", ["LodestoneCore", "LodestoneScheduler"]),
+        suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
     ]
 )
 
