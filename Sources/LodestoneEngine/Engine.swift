@@ -47,6 +47,10 @@ public struct Engine {
         case degraded(sensor: String, message: String, timeS: Double)
         /// A failing source delivers again.
         case recovered(sensor: String, timeS: Double)
+        /// A chip with wake-on-motion armed (`SensorConfiguration.wakeOnMotionThresholdMps2`) saw motion above its
+        /// threshold since its previous poll; `timeS` is the poll (engine clock, s). The engine polls the flag at the
+        /// source's read rate while the configuration arms it.
+        case motionWake(sensor: String, timeS: Double)
     }
 
     private struct Slot {
@@ -112,8 +116,11 @@ public struct Engine {
             do throws(SourceError) {
                 applied = try r.reconfigure(wanted)
                 slots[i].source = r
+                slots[i].needsStart = false   // a source not started yet was started with the plan
             } catch {
                 slots[i].source = r
+                // The rollback failed too: the chip's state is unknown, so it is re-probed (and given its old plan).
+                if error.deviceGone { slots[i].needsStart = true }
                 throw error
             }
         }
@@ -188,6 +195,9 @@ public struct Engine {
             case .sensor(let reading):
                 slot.status.lastReading = reading
                 handle(.reading(sensor: slot.status.id, reading))
+                if slot.source.isMotionWakeArmed, try slot.source.pollMotionWake() {
+                    handle(.motionWake(sensor: slot.status.id, timeS: t))
+                }
             case .fix(let fix):
                 slot.status.lastFix = fix
                 handle(.fix(sensor: slot.status.id, fix))
