@@ -167,6 +167,31 @@ import Testing
         #expect(Self.readings(events, from: "imu").count > 600)
     }
 
+    /// Every IMU the simulator carries whose driver wakes on motion, alone on `mixed-day` (still for 20 s, then a walk),
+    /// planned into low power at 12.5 Hz (or the chip's next rate up) with a 0.5 m/s² wake: no wake while still, one
+    /// within 2 s of the walk. (Each chip compares its own way: the LSM6DSx halves the change between samples, so at a
+    /// fast rate a walk may stay below its threshold; 12.5 Hz is a typical wake-on-motion rate.)
+    @Test(arguments: ["mpu6050", "mpu6500", "mpu9250", "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "adxl345"])
+    func everyWakeCapableIMUWakesTheEngineWhenTheWalkStarts(chip: String) throws {
+        let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
+        let board = BoardDescription(name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: 100)],
+                                     simulation: .init(scenario: "mixed-day"))
+        let runtime = try BoardRuntime.assemble(board, seed: 2, scenario: nil)
+        let world = try #require(runtime.world as SimulatedWorld?)
+        #expect(runtime.plannedSensors.first?.hasMotionWake == true)
+        var engine = Engine(sources: runtime.sources)
+        Self.step(&engine, world, untilS: 1)
+        let applied = try engine.apply(SensorPlan(id: "imu", enabled: true,
+                                                  configuration: SensorConfiguration(rateHz: 12.5, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
+                                                  readRateHz: 12.5), timeS: engine.timeS)
+        #expect(applied?.wakeOnMotionThresholdMps2 != nil)
+        let wakes = { (e: [Engine.Event]) in e.compactMap { if case let .motionWake(_, t) = $0 { t } else { nil } } }
+        let still = wakes(Self.step(&engine, world, untilS: 19.5))
+        #expect(still.isEmpty, "\(chip): woke while still at \(still)")
+        let walking = wakes(Self.step(&engine, world, untilS: 25))
+        #expect(walking.first.map { $0 >= 20 && $0 <= 22 } == true, "\(chip): wakes \(walking)")
+    }
+
     @Test func theReceiverSwitchedOffDeliversNothingAndHotStartsWhenSwitchedOn() throws {
         var (_, world, engine) = try Self.running("stationary", warmUpS: 10)
         #expect(engine.gnssPowerState(id: "gnss") == .tracking)
