@@ -216,6 +216,7 @@ public final class SimulatedBoard {
                 instruments[i].errors.pressureOffsetPa += random.gaussian() * n.barometer.offsetRandomWalkPaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
                 m.pressurePa = truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa
+                m.sampleTimeS = truth.timeS
             case .magnetometer(let m):
                 instruments[i].errors.magOffsetMicroTesla += Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
@@ -223,6 +224,7 @@ public final class SimulatedBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.magneticFieldMicroTesla = c * measured
                 }
+                m.sampleTimeS = truth.timeS
             case .inertial(let m):
                 instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
                 instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt

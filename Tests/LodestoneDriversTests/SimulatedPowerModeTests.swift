@@ -69,4 +69,29 @@ import Testing
         advance(2)
         #expect(Self.values(try driver.read(timeS: t)) != frozen, "\(chip): no new sample after waking")
     }
+
+    /// The default board's chips sample at their configured rate once the board gives them the time: polled at 20 Hz
+    /// for 20 s on the stairs, each reading is new only as often as the chip converts.
+    @Test(arguments: [("mpu9250", SensorConfiguration(rateHz: 0.98, powerMode: .lowPower)),
+                      ("lis3mdl", SensorConfiguration(rateHz: 1.25, powerMode: .lowPower)),
+                      ("lis3mdl", SensorConfiguration(rateHz: 5)),
+                      ("bmp280", SensorConfiguration(rateHz: 1, oversampling: 16))])
+    func aTimedChipSamplesAtItsConfiguredRate(chip: String, configuration: SensorConfiguration) throws {
+        var (board, driver) = try Self.running(chip)
+        let rateHz = try driver.configure(configuration).rateHz
+        #expect(rateHz < 6)
+        var t = 80.0
+        var previous: [Double?] = []
+        var changes = 0
+        for _ in 0..<400 {
+            t += 0.05
+            board.advance(toTimeS: t)
+            // The MPU-9250's AK8963 keeps its own rate: only the MPU's own outputs are counted there.
+            let v = Self.values(try driver.read(timeS: t), withField: chip == "lis3mdl")
+            if v != previous { changes += 1 }
+            previous = v
+        }
+        let expected = 20 * rateHz
+        #expect(Double(changes) <= expected + 2 && Double(changes) >= 0.8 * expected - 1, "\(chip): \(changes) new samples, \(expected) expected")
+    }
 }
