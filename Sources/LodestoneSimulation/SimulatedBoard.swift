@@ -80,6 +80,9 @@ public final class SimulatedBoard {
     private var instruments: [Instrument]
     private var random: SeededGenerator
     private var lastTimeS: Double
+    /// The longest step the world takes, s: one period of the fastest placement, so that chips sampling on their own
+    /// (a FIFO filling, a wake-on-motion comparing samples) see the motion between two reads of a slower plan.
+    private let substepS: Double
 
     /// Builds the board. Throws for an unknown chip, a duplicate address or an unknown scenario.
     public init(scenario: Scenario, placements: [Placement], disturbance: MagneticDisturbance = .none,
@@ -169,6 +172,7 @@ public final class SimulatedBoard {
         }
         self.instruments = instruments
         self.random = random
+        substepS = 1 / max(placements.map(\.rateHz).max() ?? 100, 1)
         generator = TrajectoryGenerator(scenario: scenario, seed: seed)
         gnss = GNSSSimulator(seed: seed)
         truth = generator.sample(atTimeS: 0)
@@ -188,16 +192,25 @@ public final class SimulatedBoard {
     public func setGNSSMode(_ mode: GNSSReceiverMode, timeS: Double) { gnss.setMode(mode, timeS: timeS) }
 
     /// Moves the world to `timeS` (non-decreasing) and updates every chip model. Allocation-free.
+    ///
+    /// A jump longer than one period of the fastest placement (a plan reads the chips less often than the board file's
+    /// rates) is taken in steps of that period, so that the chip models see the motion in between; `hasNewFix` then
+    /// says whether any of the steps gave a fix.
     public func advance(toTimeS timeS: Double) {
         let t = max(timeS, lastTimeS)
+        var newFix = false
+        while t - lastTimeS > 1.5 * substepS { step(toTimeS: lastTimeS + substepS, newFix: &newFix) }
+        step(toTimeS: t, newFix: &newFix)
+        hasNewFix = newFix
+    }
+
+    private func step(toTimeS t: Double, newFix: inout Bool) {
         let dt = t - lastTimeS
         lastTimeS = t
         truth = generator.sample(atTimeS: t)
         if let fix = gnss.fix(for: truth) {
             latestFix = fix
-            hasNewFix = true
-        } else {
-            hasNewFix = false
+            newFix = true
         }
         apply(dtS: dt)
     }

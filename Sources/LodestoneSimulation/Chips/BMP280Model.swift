@@ -29,7 +29,7 @@ public final class BMP280Model: SimulatedChip {
     /// board sets it after the inputs at every advance): it converts when the time reaches its next conversion at
     /// `outputDataRateHz`.
     public var sampleTimeS: Double? { didSet { sampleIfDue() } }
-    private var nextSampleS: Double?
+    private var clock = SampleClock()
     /// Number of soft resets seen.
     public private(set) var softResetCount = 0
     /// Raw ADC values that override the physical inputs (set by `setRawADC`).
@@ -85,7 +85,7 @@ public final class BMP280Model: SimulatedChip {
                 break  // id, calibration, status and data are read-only; other addresses are reserved
             }
         }
-        nextSampleS = nil   // a timed chip starts the new settings' grid at the next advance
+        clock.restart()   // a timed chip starts the new settings' grid at the next advance
     }
 
     /// One conversion in normal mode (forced mode converts when `ctrl_meas` is written).
@@ -110,10 +110,7 @@ public final class BMP280Model: SimulatedChip {
 
     private func sampleIfDue() {
         guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
-        if let next = nextSampleS, t < next - 1e-9 { return }
-        measure()
-        let periodS = 1 / rateHz
-        nextSampleS = ((t / periodS + 1e-6).rounded(.down) + 1) * periodS
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     /// Converts the inputs and latches them into the data registers.

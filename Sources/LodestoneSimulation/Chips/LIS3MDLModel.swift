@@ -83,7 +83,7 @@ public final class LIS3MDLModel: SimulatedChip {
         // Time passes between transfers: a running chip has converted again with the new settings (and keeps the new
         // rate's grid from the next advance on).
         measureIfRunning()
-        nextSampleS = nil
+        clock.restart()
     }
 
     private func measureIfRunning() {
@@ -98,7 +98,7 @@ public final class LIS3MDLModel: SimulatedChip {
     /// board sets it after the inputs at every advance): it converts when the time reaches its next conversion at
     /// `outputDataRateHz`.
     public var sampleTimeS: Double? { didSet { sampleIfDue() } }
-    private var nextSampleS: Double?
+    private var clock = SampleClock()
 
     /// The conversion rate now, Hz (`nil` unless in continuous mode): the `FAST_ODR` rate of the `OM` mode, else the
     /// `DO` rate, or 0.625 Hz with `CTRL_REG3.LP` (DocID024204 sections 8.2 and 8.4).
@@ -114,10 +114,7 @@ public final class LIS3MDLModel: SimulatedChip {
 
     private func sampleIfDue() {
         guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
-        if let next = nextSampleS, t < next - 1e-9 { return }
-        measure()
-        let periodS = 1 / rateHz
-        nextSampleS = ((t / periodS + 1e-6).rounded(.down) + 1) * periodS
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     /// One conversion: outputs, temperature (if `TEMP_EN`) and status bits.
