@@ -21,6 +21,18 @@ import Testing
     }
 
     /// Steps `engine` to `untilS`, returning its events.
+    /// A board with `chip` alone (id `imu`) at `rateHz` on `mixed-day`, its engine stepped through 1 s.
+    static func oneIMU(_ chip: String, rateHz: Double, seed: UInt64) throws -> (BoardRuntime, SimulatedWorld, Engine) {
+        let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
+        let board = BoardDescription(name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: rateHz)],
+                                     simulation: .init(scenario: "mixed-day"))
+        let runtime = try BoardRuntime.assemble(board, seed: seed, scenario: nil)
+        let world = try #require(runtime.world as SimulatedWorld?)
+        var engine = Engine(sources: runtime.sources)
+        step(&engine, world, untilS: 1)
+        return (runtime, world, engine)
+    }
+
     @discardableResult
     static func step(_ engine: inout Engine, _ world: SimulatedWorld, untilS: Double) -> [Engine.Event] {
         var events: [Engine.Event] = []
@@ -173,14 +185,8 @@ import Testing
     /// rate, the smaller the change between samples a walk makes; 10–20 Hz is a typical wake-on-motion rate.)
     @Test(arguments: ["mpu6050", "mpu6500", "mpu9250", "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "adxl345"])
     func everyWakeCapableIMUWakesTheEngineWhenTheWalkStarts(chip: String) throws {
-        let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
-        let board = BoardDescription(name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: 100)],
-                                     simulation: .init(scenario: "mixed-day"))
-        let runtime = try BoardRuntime.assemble(board, seed: 2, scenario: nil)
-        let world = try #require(runtime.world as SimulatedWorld?)
+        var (runtime, world, engine) = try Self.oneIMU(chip, rateHz: 100, seed: 2)
         #expect(runtime.plannedSensors.first?.hasMotionWake == true)
-        var engine = Engine(sources: runtime.sources)
-        Self.step(&engine, world, untilS: 1)
         let applied = try engine.apply(SensorPlan(id: "imu", enabled: true,
                                                   configuration: SensorConfiguration(rateHz: 10, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
                                                   readRateHz: 10), timeS: engine.timeS)
@@ -196,13 +202,7 @@ import Testing
     /// sample its own reading, evenly stamped at the chip's period.
     @Test(arguments: ["lsm6dsl", "lsm6dsox", "adxl345"])
     func aBatchingPlanDeliversEverySampleFromFIFODrains(chip: String) throws {
-        let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
-        let board = BoardDescription(name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: 104)],
-                                     simulation: .init(scenario: "mixed-day"))
-        let runtime = try BoardRuntime.assemble(board, seed: 4, scenario: nil)
-        let world = try #require(runtime.world as SimulatedWorld?)
-        var engine = Engine(sources: runtime.sources)
-        Self.step(&engine, world, untilS: 1)
+        var (_, world, engine) = try Self.oneIMU(chip, rateHz: 104, seed: 4)
         let applied = try #require(try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100),
                                                                readRateHz: 4, fifoDepthSamples: 25), timeS: engine.timeS))
         #expect(applied.fifo == .stream)
