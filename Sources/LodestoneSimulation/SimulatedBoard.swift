@@ -12,9 +12,10 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
 /// The simulated board: register-level chip models on a `SimulatedBus`, driven by a scenario's physically
 /// consistent truth. Real drivers read it exactly as they read hardware.
 ///
-/// At every `advance(toTimeS:)` the truth is computed once and each chip model receives its physical input in
-/// its own axes: the board-frame quantity plus that sensor's errors (turn-on bias, bias random walk, white
-/// noise), rotated by the transpose of its mount matrix (`v_chip = Mᵀ · v_board`). The magnetometers see the
+/// At every `advance(toTimeS:)` (in steps of the fastest placement's period when the jump is longer, so that chips
+/// sampling on their own rate see the motion between slower reads) the truth is computed and each chip model receives
+/// its physical input in its own axes: the board-frame quantity plus that sensor's errors (turn-on bias, bias random
+/// walk, white noise), rotated by the transpose of its mount matrix (`v_chip = Mᵀ · v_board`). The magnetometers see the
 /// Earth's field (WMM2025 at the truth position) through the carrier's hard and soft iron; the barometer sees
 /// ISA pressure with weather drift. Everything is deterministic for a seed.
 public final class SimulatedBoard {
