@@ -118,6 +118,9 @@ public struct DriverSource: PlannableSource {
     public var hasFIFO: Bool { handle.hasFIFO }
     /// Samples the chip's FIFO holds with the configuration now applied (0 while the FIFO is off or there is none).
     public var fifoCapacitySamples: Int { handle.fifoCapacitySamples }
+    /// Samples the chip's FIFO holds when a plan turns it on at the board file's rate, measured once at the first
+    /// `start()` (0 without a FIFO, or before the first start): what a scheduler plans batching with.
+    public private(set) var fifoCapacityWhenOnSamples = 0
     /// Whether the configuration now applied batches samples in the chip's FIFO (`fifo: .stream`).
     public var isBatching: Bool { handle.hasFIFO && configuration?.fifo == .stream && !fifoBuffer.isEmpty }
 
@@ -127,7 +130,7 @@ public struct DriverSource: PlannableSource {
     /// The sensor as the scheduler plans it (FIFO capacity: with the configuration now applied).
     public var plannedSensor: PlannedSensor {
         PlannedSensor(id: id, chip: chip, kinds: kinds, maximumRateHz: rateHz, hasMotionWake: hasMotionWake,
-                      fifoCapacitySamples: fifoCapacitySamples)
+                      fifoCapacitySamples: max(fifoCapacitySamples, fifoCapacityWhenOnSamples))
     }
 
     /// Probes the chip and applies `plannedConfiguration`.
@@ -135,6 +138,13 @@ public struct DriverSource: PlannableSource {
         configuration = nil
         do {
             identity = try handle.probe()
+            if handle.hasFIFO, fifoCapacityWhenOnSamples == 0 {
+                // Once: what the FIFO holds when on (the drivers size it by the configuration), then the plan.
+                var trial = plannedConfiguration
+                trial.fifo = .stream
+                trial.wakeOnMotionThresholdMps2 = nil
+                if (try? handle.configure(trial)) != nil { fifoCapacityWhenOnSamples = handle.fifoCapacitySamples }
+            }
             configuration = try handle.configure(plannedConfiguration)
         } catch { throw SourceError(sensor: id, error) }
         sizeFIFOBuffer()

@@ -202,7 +202,11 @@ import Testing
     /// sample its own reading, evenly stamped at the chip's period.
     @Test(arguments: ["lsm6dsl", "lsm6dsox", "adxl345"])
     func aBatchingPlanDeliversEverySampleFromFIFODrains(chip: String) throws {
-        var (_, world, engine) = try Self.oneIMU(chip, rateHz: 104, seed: 4)
+        var (runtime, world, engine) = try Self.oneIMU(chip, rateHz: 104, seed: 4)
+        // The scheduler learns the FIFO's size before any plan turns it on.
+        let capacity = try #require(BoardRuntime.plannedSensors(of: engine.sources).first?.fifoCapacitySamples)
+        #expect(capacity >= 25, "\(chip): \(capacity)")
+        #expect(runtime.plannedSensors.first?.fifoCapacitySamples == 0)   // the runtime's sources were never started
         let applied = try #require(try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100),
                                                                readRateHz: 4, fifoDepthSamples: 25), timeS: engine.timeS))
         #expect(applied.fifo == .stream)
