@@ -200,7 +200,7 @@ import Testing
 
     /// A plan with `fifoDepthSamples`: the chip batches at its rate and the engine drains it at the read rate, each
     /// sample its own reading, evenly stamped at the chip's period.
-    @Test(arguments: ["lsm6dsl", "lsm6dsox", "adxl345"])
+    @Test(arguments: ["lsm6dsl", "lsm6dsox", "icm20948", "adxl345"])
     func aBatchingPlanDeliversEverySampleFromFIFODrains(chip: String) throws {
         var (runtime, world, engine) = try Self.oneIMU(chip, rateHz: 104, seed: 4)
         // The scheduler learns the FIFO's size before any plan turns it on.

@@ -162,10 +162,14 @@ public final class ICM20948Model: InertialChipModel {
         if sampleTimeS == nil { measureIfAwake() }
     }
 
-    /// The accelerometer's sample rate, Hz: 1125 Hz / (1 + `ACCEL_SMPLRT_DIV`) (DS-000189 bank 2 registers 0x10–0x11,
-    /// in low-power cycle mode too); `nil` asleep.
+    /// The sample rate, Hz: while the gyroscope runs its rate, 1100 Hz / (1 + `GYRO_SMPLRT_DIV`), which paces the
+    /// FIFO's frames; with the gyroscope disabled (low power) the accelerometer's, 1125 Hz / (1 + `ACCEL_SMPLRT_DIV`)
+    /// (DS-000189 bank 2 registers 0x00 and 0x10–0x11); `nil` asleep.
     public var outputDataRateHz: Double? {
         guard !isAsleep else { return nil }
+        if ICM20948Datasheet.Field.disableGyro.extract(from: banks[0][Register.pwrMgmt2.rawValue]) != 0b111 {
+            return ICM20948Datasheet.gyroBaseRateHz / Double(1 + Int(banks[2][B2.gyroSmplrtDiv.rawValue]))
+        }
         let divider = Int(ICM20948Datasheet.Field.accelSmplrtDivHigh.extract(from: banks[2][B2.accelSmplrtDiv1.rawValue])) << 8
             | Int(banks[2][B2.accelSmplrtDiv2.rawValue])
         return ICM20948Datasheet.accelBaseRateHz / Double(1 + divider)
