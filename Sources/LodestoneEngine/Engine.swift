@@ -47,6 +47,10 @@ public struct Engine {
         case degraded(sensor: String, message: String, timeS: Double)
         /// A failing source delivers again.
         case recovered(sensor: String, timeS: Double)
+        /// A chip with wake-on-motion armed (`SensorConfiguration.wakeOnMotionThresholdMps2`) saw motion above its
+        /// threshold since its previous poll; `timeS` is the poll (engine clock, s). The engine polls the flag at the
+        /// source's read rate while the configuration arms it.
+        case motionWake(sensor: String, timeS: Double)
     }
 
     private struct Slot {
@@ -93,7 +97,11 @@ public struct Engine {
     public var anyHealthy: Bool { slots.contains { $0.status.health == .ok } }
 
     /// The next instant at which a source is due.
-    public var nextDueS: Double { slots.map(\.nextDueS).min() ?? .infinity }
+    public var nextDueS: Double {
+        var next = Double.infinity
+        for slot in slots where slot.nextDueS < next { next = slot.nextDueS }   // no array: this runs every step
+        return next
+    }
 
     /// Applies a scheduler's plan for one source (`plan.id`): reconfigures the chip when the source is a
     /// `ReconfigurableSource` (suspend when the plan disables it) and reads it at `plan.readRateHz` from `timeS` on, or
@@ -109,11 +117,15 @@ public struct Engine {
         if var r = slots[i].source as? any ReconfigurableSource {
             var wanted = plan.configuration
             if !plan.enabled { wanted.powerMode = .suspend }
+            if plan.fifoDepthSamples > 0 { wanted.fifo = .stream }   // batched: drained at `readRateHz`
             do throws(SourceError) {
                 applied = try r.reconfigure(wanted)
                 slots[i].source = r
+                slots[i].needsStart = false   // a source not started yet was started with the plan
             } catch {
                 slots[i].source = r
+                // The rollback failed too: the chip's state is unknown, so it is re-probed (and given its old plan).
+                if error.deviceGone { slots[i].needsStart = true }
                 throw error
             }
         }
@@ -124,7 +136,7 @@ public struct Engine {
         } else {
             slots[i].periodS = 1 / plan.readRateHz
             slots[i].status.rateHz = plan.readRateHz
-            reschedule(&slots[i], from: max(timeS, self.timeS))
+            Self.reschedule(&slots[i], from: max(timeS, self.timeS))
         }
         return applied
     }
@@ -162,40 +174,65 @@ public struct Engine {
         timeS = t
         prepare(t)
         for i in slots.indices where slots[i].nextDueS <= t + 1e-9 {
-            service(&slots[i], at: t, handle: handle)
+            // Static: a method on `self` would need a copy of `self` (and so of `slots`) beside the inout element.
+            Self.service(&slots[i], at: t, handle: handle)
         }
         return t
     }
 
-    private func reschedule(_ slot: inout Slot, from s: Double) {
+    private static func reschedule(_ slot: inout Slot, from s: Double) {
         slot.originS = s
         slot.tick = 0
         slot.nextDueS = s
     }
 
-    private func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
+    /// Reads the slot's source once, or drains its FIFO when it batches, handing out the events; polls a wake-on-motion
+    /// flag after it. Returns how many samples or fixes it delivered.
+    private static func deliver(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) throws(SourceError) -> Int {
+        let id = slot.status.id
+        var delivered = 0
+        if slot.source.isBatching {
+            // A FIFO drain: every batched sample is its own reading event, oldest first.
+            var last: SensorReading?
+            delivered = try slot.source.drain(newestTimeS: t) { reading in
+                last = reading
+                handle(.reading(sensor: id, reading))
+            }.count
+            if let last { slot.status.lastReading = last }
+        } else {
+            switch try slot.source.read(timeS: t) {
+            case .sensor(let reading):
+                slot.status.lastReading = reading
+                handle(.reading(sensor: id, reading))
+                delivered = 1
+            case .fix(let fix):
+                slot.status.lastFix = fix
+                handle(.fix(sensor: id, fix))
+                delivered = 1
+            case .none:
+                break
+            }
+        }
+        if slot.source.isMotionWakeArmed, try slot.source.pollMotionWake() {
+            handle(.motionWake(sensor: id, timeS: t))
+        }
+        return delivered
+    }
+
+    private static func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
         // Keep a fixed grid; if we fell behind by more than a period, skip ahead rather than bursting.
         slot.tick += 1
         slot.nextDueS = slot.originS + Double(slot.tick) * slot.periodS
-        if slot.nextDueS <= t { reschedule(&slot, from: t + slot.periodS) }
+        if slot.nextDueS <= t { Self.reschedule(&slot, from: t + slot.periodS) }
         do throws(SourceError) {
             if slot.needsStart {
                 try slot.source.start()
                 slot.needsStart = false
             }
-            let r = try slot.source.read(timeS: t)
-            switch r {
-            case .sensor(let reading):
-                slot.status.lastReading = reading
-                handle(.reading(sensor: slot.status.id, reading))
-            case .fix(let fix):
-                slot.status.lastFix = fix
-                handle(.fix(sensor: slot.status.id, fix))
-            case .none:
-                return
-            }
-            slot.status.samples += 1
-            slot.windowCount += 1
+            let delivered = try Self.deliver(&slot, at: t, handle: handle)
+            guard delivered > 0 else { return }
+            slot.status.samples += delivered
+            slot.windowCount += delivered
             if t - slot.windowStartS >= 1 {
                 slot.status.measuredRateHz = Double(slot.windowCount) / (t - slot.windowStartS)
                 slot.windowStartS = t
@@ -211,7 +248,7 @@ public struct Engine {
             let wasDegraded: Bool = if case .degraded = slot.status.health { true } else { false }
             if error.deviceGone || slot.consecutiveFailures >= Self.failuresBeforeReprobe || slot.needsStart {
                 slot.needsStart = true
-                reschedule(&slot, from: t + slot.backoffS)
+                Self.reschedule(&slot, from: t + slot.backoffS)
                 slot.backoffS = min(slot.backoffS * 2, Self.maximumBackoffS)
             }
             slot.status.health = .degraded(error.message)

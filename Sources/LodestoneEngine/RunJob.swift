@@ -119,6 +119,7 @@ public struct RunJob {
                         output.write(Wire.line(Wire.Notice(messageClass: "RECOVERED", tS: timeS, sensor: sensor, message: "delivering again")))
                     } else { notes.append(line) }
                     errors.write(line)
+                case .motionWake: break   // the scheduler consumes it (issue 8)
                 }
             }
             if let world = runtime.world, recorder != nil { recorder?.add(truth: world.truthRow, timeS: t) }
