@@ -104,6 +104,6 @@ let package = Package(
         .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneSchedulerTests", dependencies: ["LodestoneScheduler", "LodestoneDrivers"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
-        .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "lodestone"], swiftSettings: strict),
+        .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "LodestoneScheduler", "lodestone"], swiftSettings: strict),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import LodestoneCore
 import LodestoneDrivers
 import LodestoneLinux
+import LodestoneScheduler
 
 /// A board description: which chips sit on which bus at which address, how each is mounted, and how
 /// fast to sample it. Stored as JSON in `boards/` (format documented in `boards/README.md`).
@@ -203,6 +204,10 @@ extension BoardDescription {
                 guard let text = m as? String, !text.isEmpty,
                       text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" }) else {
                     throw p.fail(at + ".model", "\(Self.show(m)) is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\"")
+                }
+                guard EnergyModel.receiver(text) != nil else {
+                    throw p.fail(at + ".model", "\"\(text)\" is not a receiver the energy model knows; known: "
+                                     + EnergyModel.receiverModels.joined(separator: ", "))
                 }
                 model = text
             }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LodestoneCore
 @testable import LodestoneEngine
+import LodestoneScheduler
 
 /// The repository root, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -43,6 +44,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
          "b.json: sensors[0].model: only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key"),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"U-blox M8"}]}"#,
          "b.json: sensors[0].model: \"U-blox M8\" is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\""),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"ublox-m9"}]}"#,
+         "b.json: sensors[0].model: \"ublox-m9\" is not a receiver the energy model knows; known: "
+             + EnergyModel.receiverModels.joined(separator: ", ")),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10},{"id":"a","chip":"lis3mdl","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
          "b.json: sensors[1].id: \"a\" is used twice; ids must be unique"),
     ])

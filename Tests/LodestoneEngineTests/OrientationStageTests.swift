@@ -12,12 +12,13 @@ import Testing
         .appendingPathComponent("../../../shared/datasets/broad").standardized.path
 
     /// The first `rows` rows of a BROAD trial (CC BY 4.0, Laidig et al. 2021) as a trace file, plus extra
-    /// columns appended to the header and every row.
+    /// columns appended to the header and every row. Each call writes its own file (tests run in parallel and
+    /// several use the same trial and length; each removes its file when done).
     static func broadPrefix(_ trial: String, rows: Int, extraHeader: String = "", extraCells: String = "") throws -> String {
         let text = String(decoding: try GzipFile.readAll(path: broad + "/" + trial + ".csv.gz"), as: UTF8.self)
         let lines = text.split(separator: "\n", maxSplits: rows + 1).prefix(rows + 1)
         let body = lines.enumerated().map { $0.offset == 0 ? $0.element + extraHeader : $0.element + extraCells }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientation-\(trial)-\(getpid())-\(rows).csv").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientation-\(trial)-\(getpid())-\(rows)-\(UUID().uuidString).csv").path
         try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
