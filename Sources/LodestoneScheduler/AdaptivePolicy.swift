@@ -22,6 +22,9 @@ import RealModule
 ///   for 100 m: every 2 s.)
 /// - significant-change only, or a `critical` battery → a fix about every `significantChangeDistanceM` (500 m) of
 ///   travel at the activity's speed, no more often than every `significantChangePeriodS` (300 s);
+/// - moving but paused — no accelerometer motion for `pausedAfterS` (20 s) and the receiver's ground speed below
+///   `pausedMaximumSpeedMps` (a car at traffic lights, which the motion state holds as `drive` for 120 s) →
+///   power-save every `pausedPowerSavePeriodS` (10 s) until the accelerometer sees motion, which re-plans at once;
 /// - no fix for `outageAfterS` (45 s; 90 s before the first fix, a cold start) while on → off for a back-off that
 ///   starts at `outageBackoffInitialS` (30 s) and doubles to `outageBackoffMaximumS` (600 s), then on again to
 ///   retry; a fix resets the back-off. Said as `PlanCause.gnssSignal`.
@@ -36,7 +39,10 @@ import RealModule
 ///   wake-on-motion at `wakeOnMotionThresholdMps2` where the chip has it (then batched up to 1 s, else 0.2 s);
 /// - gyroscope: navigation moving → board maximum; heading moving → `headingRateHz`; otherwise suspended (the
 ///   activity classifier works without it; a stationary compass needs only accelerometer and magnetometer);
-/// - magnetometer: heading → `headingRateHz` moving, `headingStationaryRateHz` stationary; otherwise suspended;
+/// - magnetometer: heading → `headingRateHz` moving, `headingStationaryRateHz` in `.lowPower` stationary (the
+///   accelerometer then also in `.lowPower`: a compass at rest needs only the gravity direction); one magnetometer
+///   serves heading — a dedicated chip where the board has one, so an IMU's built-in magnetometer is not asked for
+///   — otherwise suspended;
 /// - barometer: altitude → `barometerMovingRateHz` (10 Hz) moving, `barometerStationaryRateHz` (2 Hz: lifts
 ///   are "stationary") stationary, oversampling 16 (8 on a low or critical battery at 1 Hz); navigation without
 ///   altitude → 1 Hz, oversampling 4 (vertical aiding); otherwise suspended;
@@ -105,6 +111,17 @@ public struct AdaptivePolicy: SchedulingPolicy {
 
         /// Time constant with which the measured-speed envelope forgets a speed, s. Default 120.
         public var measuredSpeedDecayS = 120.0
+
+        /// A moving carrier whose accelerometer has seen no motion for this long while the receiver's latest ground
+        /// speed is below `pausedMaximumSpeedMps` is paused (a car at traffic lights, a person waiting at a crossing):
+        /// the receiver goes to power-save with `pausedPowerSavePeriodS` until motion returns, so that it is in
+        /// power-save within 30 s of any stop even where the motion state holds `drive` for 120 s. s. Default 20.
+        public var pausedAfterS = 20.0
+        /// Ground speed below which a quiet carrier counts as paused, m/s. Default 1.
+        public var pausedMaximumSpeedMps = 1.0
+        /// Power-save period while paused, s (cyclic tracking: the receiver stays hot and serves again at once).
+        /// Default 10.
+        public var pausedPowerSavePeriodS = 10.0
 
         public init() {}
 
@@ -183,6 +200,10 @@ public struct AdaptivePolicy: SchedulingPolicy {
         let accelRange = !moving ? 2 * 9.80665 : (inputs.motion == .run || inputs.motion == .cycle) ? 8 * 9.80665 : 4 * 9.80665
         let gyroRange = inputs.motion == .run ? 2000 * Double.pi / 180 : 500 * Double.pi / 180
         let headingRate = reducedTier ? p.headingReducedRateHz : p.headingRateHz
+        // One magnetometer serves heading: a dedicated one where the board has it (an IMU's built-in one stays off for
+        // heading; its driver decides what the chip's magnetometer does in the IMU's own modes), else the first.
+        let headingMagnetometer = inputs.sensors.firstIndex { $0.kinds.contains(.magnetometer) && !$0.kinds.contains(.accelerometer) }
+            ?? inputs.sensors.firstIndex { $0.kinds.contains(.magnetometer) }
         for i in plan.sensors.indices where i < inputs.sensors.count {
             let sensor = inputs.sensors[i]
             var need = SensorNeed()
@@ -194,7 +215,8 @@ public struct AdaptivePolicy: SchedulingPolicy {
                     guard anything else { break }
                     if navigating { need.need(rateHz: sensor.maximumRateHz, mode: .normal) }
                     if d.heading != nil {
-                        need.need(rateHz: moving ? headingRate : p.headingStationaryRateHz, mode: .normal)
+                        // At rest a compass needs only the gravity direction: the low-power accelerometer gives it.
+                        need.need(rateHz: moving ? headingRate : p.headingStationaryRateHz, mode: moving ? .normal : .lowPower)
                     }
                     if moving {
                         need.need(rateHz: p.activityRateHz, mode: .normal, batchLatencyS: p.batchLatencyS)
@@ -207,8 +229,8 @@ public struct AdaptivePolicy: SchedulingPolicy {
                     if navigating { need.need(rateHz: sensor.maximumRateHz, mode: .normal) }
                     if d.heading != nil && moving { need.need(rateHz: headingRate, mode: .normal) }
                 case .magnetometer:
-                    if d.heading != nil {
-                        need.need(rateHz: moving ? headingRate : p.headingStationaryRateHz, mode: .normal)
+                    if d.heading != nil && i == headingMagnetometer {
+                        need.need(rateHz: moving ? headingRate : p.headingStationaryRateHz, mode: moving ? .normal : .lowPower)
                     }
                 case .barometer:
                     if d.altitude {
@@ -253,7 +275,24 @@ public struct AdaptivePolicy: SchedulingPolicy {
             if tier == .low { periodS *= p.lowBatteryPeriodFactor }
             wanted = periodS < p.minimumPowerSavePeriodS ? .continuous(rateHz: 1) : .powerSave(updatePeriodS: quantized(periodS))
         }
-        plan.gnss?.mode = outageChecked(wanted, inputs, causes: &plan.causes)
+        plan.gnss?.mode = outageChecked(paused(wanted, inputs, causes: &plan.causes), inputs, causes: &plan.causes)
+    }
+
+    /// `wanted`, or power-save while a moving carrier is paused (see `Parameters.pausedAfterS`).
+    private func paused(_ wanted: GNSSReceiverMode, _ inputs: SchedulerInputs, causes: inout [PlanCause]) -> GNSSReceiverMode {
+        let p = parameters
+        guard inputs.timeS - inputs.lastAccelerationMotionS >= p.pausedAfterS,
+              (inputs.gnss.speedMps ?? 0) < p.pausedMaximumSpeedMps else { return wanted }
+        switch wanted {
+        case .continuous:
+            break
+        case .powerSave(let periodS):
+            if periodS >= p.pausedPowerSavePeriodS { return wanted }
+        case .off:
+            return wanted
+        }
+        causes.append(.policy("carrier paused (no motion, no ground speed): receiver in power-save until it moves"))
+        return .powerSave(updatePeriodS: p.pausedPowerSavePeriodS)
     }
 
     /// The envelope of the receiver's measured ground speed, decayed to now, m/s.

@@ -115,6 +115,9 @@ struct MotionTracker: Sendable, Hashable {
     private(set) var sinceS: Double
     /// The latest evidence of motion, s.
     private(set) var lastMovementS: Double
+    /// The latest motion the accelerometer (the any-motion detector or a wake interrupt) saw, s; the classifier's
+    /// decisions do not move it.
+    private(set) var lastAccelerationMotionS: Double
     /// The classifier's latest decision and its time.
     private(set) var classifierKind: CarrierMotion?
     private(set) var classifierTimeS = -Double.infinity
@@ -123,6 +126,7 @@ struct MotionTracker: Sendable, Hashable {
 
     init(hysteresis: MotionHysteresis, detector: AnyMotionDetector, timeS: Double) {
         self.hysteresis = hysteresis; self.detector = detector; sinceS = timeS; lastMovementS = timeS
+        lastAccelerationMotionS = timeS
     }
 
     /// One accelerometer sample; true when the state changed.
@@ -134,6 +138,7 @@ struct MotionTracker: Sendable, Hashable {
     /// Evidence of motion (a detection or a wake interrupt); true when the state changed.
     mutating func movementSeen(timeS: Double) -> Bool {
         lastMovementS = max(lastMovementS, timeS)
+        lastAccelerationMotionS = max(lastAccelerationMotionS, timeS)
         // Moving already: the kind stays what the classifier said, except that an unknown kind takes the classifier's.
         guard motion == .stationary || motion == .unknown && classifierMoving != nil else { return false }
         let next = classifierMoving ?? .unknown

@@ -49,6 +49,10 @@ public struct SchedulerInputs: Sendable {
     /// Since when the receiver has been planned on (continuous or power-save), s; `nil` while it is planned off. The
     /// scheduler keeps it from the plans it hands out; policies use it to tell a signal outage from a cold start.
     public var receiverOnSinceS: Double?
+    /// The any-motion detector's (or a wake interrupt's) latest sign of motion, s (engine clock); the time the
+    /// scheduler started before any, and now while no accelerometer samples arrive (nothing says the carrier is
+    /// quiet). The classifier does not move it: it holds `drive` through a stop.
+    public var lastAccelerationMotionS: Double
 
     /// Inputs for a policy used on its own (tests, the evaluation); the `Scheduler` keeps its own.
     public init(demand: CombinedDemand, battery: BatteryState = .externalPower, tier: BatteryTier = .unrestricted,
@@ -57,6 +61,7 @@ public struct SchedulerInputs: Sendable {
         self.demand = demand; self.battery = battery; self.tier = tier; self.motion = motion
         self.motionSinceS = motionSinceS; self.gnss = gnss; self.timeS = timeS; self.sensors = sensors
         self.receiver = receiver; self.receiverOnSinceS = receiverOnSinceS
+        lastAccelerationMotionS = timeS
     }
 }
 
@@ -222,9 +227,20 @@ public struct Scheduler: Sendable {
 
     /// Re-plans when an input changed past its hysteresis or a policy's timer ran out; true when `plan` changed (the
     /// caller then applies it). Allocates nothing once warmed up.
+    /// Accelerometer motion after at least this long without any re-plans at once, s.
+    static let quietSpellS = 5.0
+
     public mutating func replanIfNeeded(timeS: Double) -> Bool {
         inputs.timeS = timeS
         if motionTracker.evaluate(timeS: timeS) { motionChanged() }
+        // Without recent accelerometer samples nothing says the carrier is quiet: count it as moving now.
+        let sampled = motionTracker.detector.lastSampleTimeS.map { timeS - $0 <= motionTracker.hysteresis.sampleFreshnessS } ?? false
+        let accelerationMotionS = sampled ? motionTracker.lastAccelerationMotionS : timeS
+        if accelerationMotionS != inputs.lastAccelerationMotionS {
+            // Motion after a quiet spell (a car pulling away from a stop) is planned for at once, not at the next tick.
+            if accelerationMotionS - inputs.lastAccelerationMotionS >= Self.quietSpellS { dirty = true }
+            inputs.lastAccelerationMotionS = accelerationMotionS
+        }
         guard dirty || !planned || timeS - lastPolicyRunS >= timerPeriodS else { return false }
         dirty = false
         lastPolicyRunS = timeS

@@ -167,6 +167,31 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(plain.fifoDepthSamples == 2 && plain.readRateHz == 5)
     }
 
+    /// The simulated board (MPU-9250 with its AK8963, an LIS3MDL, a BMP280) with one client wanting everything: at rest
+    /// the compass runs on the low-power accelerometer and the dedicated magnetometer, and the sensors draw under
+    /// half a milliampere as modelled (EnergyModel); moving, the dedicated magnetometer serves heading at full rate.
+    @Test func aCompassAtRestOnTheSimulatedBoardDrawsUnderHalfAMilliampere() {
+        let sensors = [
+            PlannedSensor(id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
+                          maximumRateHz: 100, hasMotionWake: true, fifoCapacitySamples: 42),
+            PlannedSensor(id: "mag", chip: "lis3mdl", kinds: [.magnetometer, .thermometer], maximumRateHz: 40),
+            PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25),
+        ]
+        let everything = Demand(client: "app", location: LocationDemand(desiredAccuracy: .best), heading: HeadingDemand(),
+                                activity: true, altitude: true)
+        var s = Scheduler(sensors: sensors, receiver: TestBoard.receiver, policy: AdaptivePolicy(), demands: [everything])
+        settle(&s, .stationary, at: 0)
+        #expect(s.plan.gnss?.mode == .off)
+        #expect(s.plan.sensors[0].configuration.powerMode == .lowPower)
+        #expect(s.plan.sensors[1].enabled && s.plan.sensors[1].configuration.powerMode == .lowPower)
+        #expect(s.plan.power.totalMilliAmp > 0 && s.plan.power.totalMilliAmp <= 0.5, "\(s.plan.power.totalMilliAmp) mA")
+
+        var moving = Scheduler(sensors: sensors, receiver: TestBoard.receiver, policy: AdaptivePolicy(), demands: [everything])
+        settle(&moving, .walk, at: 0)
+        #expect(moving.plan.sensors[1].configuration.powerMode == .normal && moving.plan.sensors[1].configuration.rateHz == 40)
+        #expect(moving.plan.sensors[0].configuration.powerMode == .normal)
+    }
+
     @Test func headingActivityAndAltitudeEachWakeOnlyTheirSensors() {
         let heading = walkingScheduler([Demand(client: "compass", heading: HeadingDemand())])
         #expect(TestBoard.sensorPlan(heading, "mag").configuration.rateHz == 50)

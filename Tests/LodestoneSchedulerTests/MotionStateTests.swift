@@ -85,10 +85,12 @@ import LodestoneScheduler
         #expect(backAfterS < 0.1, "the plan returns to the moving plan on the first detector hit")
     }
 
-    @Test func aCarStoppedAtTrafficLightsKeepsItsReceiverAndAParkedOneLosesIt() {
+    @Test func aCarStoppedAtTrafficLightsKeepsItsReceiverHotInPowerSaveAndAParkedOneLosesIt() {
         var s = TestBoard.scheduler(demands: [Self.navigator])
         var stream = AccelerometerStream(seed: 5)
         var offAtS: Double?
+        var pausedAtS: Double?
+        var resumedAtS: Double?
         var i = 0
         while true {
             let t = Double(i) * 0.01
@@ -100,9 +102,14 @@ import LodestoneScheduler
             if i % 100 == 0 { s.observe(activity: t < 253 ? .drive : .stationary, timeS: t) }
             _ = s.replanIfNeeded(timeS: t)
             if i % 100 == 50, s.plan.gnss?.mode.isOn == true { s.observe(fix: fix(atTimeS: t, speedMps: moving ? 12 : 0)) }
+            if pausedAtS == nil, t > 100, t < 190, case .powerSave = s.plan.gnss?.mode { pausedAtS = t }
+            if resumedAtS == nil, t >= 190, s.plan.gnss?.mode == .continuous(rateHz: 1) { resumedAtS = t }
             if offAtS == nil, s.plan.gnss?.mode == .off { offAtS = t }
             i += 1
         }
+        // At the red light: power-save (not off) within 30 s of stopping, continuous again within 2 s of pulling away.
+        #expect((pausedAtS ?? .infinity) <= 100 + 30, "power-save at \(pausedAtS ?? -1) s")
+        #expect((resumedAtS ?? .infinity) <= 190 + 2, "continuous again at \(resumedAtS ?? -1) s")
         // Off only after the drive's 120 s of stillness, counted from the classifier's last "drive".
         #expect((offAtS ?? 0) >= 250 + 120, "receiver off at \(offAtS ?? -1) s")
         #expect((offAtS ?? .infinity) <= 253 + 120 + 1, "receiver off at \(offAtS ?? -1) s")
