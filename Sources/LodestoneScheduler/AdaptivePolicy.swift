@@ -8,8 +8,9 @@ import RealModule
 /// on a `low` battery (`DesiredAccuracy.coarser(by:)`):
 /// - no client wants locations → receiver off (`noDemand`);
 /// - carrier stationary → receiver off (within the motion hysteresis: 8–20 s after a walk stops, 120 s after a
-///   drive; see `MotionHysteresis`), except that after `ephemerisRefreshIntervalS` (2 h) without a fix it is woken
-///   for up to `ephemerisRefreshWindowS` so that its ephemerides stay valid and the next start is a hot one;
+///   drive; see `MotionHysteresis`), except that, where the (effective) tier is 10 m or finer, after
+///   `ephemerisRefreshIntervalS` (2 h) without a fix it is woken for up to `ephemerisRefreshWindowS` so that its
+///   ephemerides stay valid and the next start is a hot one (coarser tiers accept a warm start);
 /// - moving, `bestForNavigation` or `best` → continuous 1 Hz;
 /// - moving, coarser tiers → the receiver's power-save with an update period of
 ///   `accuracyMargin × requiredHorizontalAccuracyM / speed`, with the nominal speed of the current activity
@@ -259,7 +260,10 @@ public struct AdaptivePolicy: SchedulingPolicy {
         }
         if !moving {
             resetOutage()
-            plan.gnss?.mode = ephemerisRefresh(inputs, causes: &plan.causes) ? .continuous(rateHz: 1) : .off
+            // Hot starts matter where a client wants fixes within 10 m at once on resuming; for coarser tiers the
+            // receiver's warm start (about 25 s) costs less than keeping its ephemerides fresh all day.
+            let wantsHotStart = a <= .nearestTenMeters && !significantOnly
+            plan.gnss?.mode = wantsHotStart && ephemerisRefresh(inputs, causes: &plan.causes) ? .continuous(rateHz: 1) : .off
             return
         }
         refreshStartS = nil; refreshFirstFixS = nil

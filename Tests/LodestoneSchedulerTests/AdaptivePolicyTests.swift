@@ -250,6 +250,21 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(onAgainS == 197)
     }
 
+    @Test func aCoarseClientAtRestForHoursLetsTheEphemeridesExpire() {
+        var s = TestBoard.scheduler(demands: [Self.location(.hundredMeters)])
+        s.observe(fix: fix(atTimeS: 0))
+        settle(&s, .stationary, at: 0)
+        var stream = AccelerometerStream(seed: 1, noiseMps2: 0.01)
+        var t = 10.0
+        while t < 3 * 3600 {
+            s.observe(accelerationMps2: stream.still(), timeS: t)
+            _ = s.replanIfNeeded(timeS: t)
+            #expect(s.plan.gnss?.mode == .off, "receiver on at \(t) s")
+            if s.plan.gnss?.mode != .off { break }
+            t += 1
+        }
+    }
+
     @Test func hoursStationaryWakeTheReceiverToRefreshItsEphemerides() {
         var s = TestBoard.scheduler(demands: [Self.location(.best)])
         s.observe(fix: fix(atTimeS: 0))
