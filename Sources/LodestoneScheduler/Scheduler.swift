@@ -46,6 +46,9 @@ public struct SchedulerInputs: Sendable {
     public var timeS: Double
     public var sensors: [PlannedSensor]
     public var receiver: PlannedReceiver?
+    /// Since when the receiver has been planned on (continuous or power-save), s; `nil` while it is planned off. The
+    /// scheduler keeps it from the plans it hands out; policies use it to tell a signal outage from a cold start.
+    public var receiverOnSinceS: Double?
 }
 
 /// A way of planning. The adaptive policy is the product; the others are the evaluation's baselines.
@@ -61,48 +64,215 @@ public protocol SchedulingPolicy: Sendable {
 /// Decides, continuously, how each sensor samples: combines the clients' demands, tracks the battery, the motion state
 /// and the receiver's signal, asks the policy for a plan and says when it changed.
 ///
-/// SKELETON: the lead's public API for issue 8; the scheduler helper implements it (hysteresis, the any-motion
-/// detector, the tiers) and may add API, keeping these entry points.
+/// - **Inputs**: demands (`setDemands`), battery (`update(battery:)`, tiers with `BatteryTierThresholds`' hysteresis),
+///   every accelerometer sample (`observe(accelerationMps2:)`, the `AnyMotionDetector`), a chip's wake-on-motion
+///   (`observeMotionWake`), the activity classifier (`observe(activity:)`), fixes (`observe(fix:)` → `GNSSQuality`)
+///   and failed reconfigurations (`reportFailure`).
+/// - **Motion state**: moving at once on any evidence, stationary after the stillness `MotionHysteresis` asks for.
+/// - **Re-planning** (`replanIfNeeded`): when an input changed past its hysteresis, and once a second for what time
+///   decides (duty cycles, outages, timers). It returns true only when the plan really changed; the first call always
+///   returns true (generation 1), so that the caller applies the first plan.
+/// - **Failures**: a sensor whose reconfiguration failed keeps the setting it was rolled back to, whenever the policy
+///   asks for the failing one again, for `failureHoldS` (default 300 s), and the plan says so (`PlanCause.failure`).
+/// - **Allocation**: none per sample, and none per re-plan once warmed up: the plan and a scratch plan are updated in
+///   place and swapped, causes keep their capacity, no text is built.
 public struct Scheduler: Sendable {
     public private(set) var plan: Plan
     public private(set) var inputs: SchedulerInputs
     private var policy: any SchedulingPolicy
 
+    /// Battery tier thresholds and hysteresis (default `BatteryTierThresholds.default`).
+    public var tierThresholds: BatteryTierThresholds = .default {
+        didSet { retier(timeS: inputs.timeS) }
+    }
+    /// How long a failed setting is avoided, s. Default 300.
+    public var failureHoldS: Double = 300
+    /// The period of time-driven re-plans, s. Default 1.
+    public var timerPeriodS: Double = 1
+
+    private var motionTracker: MotionTracker
+    /// The plan being built; swapped with `plan` when it differs.
+    private var scratch: Plan
+    /// The sensors' plans before the current one (what a failed reconfiguration rolled back to).
+    private var previousSensors: [SensorPlan]
+    private var previousGNSSMode: GNSSReceiverMode?
+    /// Per sensor (board order, the receiver last): the failed setting to avoid and until when.
+    private var failures: [FailureRecord?]
+    private var dirty = true
+    private var planned = false
+    private var lastPolicyRunS = -Double.infinity
+
+    private struct FailureRecord: Sendable {
+        var failedSensor: SensorPlan?
+        var failedMode: GNSSReceiverMode?
+        var message: String
+        var untilS: Double
+    }
+
     public init(sensors: [PlannedSensor], receiver: PlannedReceiver?, policy: any SchedulingPolicy, demands: [Demand],
                 battery: BatteryState = .externalPower, timeS: Double = 0) {
+        self.init(sensors: sensors, receiver: receiver, policy: policy, demands: demands, battery: battery, timeS: timeS,
+                  detector: AnyMotionDetector(), hysteresis: .default)
+    }
+
+    /// A scheduler with its own any-motion detector parameters and motion hysteresis.
+    public init(sensors: [PlannedSensor], receiver: PlannedReceiver?, policy: any SchedulingPolicy, demands: [Demand],
+                battery: BatteryState = .externalPower, timeS: Double = 0, detector: AnyMotionDetector,
+                hysteresis: MotionHysteresis) {
         self.policy = policy
-        inputs = SchedulerInputs(demand: CombinedDemand(demands), battery: battery, tier: .unrestricted, motion: .unknown,
-                                 motionSinceS: timeS, gnss: GNSSQuality(), timeS: timeS, sensors: sensors, receiver: receiver)
-        plan = Plan(sensors: sensors.map { SensorPlan(id: $0.id, enabled: true, configuration: SensorConfiguration(rateHz: $0.maximumRateHz),
-                                                      readRateHz: $0.maximumRateHz) },
-                    gnss: receiver.map { GNSSPlan(id: $0.id, mode: .continuous(rateHz: 1)) }, timeS: timeS)
+        let tier = BatteryTierThresholds.default.tier(for: battery, previous: .normal)
+        inputs = SchedulerInputs(demand: CombinedDemand(demands), battery: battery, tier: tier, motion: .unknown,
+                                 motionSinceS: timeS, gnss: GNSSQuality(), timeS: timeS, sensors: sensors, receiver: receiver,
+                                 receiverOnSinceS: receiver == nil ? nil : timeS)
+        func makePlan() -> Plan {
+            var p = Plan(sensors: sensors.map { SensorPlan(id: $0.id, enabled: true, configuration: SensorConfiguration(rateHz: $0.maximumRateHz),
+                                                           readRateHz: $0.maximumRateHz) },
+                         gnss: receiver.map { GNSSPlan(id: $0.id, mode: .continuous(rateHz: 1)) }, timeS: timeS)
+            p.causes.reserveCapacity(16)
+            p.power.perSensor = sensors.map { PowerPrediction.SensorPower(id: $0.id, milliAmp: 0, milliWatt: 0) }
+                + (receiver.map { [PowerPrediction.SensorPower(id: $0.id, milliAmp: 0, milliWatt: 0)] } ?? [])
+            return p
+        }
+        plan = makePlan()
+        scratch = makePlan()
+        previousSensors = plan.sensors.map { $0 }
+        previousGNSSMode = plan.gnss?.mode
+        failures = Array(repeating: nil, count: sensors.count + 1)
+        motionTracker = MotionTracker(hysteresis: hysteresis, detector: detector, timeS: timeS)
     }
 
     /// The policy's name.
     public var policyName: String { policy.name }
 
+    /// The any-motion detector's state (its slow mean, the latest detection).
+    public var motionDetector: AnyMotionDetector { motionTracker.detector }
+
     /// Replaces the set of active demands.
-    public mutating func setDemands(_ demands: [Demand], timeS: Double) { inputs.demand = CombinedDemand(demands) }
+    public mutating func setDemands(_ demands: [Demand], timeS: Double) {
+        let combined = CombinedDemand(demands)
+        if combined != inputs.demand { inputs.demand = combined; dirty = true }
+    }
 
     /// A new battery reading.
-    public mutating func update(battery: BatteryState, timeS: Double) { inputs.battery = battery }
+    public mutating func update(battery: BatteryState, timeS: Double) {
+        inputs.battery = battery
+        retier(timeS: timeS)
+    }
+
+    private mutating func retier(timeS: Double) {
+        let tier = tierThresholds.tier(for: inputs.battery, previous: inputs.tier)
+        if tier != inputs.tier { inputs.tier = tier; dirty = true }
+    }
 
     /// One accelerometer sample (board axes, m/s²) for the any-motion detector. Allocates nothing.
-    public mutating func observe(accelerationMps2: Vector3, timeS: Double) {}
+    public mutating func observe(accelerationMps2: Vector3, timeS: Double) {
+        if motionTracker.observe(accelerationMps2: accelerationMps2, timeS: timeS) { motionChanged() }
+    }
 
     /// A chip's wake-on-motion interrupt fired.
-    public mutating func observeMotionWake(timeS: Double) {}
+    public mutating func observeMotionWake(timeS: Double) {
+        if motionTracker.movementSeen(timeS: timeS) { motionChanged() }
+    }
 
     /// The activity classifier's latest decision.
-    public mutating func observe(activity: CarrierMotion, timeS: Double) {}
+    public mutating func observe(activity: CarrierMotion, timeS: Double) {
+        if motionTracker.observe(activity: activity, timeS: timeS) { motionChanged() }
+    }
 
-    /// A receiver fix.
-    public mutating func observe(fix: ReceiverFix) {}
+    private mutating func motionChanged() {
+        inputs.motion = motionTracker.motion
+        inputs.motionSinceS = motionTracker.sinceS
+        dirty = true
+    }
+
+    /// A receiver fix: one with a position (2D or 3D, latitude and longitude) updates `inputs.gnss`.
+    public mutating func observe(fix: ReceiverFix) {
+        guard fix.mode >= .twoDimensional, let lat = fix.latitudeDeg, let lon = fix.longitudeDeg else { return }
+        inputs.gnss = GNSSQuality(lastFixTimeS: fix.timeS, horizontalAccuracyM: fix.horizontalAccuracyM,
+                                  satellitesUsed: fix.satellitesUsed, speedMps: fix.speedMps,
+                                  latitudeDeg: lat, longitudeDeg: lon)
+    }
 
     /// Applying the plan to `sensor` failed and was rolled back: the scheduler records it and plans around it.
-    public mutating func reportFailure(sensor: String, message: String, timeS: Double) {}
+    /// `sensor` is a sensor's or the receiver's board id; an id the scheduler does not plan is ignored.
+    public mutating func reportFailure(sensor: String, message: String, timeS: Double) {
+        if let i = plan.sensors.firstIndex(where: { $0.id == sensor }) {
+            failures[i] = FailureRecord(failedSensor: plan.sensors[i], failedMode: nil, message: message,
+                                        untilS: timeS + failureHoldS)
+            dirty = true
+        } else if let g = plan.gnss, g.id == sensor {
+            failures[plan.sensors.count] = FailureRecord(failedSensor: nil, failedMode: g.mode, message: message,
+                                                         untilS: timeS + failureHoldS)
+            dirty = true
+        }
+    }
 
     /// Re-plans when an input changed past its hysteresis or a policy's timer ran out; true when `plan` changed (the
-    /// caller then applies it). Allocates nothing when nothing changed.
-    public mutating func replanIfNeeded(timeS: Double) -> Bool { false }
+    /// caller then applies it). Allocates nothing once warmed up.
+    public mutating func replanIfNeeded(timeS: Double) -> Bool {
+        inputs.timeS = timeS
+        if motionTracker.evaluate(timeS: timeS) { motionChanged() }
+        guard dirty || !planned || timeS - lastPolicyRunS >= timerPeriodS else { return false }
+        dirty = false
+        lastPolicyRunS = timeS
+
+        scratch.causes.removeAll(keepingCapacity: true)
+        policy.plan(inputs, into: &scratch)
+        avoidFailedSettings(timeS: timeS)
+        if planned && scratch.sensors == plan.sensors && scratch.gnss == plan.gnss && scratch.causes == plan.causes {
+            return false
+        }
+        predictPower(&scratch)
+        scratch.timeS = timeS
+        scratch.generation = plan.generation + 1
+        swap(&plan, &scratch)
+        // `scratch` now holds the plan before: remember what each sensor ran with (a failure rolls back to it).
+        for i in previousSensors.indices { previousSensors[i] = scratch.sensors[i] }
+        previousGNSSMode = scratch.gnss?.mode
+        let wasOn = planned ? scratch.gnss.map { $0.mode != .off } ?? false : false
+        let isOn = plan.gnss.map { $0.mode != .off } ?? false
+        if isOn && (!wasOn || inputs.receiverOnSinceS == nil) { inputs.receiverOnSinceS = timeS }
+        if !isOn { inputs.receiverOnSinceS = nil }
+        planned = true
+        return true
+    }
+
+    /// Where the policy asks again for a setting that failed (within `failureHoldS`), keeps the one the sensor was
+    /// rolled back to, and says so.
+    private mutating func avoidFailedSettings(timeS: Double) {
+        for i in failures.indices {
+            guard let record = failures[i] else { continue }
+            if timeS >= record.untilS { failures[i] = nil; continue }
+            if i < scratch.sensors.count, let failed = record.failedSensor {
+                let asked = scratch.sensors[i]
+                if asked.enabled == failed.enabled && asked.configuration == failed.configuration {
+                    scratch.sensors[i] = previousSensors[i]
+                    scratch.causes.append(.failure(sensor: asked.id, message: record.message))
+                }
+            } else if i == scratch.sensors.count, let failedMode = record.failedMode, let g = scratch.gnss,
+                      g.mode == failedMode, let fallback = previousGNSSMode {
+                scratch.gnss?.mode = fallback
+                scratch.causes.append(.failure(sensor: g.id, message: record.message))
+            }
+        }
+    }
+
+    /// Fills `p.power` from `EnergyModel` (a chip or receiver the table lacks counts 0).
+    private func predictPower(_ p: inout Plan) {
+        var totalMilliAmp = 0.0, totalMilliWatt = 0.0
+        for i in p.sensors.indices {
+            let s = p.sensors[i]
+            let draw = EnergyModel.draw(chip: inputs.sensors[i].chip, configuration: s.configuration, enabled: s.enabled)
+            let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
+            p.power.perSensor[i].milliAmp = mA; p.power.perSensor[i].milliWatt = mW
+            totalMilliAmp += mA; totalMilliWatt += mW
+        }
+        if let g = p.gnss, let receiver = inputs.receiver {
+            let draw = EnergyModel.draw(receiver: receiver.model, mode: g.mode)
+            let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
+            p.power.perSensor[p.sensors.count].milliAmp = mA; p.power.perSensor[p.sensors.count].milliWatt = mW
+            totalMilliAmp += mA; totalMilliWatt += mW
+        }
+        p.power.totalMilliAmp = totalMilliAmp; p.power.totalMilliWatt = totalMilliWatt
+    }
 }

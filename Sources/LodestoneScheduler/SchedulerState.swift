@@ -73,10 +73,15 @@ public struct GNSSQuality: Sendable, Hashable, Codable {
     public var satellitesUsed: Int?
     /// Its ground speed, m/s.
     public var speedMps: Double?
+    /// Its position (WGS84, degrees, + north / + east), for policies that remember places (RAPS' space-time
+    /// history and blacklisting).
+    public var latitudeDeg: Double?
+    public var longitudeDeg: Double?
 
     public init(lastFixTimeS: Double? = nil, horizontalAccuracyM: Double? = nil, satellitesUsed: Int? = nil,
-                speedMps: Double? = nil) {
+                speedMps: Double? = nil, latitudeDeg: Double? = nil, longitudeDeg: Double? = nil) {
         self.lastFixTimeS = lastFixTimeS; self.horizontalAccuracyM = horizontalAccuracyM
         self.satellitesUsed = satellitesUsed; self.speedMps = speedMps
+        self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg
     }
 }
