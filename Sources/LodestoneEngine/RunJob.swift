@@ -63,6 +63,8 @@ public struct RunStep {
     public var location: Location?
     /// The location delivered to the clients at this step, if one was.
     public var delivered: DeliveredLocation?
+    /// The delivery's state and counters.
+    public var delivery: LocationDelivery?
     /// The scheduler glue (plan, inputs, energy so far); `nil` in an unscheduled run.
     public var scheduling: ScheduledSampling?
     /// A new plan was applied at this step.
@@ -192,7 +194,7 @@ public struct RunJob {
                 if options.json, let d = delivered { output.write(Wire.line(Wire.Delivery(d))) }
                 if let stepped {
                     stepped(RunStep(timeS: t, context: fusion.context, heading: fusion.orientation.heading,
-                                    location: fusion.location.latest, delivered: delivered, scheduling: scheduling,
+                                    location: fusion.location.latest, delivered: delivered, delivery: delivery, scheduling: scheduling,
                                     planChanged: planChanged, lastFixTimeS: lastFixTimeS, statuses: engine.statuses))
                 }
             }

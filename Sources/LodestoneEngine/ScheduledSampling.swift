@@ -115,7 +115,7 @@ public struct ScheduledSampling {
     private var receiverDraw: PowerDraw?
     private var lastActivity: MotionActivity.Kind?
     private var nextBatteryReadS: Double
-    private var simulatedBattery: SimulatedCell?
+    private var simulatedBattery: SimulatedBattery?
     private let systemBattery: (() -> BatteryState?)?
 
     /// How often the receiver's power state is sampled for the energy account, s. Its states last seconds (acquisition)
@@ -141,7 +141,8 @@ public struct ScheduledSampling {
             if let b = systemBattery?() { initial = b }
         case let .simulated(capacity, level):
             self.systemBattery = nil
-            let cell = SimulatedCell(capacityMilliAmpHour: capacity, levelFraction: level)
+            let cell = SimulatedBattery(capacityMilliAmpHour: capacity, levelFraction: level,
+                                        nominalVoltageV: configuration.batteryNominalV, timeS: timeS)
             simulatedBattery = cell
             initial = cell.state
         }
@@ -267,7 +268,7 @@ public struct ScheduledSampling {
         let milliAmp = energy.add(durationS: dt, plan: plan, receiverState: receiverState, receiverDraw: receiverDraw)
         if simulatedBattery != nil {
             let baselineMilliAmp = configuration.boardBaselineMilliWatt / configuration.batteryNominalV
-            simulatedBattery?.drain(milliAmp: milliAmp + baselineMilliAmp, durationS: dt)
+            simulatedBattery?.drain(milliAmp: milliAmp + baselineMilliAmp, untilS: timeS)
         }
     }
 
@@ -302,30 +303,5 @@ public struct ScheduledSampling {
         // The receiver's state may have changed with the plan: look again at the next step.
         nextReceiverQueryS = timeS
         return errors
-    }
-}
-
-/// A battery cell drained by a current (the `--battery simulated:…` battery): charge counting, no voltage model.
-struct SimulatedCell: Sendable {
-    let capacityMilliAmpHour: Double
-    var chargeMilliAmpHour: Double
-    /// Made once: `state` is read on the sample path.
-    let source: String
-
-    init(capacityMilliAmpHour: Double, levelFraction: Double) {
-        self.capacityMilliAmpHour = capacityMilliAmpHour
-        source = "simulated \(formatFixed(capacityMilliAmpHour, digits: 0)) mAh"
-        chargeMilliAmpHour = capacityMilliAmpHour * min(max(levelFraction, 0), 1)
-    }
-
-    mutating func drain(milliAmp: Double, durationS: Double) {
-        chargeMilliAmpHour = max(0, chargeMilliAmpHour - milliAmp * durationS / 3600)
-    }
-
-    var state: BatteryState {
-        let level = (chargeMilliAmpHour / capacityMilliAmpHour * 100).rounded() / 100   // sysfs `capacity`: whole percent
-        return BatteryState(levelFraction: level, charging: .discharging, chargeNowMilliAmpHour: chargeMilliAmpHour,
-                            chargeFullMilliAmpHour: capacityMilliAmpHour,
-                            source: source)
     }
 }

@@ -49,7 +49,8 @@ struct Run: ParsableCommand {
         let out = StandardOutput()
         do {
             let code = try RunJob(options: options).run(output: out, errors: standardErrorOutput(), clock: SystemClock(),
-                                                        shouldStop: { stop.requested || out.isBroken })
+                                                        shouldStop: { stop.requested || out.isBroken },
+                                                        systemBattery: SchedulerOptions.systemBattery)
             if code != 0 { throw ExitCode(code) }
         } catch let e as JobError { fail(e.message) }
     }

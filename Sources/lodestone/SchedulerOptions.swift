@@ -1,5 +1,6 @@
 import ArgumentParser
 import LodestoneEngine
+import LodestoneLinux
 import LodestoneScheduler
 
 /// `lodestone run`'s scheduler options: the policy, what the clients want, and the battery. Without any, one client
@@ -83,5 +84,13 @@ struct SchedulerOptions: ParsableArguments {
             do { c.demands = try DemandsFile.load(path: path) } catch { fail(error.message) }
         }
         return c
+    }
+
+    /// The system's battery from `/sys/class/power_supply` (`--battery auto`): `nil` when the board has none (external
+    /// power) or the class cannot be read.
+    @Sendable static func systemBattery() -> BatteryState? {
+        guard let uevents = try? PowerSupply.readUevents(), !uevents.isEmpty else { return nil }
+        let state = BatteryState(uevents: uevents)
+        return state.charging == .externalPower ? nil : state
     }
 }
