@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation", "LodestoneDrivers", "LodestoneEngine"], swiftSettings: strict),
         .testTarget(name: "LodestoneLocationTests", dependencies: ["LodestoneLocation", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
-        .testTarget(name: "LodestoneSchedulerTests", dependencies: ["LodestoneScheduler"], swiftSettings: strict),
+        .testTarget(name: "LodestoneSchedulerTests", dependencies: ["LodestoneScheduler", "LodestoneDrivers"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
         .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "lodestone"], swiftSettings: strict),
     ]
