@@ -41,6 +41,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]),
         suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
         suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
+        suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
     ]
 )
 

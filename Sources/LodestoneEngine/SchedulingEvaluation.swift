@@ -26,6 +26,8 @@ public struct SchedulingEvaluation {
         public var demand: String
         public var scenario: String
         public var seed: UInt64
+        /// The receiver's energy-model key (`nil`: no receiver).
+        public var receiverModel: String?
         public var durationS: Double
         /// Per sensor (board id) charge, mAh; the receiver under its id.
         public var sensorMilliAmpHours: [String: Double]
@@ -65,14 +67,18 @@ public struct SchedulingEvaluation {
         public var activityDelayP90S: Double?
         public var activityMissed: Int
         /// Motion starts after a stop of at least `minimumStopS`: delay to the first applied plan made for a moving
-        /// carrier (p50, max), and — where the sky is in view — to the first delivered location whose true error meets
-        /// the required accuracy (p50, max).
+        /// carrier (p50, max), and — after stops with the sky in view — to the first delivered location whose true error
+        /// meets the required accuracy (p50, max). Starts that leave a building (the stop had no signal) are counted
+        /// apart: the receiver must reacquire after the outage, whatever the policy.
         public var motionStarts: Int
         public var wakePlanP50S: Double?
         public var wakePlanMaxS: Double?
         public var wakeFixStarts: Int
         public var wakeFixP50S: Double?
         public var wakeFixMaxS: Double?
+        public var wakeFixAfterOutageStarts: Int
+        public var wakeFixAfterOutageP50S: Double?
+        public var wakeFixAfterOutageMaxS: Double?
         /// Mean draw while truly stationary, from 30 s after the stop: sensors alone and with the receiver, mA.
         public var stationarySensorsMilliAmp: Double?
         public var stationaryTotalMilliAmp: Double?
@@ -88,6 +94,7 @@ public struct SchedulingEvaluation {
         /// Wake events (truth motion start → times) for the plot.
         public var wakePlanDelaysS: [Double]
         public var wakeFixDelaysS: [Double]
+        public var wakeFixAfterOutageDelaysS: [Double]
     }
 
     /// One row of the timeline (one per second of engine time), for the plan plot.
@@ -166,6 +173,10 @@ public struct SchedulingEvaluation {
     var stationarySinceS: Double?
     var pendingStartS: Double?
     var pendingStartHasSky = false
+    var pendingStartAfterOutage = false
+    var stopHadOutage = false
+    var wakeFixAfterOutage: [Double] = []
+    var wakeFixAfterOutageStarts = 0
     var planWaiting = false
     var fixWaiting = false
     var wakePlan: [Double] = []
@@ -199,15 +210,17 @@ public struct SchedulingEvaluation {
         let truthStationary = truth.activity == .stationary
         if truthStationary {
             if stationarySinceS == nil { stationarySinceS = t }
+            stopHadOutage = truth.gnssOutage
         } else if let since = stationarySinceS {
             if gnssOffWaiting, s.receiverState != nil, t - since >= Self.minimumStopS { gnssNeverOff += 1 }
             if t - since >= Self.minimumStopS {
                 pendingStartS = t
                 pendingStartHasSky = !truth.gnssOutage
+                pendingStartAfterOutage = stopHadOutage
                 planWaiting = true
                 fixWaiting = demand.location != nil && pendingStartHasSky
                 motionStarts += 1
-                if fixWaiting { wakeFixStarts += 1 }
+                if fixWaiting { if stopHadOutage { wakeFixAfterOutageStarts += 1 } else { wakeFixStarts += 1 } }
             }
             stationarySinceS = nil
             gnssOffWaiting = false
@@ -246,7 +259,7 @@ public struct SchedulingEvaluation {
             if let maxAge = demand.location?.maximumAgeS, independentAgeS > maxAge + 1e-6, !d.isStale { olderUnmarked += 1 }
             if fixWaiting, let start = pendingStartS, error <= required, !d.isStale {
                 fixWaiting = false
-                wakeFix.append(t - start)
+                if pendingStartAfterOutage { wakeFixAfterOutage.append(t - start) } else { wakeFix.append(t - start) }
             }
         }
         // Heading at 1 Hz.
@@ -313,7 +326,8 @@ public struct SchedulingEvaluation {
         let meanMilliWatt = energy.meanMilliWatt
         let delivered = errorsM.count
         return Summary(
-            policy: policy, demand: demandName, scenario: scenario, seed: seed, durationS: duration,
+            policy: policy, demand: demandName, scenario: scenario, seed: seed,
+            receiverModel: s?.scheduler.inputs.receiver?.model, durationS: duration,
             sensorMilliAmpHours: perSensor, gnssMilliAmpHours: energy.receiverMilliAmpHours,
             imuEtcMilliAmpHours: energy.sensorsMilliAmpHours, totalMilliAmpHours: energy.totalMilliAmpHours,
             totalMilliWattHours: energy.totalMilliWattHours, meanMilliWatt: meanMilliWatt, meanMilliAmp: energy.meanMilliAmp,
@@ -331,12 +345,15 @@ public struct SchedulingEvaluation {
             activityDelayP90S: Self.percentile(activityDelays, 0.9), activityMissed: activityMissed + (activityPending ? 1 : 0),
             motionStarts: motionStarts, wakePlanP50S: Self.percentile(wakePlan, 0.5), wakePlanMaxS: wakePlan.max(),
             wakeFixStarts: wakeFixStarts, wakeFixP50S: Self.percentile(wakeFix, 0.5), wakeFixMaxS: wakeFix.max(),
+            wakeFixAfterOutageStarts: wakeFixAfterOutageStarts, wakeFixAfterOutageP50S: Self.percentile(wakeFixAfterOutage, 0.5),
+            wakeFixAfterOutageMaxS: wakeFixAfterOutage.max(),
             stationarySensorsMilliAmp: stationaryS > 0 ? stationarySensorsMilliAmpHours * 3600 / stationaryS : nil,
             stationaryTotalMilliAmp: stationaryS > 0 ? stationaryTotalMilliAmpHours * 3600 / stationaryS : nil,
             gnssOffAfterStopP50S: Self.percentile(gnssOffDelays, 0.5), gnssOffAfterStopMaxS: gnssOffDelays.max(),
             gnssNeverOffStops: gnssNeverOff,
             plansApplied: s?.plansApplied ?? 0, replansPerHour: duration > 0 ? Double(s?.plansApplied ?? 0) / (duration / 3600) : 0,
-            reconfigurationFailures: s?.failures ?? 0, wakePlanDelaysS: wakePlan, wakeFixDelaysS: wakeFix)
+            reconfigurationFailures: s?.failures ?? 0, wakePlanDelaysS: wakePlan, wakeFixDelaysS: wakeFix,
+            wakeFixAfterOutageDelaysS: wakeFixAfterOutage)
     }
 
     var meetingClaimed = 0
