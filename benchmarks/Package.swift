@@ -26,7 +26,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]),
         suite("Core", ["LodestoneCore"]),
         suite("Drivers", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
-        suite("Simulation", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation"]),
+        suite("Simulation", ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneEngine", "LodestoneScheduler"]),
         suite("GNSS", ["LodestoneCore", "LodestoneLocation"]),
         suite("Calibration", ["LodestoneCore", "LodestoneCalibration", "LodestoneEngine"]),
         suite("Fusion", ["LodestoneCore", "LodestoneFusion", "LodestoneEngine"]),

@@ -54,6 +54,11 @@ public enum MPU6xxxDatasheet {
         case accelConfig2 = 0x1D
         /// Register 30 (6500/9250 only): `LPOSC_CLKSEL` [3:0], the low-power accelerometer rate.
         case lpAccelOdr = 0x1E
+        /// Register 31: `WOM_THR` (6500/9250: wake-on-motion threshold, 4 mg/LSB, RM-MPU-9250A-00 register 31) or
+        /// `MOT_THR` (6050: motion detection threshold, 2 mg/LSB, RM-MPU-6000A-00 rev. 3.2 register 31).
+        case womThr = 0x1F
+        /// Register 32 (6050 only): `MOT_DUR`, motion detection duration, 1 ms/LSB (RM-MPU-6000A-00 rev. 3.2).
+        case motDur = 0x20
         /// Register 55: `INT_RD_CLEAR` [4], `I2C_BYPASS_EN` [1].
         case intPinCfg = 0x37
         /// Register 56: interrupt enables.
@@ -79,6 +84,9 @@ public enum MPU6xxxDatasheet {
         case gyroZoutL = 0x48
         /// Register 104: signal path reset.
         case signalPathReset = 0x68
+        /// Register 105 (6500/9250): `ACCEL_INTEL_CTRL`: `ACCEL_INTEL_EN` [7], `ACCEL_INTEL_MODE` [6]. (On the 6050 this
+        /// address is `MOT_DETECT_CTRL`, which this driver leaves at its default.)
+        case accelIntelCtrl = 0x69
         /// Register 106: `I2C_MST_EN` [5] (must be 0 for the bypass).
         case userCtrl = 0x6A
         /// Register 107: `DEVICE_RESET` [7], `SLEEP` [6], `CYCLE` [5], `GYRO_STANDBY` [4] (6500/9250),
@@ -112,6 +120,17 @@ public enum MPU6xxxDatasheet {
         public static let bypassEn = BitField(mask: 0b0000_0010)
         /// `INT_STATUS.DATA_RDY_INT`.
         public static let dataRdyInt = BitField(mask: 0b0000_0001)
+        /// `INT_ENABLE.WOM_EN` (6500/9250) / `MOT_EN` (6050): the motion interrupt on INT.
+        public static let womEn = BitField(mask: 0b0100_0000)
+        /// `INT_STATUS.WOM_INT` (6500/9250) / `MOT_INT` (6050): motion seen; cleared by reading `INT_STATUS`.
+        public static let womInt = BitField(mask: 0b0100_0000)
+        /// `ACCEL_INTEL_CTRL.ACCEL_INTEL_EN` (6500/9250): the wake-on-motion logic on.
+        public static let accelIntelEn = BitField(mask: 0b1000_0000)
+        /// `ACCEL_INTEL_CTRL.ACCEL_INTEL_MODE` (6500/9250): 1 compares each sample with the previous one.
+        public static let accelIntelMode = BitField(mask: 0b0100_0000)
+        /// `ACCEL_CONFIG.ACCEL_HPF` (6050): the motion detector's high-pass filter; 7 = hold (each sample is compared
+        /// with the one held when the filter was set).
+        public static let accelHpf = BitField(mask: 0b0000_0111)
         /// `USER_CTRL.I2C_MST_EN`.
         public static let i2cMstEn = BitField(mask: 0b0010_0000)
         /// `USER_CTRL.I2C_IF_DIS` (6000/6500/9250): SPI only, the I2C slave interface off.
@@ -180,6 +199,11 @@ public enum MPU6xxxDatasheet {
     public static let lpWakeRatesHz: [Double] = [1.25, 5, 20, 40]
     /// Low-power accelerometer rates by `LPOSC_CLKSEL` 0…11, Hz (6500/9250 register 30).
     public static let lpAccelRatesHz: [Double] = [0.24, 0.49, 0.98, 1.95, 3.91, 7.81, 15.63, 31.25, 62.5, 125, 250, 500]
+    /// Wake-on-motion threshold step of the 6500/9250, m/s² (`WOM_THR`: 4 mg/LSB, 0…1020 mg; RM-MPU-9250A-00 register 31).
+    public static let wakeOnMotionThresholdStepMps2 = 0.004 * PhysicalConstants.standardGravityMps2
+    /// Motion detection threshold step of the 6050, m/s² (`MOT_THR`: 2 mg/LSB; RM-MPU-6000A-00 rev. 3.2 register 31).
+    public static let motionThresholdStep6050Mps2 = 0.002 * PhysicalConstants.standardGravityMps2
+
     /// Time a device reset takes before registers answer, µs (start-up time, 100 ms).
     public static let resetTimeUs = 100_000
     /// 7-bit I2C addresses: AD0 low 0x68, high 0x69.
@@ -247,6 +271,8 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     private var accelFullScale = MPU6xxxDatasheet.AccelFullScale.g2
     private var gyroFullScale = MPU6xxxDatasheet.GyroFullScale.dps250
     private var powerMode = PowerMode.normal
+    /// Whether the last `configure` armed the motion interrupt (so that the next one disarms it).
+    private var motionWakeArmed = false
 
 
     /// A driver for an MPU-6xxx at `address` on `bus`. Does no I/O.
@@ -316,6 +342,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         accelFullScale = .g2
         gyroFullScale = .dps250
         powerMode = .normal
+        motionWakeArmed = false
         configuration = nil
         return ChipIdentity(chip: found.rawValue, idValue: id)
     }
@@ -332,6 +359,12 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         public var lpAccelOdr: UInt8?
         public var pwrMgmt1: UInt8
         public var pwrMgmt2: UInt8
+        /// Wake-on-motion (when asked for): `WOM_THR` / `MOT_THR`, `INT_ENABLE`, `ACCEL_INTEL_CTRL` (6500/9250) and
+        /// `MOT_DUR` (6050).
+        public var womThr: UInt8?
+        public var intEnable: UInt8?
+        public var accelIntelCtrl: UInt8?
+        public var motDur: UInt8?
         public var accelFullScale: MPU6xxxDatasheet.AccelFullScale
         public var gyroFullScale: MPU6xxxDatasheet.GyroFullScale
         /// What to ask of the AK8963 (MPU-9250 only).
@@ -348,10 +381,16 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     ///   standby, temperature off, internal oscillator; 6500/9250 low-power accelerometer mode (`LP_ACCEL_ODR`,
     ///   ≤ 500 Hz) with the gyroscope disabled in `PWR_MGMT_2`; the AK8963 at 8 Hz.
     /// - `.suspend`: the `.normal` registers with `PWR_MGMT_1.SLEEP` set and the AK8963 powered down (rate 0).
+    /// - `wakeOnMotionThresholdMps2` (`.normal` or `.lowPower`): on the 6500/9250 the data sheet's wake-on-motion
+    ///   (PS-MPU-9250A-01 section 7.1 / RM-MPU-9250A-00 registers 31, 56, 105): `INT_ENABLE.WOM_EN`,
+    ///   `ACCEL_INTEL_CTRL` with `ACCEL_INTEL_EN` and `ACCEL_INTEL_MODE` (each sample compared with the previous one) and
+    ///   `WOM_THR` in 4 mg steps (1…255, rounded); on the 6050 motion detection (RM-MPU-6000A-00 rev. 3.2 registers 28,
+    ///   31, 32, 56): `ACCEL_HPF` = hold (each sample compared with the one held when armed), `MOT_THR` in 2 mg steps,
+    ///   `MOT_DUR` 1 ms and `INT_ENABLE.MOT_EN`. `INT_STATUS.WOM_INT` / `MOT_INT` latches the event.
     public static func registerSettings(for requested: SensorConfiguration, variant: MPUVariant) throws(SensorError) -> Settings {
         let chip = variant.rawValue
         try validateRate(requested.rateHz, chip: chip)
-        try rejectFeaturesNotOffered(requested, chip: chip, why: "the chip's FIFO and wake-on-motion are not used by this driver")
+        try rejectFeaturesNotOffered(requested, chip: chip, wakeOnMotion: true, why: "the chip's FIFO is not used by this driver")
         typealias D = MPU6xxxDatasheet
         typealias F = MPU6xxxDatasheet.Field
         let accelWanted = requested.accelerationRangeMps2 ?? 4 * PhysicalConstants.standardGravityMps2
@@ -386,7 +425,8 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
             smplrtDiv: UInt8(divider), config: F.dlpfCfg.inserting(UInt8(dlpf), into: 0),
             gyroConfig: F.fsSel.inserting(gyro.rawValue, into: 0), accelConfig: F.afsSel.inserting(accel.rawValue, into: 0),
             accelConfig2: variant == .mpu6050 ? nil : F.aDlpfCfg.inserting(UInt8(accelDLPF), into: 0), lpAccelOdr: nil,
-            pwrMgmt1: F.clksel.inserting(1, into: 0), pwrMgmt2: 0, accelFullScale: accel, gyroFullScale: gyro,
+            pwrMgmt1: F.clksel.inserting(1, into: 0), pwrMgmt2: 0, womThr: nil, intEnable: nil, accelIntelCtrl: nil, motDur: nil,
+            accelFullScale: accel, gyroFullScale: gyro,
             magnetometer: nil,
             actual: SensorConfiguration(rateHz: sampleRateHz, powerMode: requested.powerMode, oversampling: 1,
                                         accelerationRangeMps2: accel.rangeG * PhysicalConstants.standardGravityMps2,
@@ -417,6 +457,26 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
                 settings.actual.rateHz = D.lpAccelRatesHz[odr]
             }
         }
+        if let threshold = requested.wakeOnMotionThresholdMps2 {
+            guard requested.powerMode != .suspend else {
+                throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(threshold) m/s² in suspend: the "
+                                                    + "accelerometer must sample to see motion; use .lowPower")
+            }
+            let step = variant == .mpu6050 ? D.motionThresholdStep6050Mps2 : D.wakeOnMotionThresholdStepMps2
+            guard threshold.isFinite, threshold > 0, threshold <= 255.5 * step else {
+                throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(threshold) m/s²: use (0, \(255 * step)] m/s²")
+            }
+            let code = UInt8(min(max((threshold / step).rounded(), 1), 255))
+            settings.womThr = code
+            settings.intEnable = F.womEn.inserting(1, into: 0)
+            if variant == .mpu6050 {
+                settings.accelConfig = F.accelHpf.inserting(7, into: settings.accelConfig)
+                settings.motDur = 1
+            } else {
+                settings.accelIntelCtrl = F.accelIntelEn.inserting(1, into: F.accelIntelMode.inserting(1, into: 0))
+            }
+            settings.actual.wakeOnMotionThresholdMps2 = Double(code) * step
+        }
         if variant.hasMagnetometer {
             settings.magnetometer = SensorConfiguration(rateHz: min(requested.rateHz, 100), powerMode: requested.powerMode)
         }
@@ -424,7 +484,8 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     }
 
     /// Applies `configuration` (see `registerSettings(for:variant:)`): wakes the chip, writes rate, filters and
-    /// ranges, then the power registers, configures the AK8963 (MPU-9250), and writes the final `PWR_MGMT_1`
+    /// ranges, then the power registers, arms (or disarms) wake-on-motion in the data sheet's order (`INT_ENABLE`,
+    /// `ACCEL_INTEL_CTRL`, `WOM_THR`), configures the AK8963 (MPU-9250), and writes the final `PWR_MGMT_1`
     /// (sleep or cycle) last.
     @discardableResult
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
@@ -439,6 +500,17 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         if let accelConfig2 = s.accelConfig2 { try write(.accelConfig2, accelConfig2) }
         if let lpAccelOdr = s.lpAccelOdr { try write(.lpAccelOdr, lpAccelOdr) }
         try write(.pwrMgmt2, s.pwrMgmt2)
+        if let womThr = s.womThr, let intEnable = s.intEnable {
+            motionWakeArmed = true   // from the first write on, so that a failure part-way is disarmed by the rollback
+            try write(.intEnable, intEnable)
+            if let accelIntelCtrl = s.accelIntelCtrl { try write(.accelIntelCtrl, accelIntelCtrl) }
+            try write(.womThr, womThr)
+            if let motDur = s.motDur { try write(.motDur, motDur) }
+        } else if motionWakeArmed {
+            try write(.intEnable, 0)
+            if variant != .mpu6050 { try write(.accelIntelCtrl, 0) }
+        }
+        motionWakeArmed = s.womThr != nil
         if let magnetometerConfiguration = s.magnetometer {
             _ = try magnetometer?.configure(magnetometerConfiguration)
             if var master = masterMagnetometer {
@@ -504,5 +576,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
 
     private func write(_ register: Register, _ value: UInt8) throws(SensorError) {
         try bus.sensorWriteByte(address: address, register: register.rawValue, value: value)
+    }
+}
+
+extension MPU6xxx: MotionWakeReporting {
+    /// `INT_STATUS.WOM_INT` (6500/9250) or `MOT_INT` (6050), latched by the chip and cleared by this read (one byte at
+    /// register 58). Allocates nothing.
+    public mutating func motionDetected() throws(SensorError) -> Bool {
+        guard variant != nil else { throw notProbed(chip: Self.chipName) }
+        let status = try bus.sensorReadByte(address: address, register: Register.intStatus.rawValue)
+        return MPU6xxxDatasheet.Field.womInt.extract(from: status) == 1
     }
 }

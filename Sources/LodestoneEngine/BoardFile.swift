@@ -68,9 +68,14 @@ public struct BoardDescription: Sendable, Hashable {
         public var mount: Matrix3
         /// Sample rate, Hz.
         public var rateHz: Double
+        /// A GNSS receiver's energy model (the scheduler's `EnergyModel` key, e.g. `ublox-m8`): the board file's optional
+        /// `"model"`, else `BoardDescription.defaultReceiverModel(chip:)`; `nil` for other sensors and GPX tracks.
+        public var receiverModel: String?
 
-        public init(id: String, chip: String, bus: BusLocation, address: UInt8?, mount: Matrix3 = .identity, rateHz: Double) {
+        public init(id: String, chip: String, bus: BusLocation, address: UInt8?, mount: Matrix3 = .identity, rateHz: Double,
+                    receiverModel: String? = nil) {
             self.id = id; self.chip = chip; self.bus = bus; self.address = address; self.mount = mount; self.rateHz = rateHz
+            self.receiverModel = receiverModel ?? BoardDescription.defaultReceiverModel(chip: chip)
         }
     }
 
@@ -105,6 +110,16 @@ extension BoardDescription {
     /// recorded log file; `gpsd` (a running gpsd); `gpx` (a GPX file played back as a simulated receiver).
     public static let gnssChips = ["nmea", "ublox", "gpsd", "gpx"]
 
+    /// The energy model of a GNSS source without a `"model"` key: `ublox` → `ublox-m8`, `nmea` and `gpsd` → `generic`,
+    /// `gpx` (a recorded track, no receiver) and non-GNSS chips → `nil`.
+    public static func defaultReceiverModel(chip: String) -> String? {
+        switch chip {
+        case "ublox": "ublox-m8"
+        case "nmea", "gpsd": "generic"
+        default: nil
+        }
+    }
+
     /// Default poll rate of GNSS sources, Hz (how often the engine looks for new bytes; not the fix rate).
     public static let defaultGNSSPollRateHz = 20.0
 
@@ -138,7 +153,7 @@ extension BoardDescription {
         for (i, item) in list.enumerated() {
             let at = "sensors[\(i)]"
             guard let s = item as? [String: Any] else { throw p.fail(at, "must be an object") }
-            try p.allowOnly(s, ["id", "chip", "bus", "address", "mount", "rateHz", "description"], at: at)
+            try p.allowOnly(s, ["id", "chip", "bus", "address", "mount", "rateHz", "description", "model"], at: at)
             let id = try p.string(s, "id", at: at)
             guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw p.fail(at + ".id", "\"\(id)\" is not allowed; use letters, digits, - and _")
@@ -180,7 +195,19 @@ extension BoardDescription {
                 }
                 rateValue = rate.doubleValue
             }
-            sensors.append(SensorEntry(id: id, chip: chip, bus: bus, address: address, mount: mount, rateHz: rateValue))
+            var model: String?
+            if let m = s["model"] {
+                guard isGNSS, chip != "gpx" else {
+                    throw p.fail(at + ".model", "only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key")
+                }
+                guard let text = m as? String, !text.isEmpty,
+                      text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" }) else {
+                    throw p.fail(at + ".model", "\(Self.show(m)) is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\"")
+                }
+                model = text
+            }
+            sensors.append(SensorEntry(id: id, chip: chip, bus: bus, address: address, mount: mount, rateHz: rateValue,
+                                       receiverModel: model))
         }
         var simulation: SimulationSettings?
         if let simAny = root["simulation"] {

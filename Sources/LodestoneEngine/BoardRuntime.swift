@@ -1,6 +1,7 @@
 import LodestoneCore
 import LodestoneDrivers
 import LodestoneLinux
+import LodestoneScheduler
 import LodestoneSimulation
 
 /// A board made ready to run: one source per sensor, and the simulated world when the board is simulated.
@@ -51,15 +52,16 @@ public struct BoardRuntime {
             case let .iio(device, uri):
                 sources.append(try IIOSource(id: s.id, device: device, uri: uri, rateHz: s.rateHz, mount: s.mount))
             case let .serial(path, baud):
-                sources.append(GNSSSerialSource(id: s.id, path: path, baudRate: baud, rateHz: s.rateHz))
+                sources.append(GNSSSerialSource(id: s.id, path: path, baudRate: baud, rateHz: s.rateHz, chip: s.chip,
+                                                receiverModel: s.receiverModel))
             case let .gpsd(host, port):
-                sources.append(GNSSGpsdSource(id: s.id, host: host, port: port, rateHz: s.rateHz))
+                sources.append(GNSSGpsdSource(id: s.id, host: host, port: port, rateHz: s.rateHz, receiverModel: s.receiverModel))
             case .file(let path):
                 let resolved = Self.resolve(path, relativeTo: board.path)
                 if s.chip == "gpx" {
                     sources.append(GNSSGPXSource(id: s.id, path: resolved, rateHz: s.rateHz))
                 } else {
-                    sources.append(GNSSLogSource(id: s.id, path: resolved, rateHz: s.rateHz))
+                    sources.append(GNSSLogSource(id: s.id, path: resolved, rateHz: s.rateHz, receiverModel: s.receiverModel))
                 }
             case let .spi(path, speedHz):
                 // One chip per chip select: each SPI sensor gets its own bus with its chip's framing.
@@ -74,6 +76,28 @@ public struct BoardRuntime {
         return BoardRuntime(sources: sources, world: world)
     }
 
+    /// The sensors a scheduler plans, in board order: every source that can be reconfigured (`PlannableSource`).
+    public var plannedSensors: [PlannedSensor] { Self.plannedSensors(of: sources) }
+
+    /// The receiver a scheduler plans: the first GNSS source whose power can be controlled or modelled
+    /// (`GNSSPowerControllable`); `nil` when the board has none (no GNSS, or only a GPX track).
+    public var plannedReceiver: PlannedReceiver? { Self.plannedReceiver(of: sources) }
+
+    /// `plannedSensors` of `sources` (e.g. `Engine.sources` after reconfiguration, which also know FIFO capacities).
+    public static func plannedSensors(of sources: [any SensorSource]) -> [PlannedSensor] {
+        sources.compactMap { ($0 as? any PlannableSource)?.plannedSensor }
+    }
+
+    /// `plannedReceiver` of `sources`.
+    public static func plannedReceiver(of sources: [any SensorSource]) -> PlannedReceiver? {
+        for s in sources {
+            if let g = s as? any GNSSPowerControllable {
+                return PlannedReceiver(id: g.id, model: g.receiverModel, controllable: g.canCommandPower)
+            }
+        }
+        return nil
+    }
+
     /// A relative file path in a board file is relative to the board file's directory.
     static func resolve(_ path: String, relativeTo boardPath: String?) -> String {
         guard !path.hasPrefix("/"), let b = boardPath, let slash = b.lastIndex(of: "/") else { return path }
@@ -83,7 +107,8 @@ public struct BoardRuntime {
     private static func driverSource<Bus: RegisterBus>(_ s: BoardDescription.SensorEntry, bus: Bus, path: String) throws(JobError) -> DriverSource {
         do {
             let driver = try ChipCatalog.makeDriver(chip: s.chip, bus: bus, address: s.address, delay: SystemDelay.microseconds)
-            return DriverSource(id: s.id, label: "\(s.chip) @ \(path) \(hex(driver.address))", rateHz: s.rateHz, mount: s.mount, driver: driver)
+            return DriverSource(id: s.id, label: "\(s.chip) @ \(path) \(hex(driver.address))", rateHz: s.rateHz, mount: s.mount,
+                                driver: driver, chip: s.chip)
         } catch { throw JobError("sensor \(s.id): \(error.description)") }
     }
 }
@@ -142,12 +167,24 @@ public final class SimulatedWorld {
     }
 }
 
-/// The simulated GNSS receiver: a fix when the receiver has a new epoch (1 Hz), nothing in outages.
-struct SimulatedGNSSSource: SensorSource {
+/// The simulated GNSS receiver, a u-blox M8 whose power the scheduler commands: a fix when the receiver has a new
+/// epoch (1 Hz until a mode is set), nothing in outages, while off, or asleep between power-save fixes
+/// (`GNSSSimulator.setMode(_:timeS:)`).
+struct SimulatedGNSSSource: GNSSPowerControllable {
     let world: SimulatedWorld
     let id = "gnss"
     let label = "simulated GNSS receiver"
     let rateHz = 10.0
+    /// The energy model of the u-blox M8 the simulator's power model follows.
+    let receiverModel = "ublox-m8"
+    let canCommandPower = true
+
+    var mode: GNSSReceiverMode { world.board.gnssMode }
+    var powerState: GNSSPowerState { world.board.gnssPowerState }
+
+    mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) throws(SourceError) {
+        world.board.setGNSSMode(mode, timeS: timeS)
+    }
 
     mutating func start() throws(SourceError) {}
 

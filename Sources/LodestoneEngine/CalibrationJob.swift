@@ -380,7 +380,7 @@ struct LiveCalibrationFeed: CalibrationFeed {
             case let .reading(sensor, r): handle(.reading(sensor: sensor, r))
             case let .fix(_, f): handle(.fix(f))
             case let .degraded(sensor, message, _): handle(.failure(sensor: sensor, message: message))
-            case .recovered: break
+            case .recovered, .motionWake: break
             }
         }
         return t

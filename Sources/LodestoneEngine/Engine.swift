@@ -47,6 +47,10 @@ public struct Engine {
         case degraded(sensor: String, message: String, timeS: Double)
         /// A failing source delivers again.
         case recovered(sensor: String, timeS: Double)
+        /// A chip with wake-on-motion armed (`SensorConfiguration.wakeOnMotionThresholdMps2`) saw motion above its
+        /// threshold since its previous poll; `timeS` is the poll (engine clock, s). The engine polls the flag at the
+        /// source's read rate while the configuration arms it.
+        case motionWake(sensor: String, timeS: Double)
     }
 
     private struct Slot {
@@ -93,7 +97,11 @@ public struct Engine {
     public var anyHealthy: Bool { slots.contains { $0.status.health == .ok } }
 
     /// The next instant at which a source is due.
-    public var nextDueS: Double { slots.map(\.nextDueS).min() ?? .infinity }
+    public var nextDueS: Double {
+        var next = Double.infinity
+        for slot in slots where slot.nextDueS < next { next = slot.nextDueS }   // no array: this runs every step
+        return next
+    }
 
     /// Applies a scheduler's plan for one source (`plan.id`): reconfigures the chip when the source is a
     /// `ReconfigurableSource` (suspend when the plan disables it) and reads it at `plan.readRateHz` from `timeS` on, or
@@ -112,8 +120,11 @@ public struct Engine {
             do throws(SourceError) {
                 applied = try r.reconfigure(wanted)
                 slots[i].source = r
+                slots[i].needsStart = false   // a source not started yet was started with the plan
             } catch {
                 slots[i].source = r
+                // The rollback failed too: the chip's state is unknown, so it is re-probed (and given its old plan).
+                if error.deviceGone { slots[i].needsStart = true }
                 throw error
             }
         }
@@ -124,7 +135,7 @@ public struct Engine {
         } else {
             slots[i].periodS = 1 / plan.readRateHz
             slots[i].status.rateHz = plan.readRateHz
-            reschedule(&slots[i], from: max(timeS, self.timeS))
+            Self.reschedule(&slots[i], from: max(timeS, self.timeS))
         }
         return applied
     }
@@ -162,22 +173,23 @@ public struct Engine {
         timeS = t
         prepare(t)
         for i in slots.indices where slots[i].nextDueS <= t + 1e-9 {
-            service(&slots[i], at: t, handle: handle)
+            // Static: a method on `self` would need a copy of `self` (and so of `slots`) beside the inout element.
+            Self.service(&slots[i], at: t, handle: handle)
         }
         return t
     }
 
-    private func reschedule(_ slot: inout Slot, from s: Double) {
+    private static func reschedule(_ slot: inout Slot, from s: Double) {
         slot.originS = s
         slot.tick = 0
         slot.nextDueS = s
     }
 
-    private func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
+    private static func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
         // Keep a fixed grid; if we fell behind by more than a period, skip ahead rather than bursting.
         slot.tick += 1
         slot.nextDueS = slot.originS + Double(slot.tick) * slot.periodS
-        if slot.nextDueS <= t { reschedule(&slot, from: t + slot.periodS) }
+        if slot.nextDueS <= t { Self.reschedule(&slot, from: t + slot.periodS) }
         do throws(SourceError) {
             if slot.needsStart {
                 try slot.source.start()
@@ -188,6 +200,9 @@ public struct Engine {
             case .sensor(let reading):
                 slot.status.lastReading = reading
                 handle(.reading(sensor: slot.status.id, reading))
+                if slot.source.isMotionWakeArmed, try slot.source.pollMotionWake() {
+                    handle(.motionWake(sensor: slot.status.id, timeS: t))
+                }
             case .fix(let fix):
                 slot.status.lastFix = fix
                 handle(.fix(sensor: slot.status.id, fix))
@@ -211,7 +226,7 @@ public struct Engine {
             let wasDegraded: Bool = if case .degraded = slot.status.health { true } else { false }
             if error.deviceGone || slot.consecutiveFailures >= Self.failuresBeforeReprobe || slot.needsStart {
                 slot.needsStart = true
-                reschedule(&slot, from: t + slot.backoffS)
+                Self.reschedule(&slot, from: t + slot.backoffS)
                 slot.backoffS = min(slot.backoffS * 2, Self.maximumBackoffS)
             }
             slot.status.health = .degraded(error.message)

@@ -6,10 +6,17 @@ import LodestoneLocation
 /// A running gpsd as the GNSS source: a client of its JSON protocol (gpsd_json(5)). It connects, asks for
 /// `?WATCH={"enable":true,"json":true}`, and turns each epoch's TPV into a fix (the last TPV of each `time`, as
 /// gpsd refines an epoch with several). If gpsd goes away, the source is "gone" and the engine reconnects.
-public struct GNSSGpsdSource: SensorSource {
+///
+/// gpsd owns the receiver, so its power cannot be commanded from here (`UncommandedReceiver`): a plan is recorded and
+/// the receiver modelled as always tracking.
+public struct GNSSGpsdSource: UncommandedReceiver {
     public let id: String
     public let label: String
     public let rateHz: Double
+    /// The receiver's energy model (`generic` unless the board file names one).
+    public let receiverModel: String
+    /// The mode last planned (not applied).
+    public var mode: GNSSReceiverMode = .continuous(rateHz: 1)
     public let host: String
     public let port: Int
     private var connection: TCPConnection?
@@ -25,8 +32,8 @@ public struct GNSSGpsdSource: SensorSource {
     /// The longest line accepted from gpsd, bytes (gpsd's own limit is GPS_JSON_RESPONSE_MAX, 10240).
     public static let maximumLineBytes = 16_384
 
-    public init(id: String, host: String, port: Int, rateHz: Double = 20) {
-        self.id = id; self.host = host; self.port = port; self.rateHz = rateHz
+    public init(id: String, host: String, port: Int, rateHz: Double = 20, receiverModel: String? = nil) {
+        self.id = id; self.host = host; self.port = port; self.rateHz = rateHz; self.receiverModel = receiverModel ?? "generic"
         label = "gpsd @ \(host):\(port)"
     }
 

@@ -5,19 +5,25 @@ import LodestoneLocation
 /// A recorded receiver log (NMEA 0183 and/or UBX, plain or `.gz`) played back as a receiver: its epochs are
 /// delivered at the pace they were recorded (their UTC differences), the first one when the run starts.
 /// Epochs without UTC follow their predecessor by `fallbackIntervalS`. At the end of the log it has nothing more.
-public struct GNSSLogSource: SensorSource {
+///
+/// Its power cannot be commanded (`UncommandedReceiver`): a plan for it is recorded and modelled as always tracking.
+public struct GNSSLogSource: UncommandedReceiver {
     public let id: String
     public let label: String
     public let rateHz: Double
     public let path: String
+    /// The recorded receiver's energy model (`generic` unless the board file names one).
+    public let receiverModel: String
+    /// The mode last planned (not applied: a recording plays back as recorded).
+    public var mode: GNSSReceiverMode = .continuous(rateHz: 1)
     /// Spacing of epochs whose time is unknown, s.
     public var fallbackIntervalS = 1.0
     private var epochs: [(offsetS: Double, report: GNSSFixReport)] = []
     private var next = 0
     private var startS: Double?
 
-    public init(id: String, path: String, rateHz: Double = 20) {
-        self.id = id; self.path = path; self.rateHz = rateHz
+    public init(id: String, path: String, rateHz: Double = 20, receiverModel: String? = nil) {
+        self.id = id; self.path = path; self.rateHz = rateHz; self.receiverModel = receiverModel ?? "generic"
         label = "GNSS log \(path)"
     }
 

@@ -29,20 +29,31 @@ struct GNSSEpochDelivery {
 /// A GNSS receiver on a serial port (NMEA 0183 and/or u-blox UBX), read through termios without blocking.
 /// The engine polls it at `rateHz`; each poll decodes what arrived and delivers the epoch that completed.
 /// An unplugged receiver is "gone": the engine retries `start()`, which reopens the port by path.
-public struct GNSSSerialSource: SensorSource {
+public struct GNSSSerialSource: GNSSPowerControllable {
     public let id: String
     public let label: String
     /// Poll rate, Hz (not the receiver's fix rate).
     public let rateHz: Double
     public let path: String
     public let baudRate: Int
+    /// The board file's chip: `ublox` (commanded with UBX) or `nmea` (power only modelled).
+    public let chip: String
+    /// The receiver's energy model (board file `"model"`; default by chip).
+    public let receiverModel: String
+    /// The mode last set.
+    public private(set) var mode: GNSSReceiverMode = .continuous(rateHz: 1)
+    /// True for a u-blox receiver (UBX commands); an NMEA talker keeps running.
+    public var canCommandPower: Bool { false }
+    /// An NMEA talker keeps tracking whatever is planned.
+    public var powerState: GNSSPowerState { .tracking }
     private var port: SerialPort?
     private var decoder = GNSSDecoder()
     private var delivery = GNSSEpochDelivery()
     private var buffer = [UInt8](repeating: 0, count: 4096)
 
-    public init(id: String, path: String, baudRate: Int, rateHz: Double = 20) {
-        self.id = id; self.path = path; self.baudRate = baudRate; self.rateHz = rateHz
+    public init(id: String, path: String, baudRate: Int, rateHz: Double = 20, chip: String = "nmea", receiverModel: String? = nil) {
+        self.id = id; self.path = path; self.baudRate = baudRate; self.rateHz = rateHz; self.chip = chip
+        self.receiverModel = receiverModel ?? BoardDescription.defaultReceiverModel(chip: chip) ?? "generic"
         label = "GNSS receiver @ \(path) \(baudRate) bit/s"
     }
 
@@ -53,6 +64,9 @@ public struct GNSSSerialSource: SensorSource {
             throw SourceError(sensor: id, message: error.description, deviceGone: error.kind == .gone)
         }
     }
+
+    /// Records the mode (the UBX commands for a u-blox receiver follow in `UBXPowerCommands`).
+    public mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) throws(SourceError) { self.mode = mode }
 
     public mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
         guard let port else { throw SourceError(sensor: id, message: "\(path): not open", deviceGone: true) }

@@ -158,7 +158,7 @@ public struct LocationTrial {
                     feed(FusionSample(reading: SensorReading(timeS: fix.timeS), fix: fix))
                     lastFix = fix
                     fixThisEpoch = true
-                case .degraded, .recovered:
+                case .degraded, .recovered, .motionWake:
                     break
                 }
             }

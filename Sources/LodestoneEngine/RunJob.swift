@@ -171,8 +171,7 @@ public struct RunJob {
                         output.write(Wire.line(Wire.Notice(messageClass: "RECOVERED", tS: timeS, sensor: sensor, message: "delivering again")))
                     } else { notes.append(line) }
                     errors.write(line)
-                default:
-                    break
+                case .motionWake: break   // the scheduler consumes it (ScheduledSampling.observe)
                 }
             }
             }

@@ -178,9 +178,9 @@ public struct ScheduledSampling {
             if let a = r.accelerationMps2, sensor == accelerometerID { scheduler.observe(accelerationMps2: a, timeS: r.timeS) }
         case .fix(_, let f):
             scheduler.observe(fix: f)
-        // MERGE-8B case .motionWake(_, let t):
-        // MERGE-8B     scheduler.observeMotionWake(timeS: t)
-        default:
+        case .motionWake(_, let t):
+            scheduler.observeMotionWake(timeS: t)
+        case .degraded, .recovered:
             break
         }
     }

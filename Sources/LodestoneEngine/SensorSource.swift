@@ -1,5 +1,6 @@
 import LodestoneCore
 import LodestoneDrivers
+import LodestoneScheduler
 
 /// Something the engine samples: a chip driver on a register bus, a kernel IIO device, a simulated GNSS.
 /// Readings come out in **board axes** (the mount matrix already applied) and SI units.
@@ -14,6 +15,17 @@ public protocol SensorSource {
     mutating func start() throws(SourceError)
     /// One reading at `timeS`, board axes.
     mutating func read(timeS: Double) throws(SourceError) -> SourceReading
+    /// Whether the source's chip has wake-on-motion armed now, so that the engine polls `pollMotionWake()` at each read.
+    /// Default: false.
+    var isMotionWakeArmed: Bool { get }
+    /// Reads and clears the chip's latched wake-on-motion flag: true when it saw motion above its threshold since the
+    /// last poll. Default: false. Allocates nothing.
+    mutating func pollMotionWake() throws(SourceError) -> Bool
+}
+
+extension SensorSource {
+    public var isMotionWakeArmed: Bool { false }
+    public mutating func pollMotionWake() throws(SourceError) -> Bool { false }
 }
 
 /// What a source delivers.
@@ -48,31 +60,182 @@ extension SourceError {
     }
 }
 
-/// A register chip driver as a source.
-public struct DriverSource: SensorSource {
+/// A register chip driver as a source, reconfigurable by the scheduler.
+///
+/// The source keeps the configuration **planned** for it (the board file's rate in `.normal` power at first, then what
+/// the last successful `reconfigure(_:)` asked for) and re-applies it whenever it starts, so that a chip which vanished
+/// and came back (or was reset) resumes the scheduler's plan rather than its defaults.
+///
+/// The driver sits in a class handle specialised for its capabilities (wake-on-motion, FIFO), built once in `init`,
+/// so that polling the wake flag and reading stay free of existential copies and allocate nothing.
+public struct DriverSource: PlannableSource {
     public let id: String
     public let label: String
+    /// The rate the board file asks for, Hz: the most a plan gives this source.
     public let rateHz: Double
+    /// `v_board = mount · v_chip`.
     public let mount: Matrix3
-    private var driver: any SensorDriver
+    /// The `ChipCatalog` name of the chip (the board file's `chip`; the energy model's key).
+    public let chip: String
+    /// The kinds of quantity the chip reports (the catalogue's list for `chip`, else the driver's).
+    public let kinds: [SensorKind]
+    private let handle: any DriverHandle
 
-    public init(id: String, label: String, rateHz: Double, mount: Matrix3, driver: any SensorDriver) {
-        self.id = id; self.label = label; self.rateHz = rateHz; self.mount = mount; self.driver = driver
+    /// A source for `driver`. `chip` (default: the driver's `chipName`) names the part for the scheduler's energy model.
+    public init(id: String, label: String, rateHz: Double, mount: Matrix3, driver: any SensorDriver, chip: String? = nil) {
+        self.id = id; self.label = label; self.rateHz = rateHz; self.mount = mount
+        let name = chip ?? type(of: driver).chipName
+        self.chip = name
+        kinds = ChipCatalog.entry(named: name)?.kinds ?? type(of: driver).kinds
+        handle = makeDriverHandle(driver)
+        plannedConfiguration = SensorConfiguration(rateHz: rateHz, powerMode: .normal, oversampling: 4)
     }
 
     /// The chip identity after `start()`.
     public private(set) var identity: ChipIdentity?
+    /// What the chip set for the last successful `start()` or `reconfigure(_:)`; `nil` before.
+    public private(set) var configuration: SensorConfiguration?
+    /// What `start()` applies: the board file's rate in `.normal` power with oversampling 4 until a plan is applied,
+    /// then the configuration of the last successful `reconfigure(_:)`.
+    public private(set) var plannedConfiguration: SensorConfiguration
 
+    /// Whether the driver can wake the host on motion (`MotionWakeReporting`).
+    public var hasMotionWake: Bool { handle.hasMotionWake }
+    /// Whether the driver drains its chip's FIFO (`FIFOBuffering`).
+    public var hasFIFO: Bool { handle.hasFIFO }
+    /// Samples the chip's FIFO holds with the configuration now applied (0 while the FIFO is off or there is none).
+    public var fifoCapacitySamples: Int { handle.fifoCapacitySamples }
+    /// Whether the configuration now applied arms the chip's wake-on-motion (`wakeOnMotionThresholdMps2` set).
+    public var isMotionWakeArmed: Bool { handle.hasMotionWake && configuration?.wakeOnMotionThresholdMps2 != nil }
+
+    /// The sensor as the scheduler plans it (FIFO capacity: with the configuration now applied).
+    public var plannedSensor: PlannedSensor {
+        PlannedSensor(id: id, chip: chip, kinds: kinds, maximumRateHz: rateHz, hasMotionWake: hasMotionWake,
+                      fifoCapacitySamples: fifoCapacitySamples)
+    }
+
+    /// Probes the chip and applies `plannedConfiguration`.
     public mutating func start() throws(SourceError) {
+        configuration = nil
         do {
-            identity = try driver.probe()
-            try driver.configure(SensorConfiguration(rateHz: rateHz, powerMode: .normal, oversampling: 4))
+            identity = try handle.probe()
+            configuration = try handle.configure(plannedConfiguration)
         } catch { throw SourceError(sensor: id, error) }
     }
 
     public mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
-        do { return .sensor(try driver.read(timeS: timeS).mounted(by: mount)) } catch { throw SourceError(sensor: id, error) }
+        do { return .sensor(try handle.read(timeS: timeS).mounted(by: mount)) } catch { throw SourceError(sensor: id, error) }
     }
+
+    /// Applies `wanted` through the driver. A source not started yet is started with it (probe, then configure). On
+    /// failure the previous planned configuration is written back and the error says what failed (the driver's message:
+    /// bus, address, register) and whether the rollback succeeded; when it did not, the error is `deviceGone` so that
+    /// the engine re-probes the chip (which re-applies the previous plan).
+    public mutating func reconfigure(_ wanted: SensorConfiguration) throws(SourceError) -> SensorConfiguration {
+        guard identity != nil, configuration != nil else {
+            let previous = plannedConfiguration
+            plannedConfiguration = wanted
+            do throws(SourceError) {
+                try start()
+            } catch {
+                plannedConfiguration = previous
+                throw SourceError(sensor: id, message: "reconfiguration to \(Self.summary(wanted)) failed while starting: "
+                                  + error.message, deviceGone: error.deviceGone)
+            }
+            return configuration ?? wanted
+        }
+        do {
+            let applied = try handle.configure(wanted)
+            plannedConfiguration = wanted
+            configuration = applied
+            return applied
+        } catch {
+            let failure = error.description
+            let rollback: String
+            var gone = false
+            do {
+                configuration = try handle.configure(plannedConfiguration)
+                rollback = "rolled back to \(Self.summary(plannedConfiguration))"
+            } catch let second {
+                configuration = nil
+                gone = true
+                rollback = "rollback failed too (\(second.description)); the chip will be re-probed"
+            }
+            throw SourceError(sensor: id, message: "reconfiguration to \(Self.summary(wanted)) failed: \(failure); \(rollback)",
+                              deviceGone: gone)
+        }
+    }
+
+    /// Reads and clears the chip's latched motion flag (`MotionWakeReporting.motionDetected()`); false when the chip
+    /// cannot wake on motion or it is not armed. One register read; allocates nothing.
+    public mutating func pollMotionWake() throws(SourceError) -> Bool {
+        guard isMotionWakeArmed else { return false }
+        do { return try handle.motionDetected() } catch { throw SourceError(sensor: id, error) }
+    }
+
+    /// A configuration in a few words, for messages: `12.5 Hz lowPower wake 0.5 m/s²`.
+    static func summary(_ c: SensorConfiguration) -> String {
+        var s = "\(c.rateHz) Hz \(c.powerMode.rawValue)"
+        if c.oversampling > 1 { s += " ×\(c.oversampling)" }
+        if c.fifo != .off { s += " fifo \(c.fifo.rawValue)" }
+        if let w = c.wakeOnMotionThresholdMps2 { s += " wake \(w) m/s²" }
+        return s
+    }
+}
+
+/// A driver in a class box specialised for what it can do, so that the sample path calls it directly (no existential
+/// copies of a value-type driver, hence no allocation). Built by `makeDriverHandle`.
+protocol DriverHandle: AnyObject {
+    var hasMotionWake: Bool { get }
+    var hasFIFO: Bool { get }
+    var fifoCapacitySamples: Int { get }
+    func probe() throws(SensorError) -> ChipIdentity
+    func configure(_ c: SensorConfiguration) throws(SensorError) -> SensorConfiguration
+    func read(timeS: Double) throws(SensorError) -> SensorReading
+    func motionDetected() throws(SensorError) -> Bool
+}
+
+/// Any driver: no wake, no FIFO.
+private class PlainHandle<D: SensorDriver>: DriverHandle {
+    var driver: D
+    init(_ driver: D) { self.driver = driver }
+    var hasMotionWake: Bool { false }
+    var hasFIFO: Bool { false }
+    var fifoCapacitySamples: Int { 0 }
+    func probe() throws(SensorError) -> ChipIdentity { try driver.probe() }
+    func configure(_ c: SensorConfiguration) throws(SensorError) -> SensorConfiguration { try driver.configure(c) }
+    func read(timeS: Double) throws(SensorError) -> SensorReading { try driver.read(timeS: timeS) }
+    func motionDetected() throws(SensorError) -> Bool { false }
+}
+
+private final class WakeHandle<D: MotionWakeReporting>: PlainHandle<D> {
+    override var hasMotionWake: Bool { true }
+    override func motionDetected() throws(SensorError) -> Bool { try driver.motionDetected() }
+}
+
+private final class FIFOHandle<D: FIFOBuffering>: PlainHandle<D> {
+    override var hasFIFO: Bool { true }
+    override var fifoCapacitySamples: Int { driver.fifoCapacitySamples }
+}
+
+private final class WakeFIFOHandle<D: MotionWakeReporting & FIFOBuffering>: PlainHandle<D> {
+    override var hasMotionWake: Bool { true }
+    override var hasFIFO: Bool { true }
+    override var fifoCapacitySamples: Int { driver.fifoCapacitySamples }
+    override func motionDetected() throws(SensorError) -> Bool { try driver.motionDetected() }
+}
+
+private func plainHandle<D: SensorDriver>(_ d: D) -> any DriverHandle { PlainHandle(d) }
+private func wakeHandle<D: MotionWakeReporting>(_ d: D) -> any DriverHandle { WakeHandle(d) }
+private func fifoHandle<D: FIFOBuffering>(_ d: D) -> any DriverHandle { FIFOHandle(d) }
+private func wakeFIFOHandle<D: MotionWakeReporting & FIFOBuffering>(_ d: D) -> any DriverHandle { WakeFIFOHandle(d) }
+
+/// The handle for `driver`, by the capabilities it has (its existential opened once, here).
+func makeDriverHandle(_ driver: any SensorDriver) -> any DriverHandle {
+    if let d = driver as? any (MotionWakeReporting & FIFOBuffering) { return wakeFIFOHandle(d) }
+    if let d = driver as? any MotionWakeReporting { return wakeHandle(d) }
+    if let d = driver as? any FIFOBuffering { return fifoHandle(d) }
+    return plainHandle(driver)
 }
 
 /// A source whose chip the scheduler reconfigures while it runs (rate, power mode, oversampling, FIFO, wake-on-motion).
@@ -83,6 +246,13 @@ public protocol ReconfigurableSource: SensorSource {
     /// fails, the previous configuration is written back before the error is thrown, and the error's message says
     /// both what failed and whether the rollback succeeded.
     mutating func reconfigure(_ configuration: SensorConfiguration) throws(SourceError) -> SensorConfiguration
+}
+
+/// A reconfigurable source the scheduler plans: it says what it is (`PlannedSensor`: chip, kinds, maximum rate,
+/// wake-on-motion, FIFO capacity).
+public protocol PlannableSource: ReconfigurableSource {
+    /// The sensor as a scheduler sees it.
+    var plannedSensor: PlannedSensor { get }
 }
 
 /// A GNSS source whose receiver can be commanded into power-save or off.
@@ -98,4 +268,18 @@ public protocol GNSSPowerControllable: SensorSource {
     var powerState: GNSSPowerState { get }
     /// Switches the receiver to `mode` at `timeS`.
     mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) throws(SourceError)
+}
+
+/// A receiver whose power the engine cannot command (a plain NMEA talker, gpsd, a recorded log): it keeps running
+/// whatever is planned, so its `powerState` is always `.tracking` (the energy it really spends) and nothing it delivers
+/// is dropped; `setMode` only records the plan.
+public protocol UncommandedReceiver: GNSSPowerControllable {
+    /// The mode last planned (recorded, not applied).
+    var mode: GNSSReceiverMode { get set }
+}
+
+extension UncommandedReceiver {
+    public var canCommandPower: Bool { false }
+    public var powerState: GNSSPowerState { .tracking }
+    public mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) throws(SourceError) { self.mode = mode }
 }

@@ -176,6 +176,17 @@ public final class SimulatedBoard {
         apply(dtS: 0)
     }
 
+    /// The simulated receiver's mode (`GNSSSimulator.mode`).
+    public var gnssMode: GNSSReceiverMode { gnss.mode }
+    /// The simulated receiver's power state at the last `advance` or mode change (`GNSSSimulator.powerState`).
+    public var gnssPowerState: GNSSPowerState { gnss.powerState }
+    /// The simulated receiver's start at `timeS` if it were switched on (hot, warm or cold).
+    public func gnssStartKind(atTimeS timeS: Double) -> GNSSSimulator.StartKind { gnss.startKind(atTimeS: timeS) }
+
+    /// Switches the simulated receiver to `mode` at `timeS` (`GNSSSimulator.setMode(_:timeS:)`); the next `advance`
+    /// delivers fixes accordingly.
+    public func setGNSSMode(_ mode: GNSSReceiverMode, timeS: Double) { gnss.setMode(mode, timeS: timeS) }
+
     /// Moves the world to `timeS` (non-decreasing) and updates every chip model. Allocation-free.
     public func advance(toTimeS timeS: Double) {
         let t = max(timeS, lastTimeS)
@@ -226,6 +237,7 @@ public final class SimulatedBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.setMagneticField(chipAxesMicroTesla: c * measured)
                 }
+                m.sampleTimeS = truth.timeS   // after the inputs: a timed model samples them at its own rate
             }
         }
     }

@@ -40,6 +40,6 @@ import Testing
     @Test func aDriverWithoutTheFeatureSaysWhatToDo() throws {
         let (_, error) = try Self.configured("mpu9250", SensorConfiguration(rateHz: 10, fifo: .stream))
         #expect(error == .unsupportedConfiguration(chip: "mpu9250", detail: "fifo .stream: the mpu9250 driver has no FIFO to batch "
-                                                       + "samples in (the chip's FIFO and wake-on-motion are not used by this driver); use fifo .off"))
+                                                       + "samples in (the chip's FIFO is not used by this driver); use fifo .off"))
     }
 }

@@ -38,7 +38,11 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}]}"#,
          "b.json: simulation: missing, but sensor \"a\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}"),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"colour":"red"}]}"#,
-         "b.json: sensors[0].colour: unknown key; allowed here: id, chip, bus, address, mount, rateHz, description"),
+         "b.json: sensors[0].colour: unknown key; allowed here: id, chip, bus, address, mount, rateHz, description, model"),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"model":"ublox-m8"}]}"#,
+         "b.json: sensors[0].model: only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key"),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"U-blox M8"}]}"#,
+         "b.json: sensors[0].model: \"U-blox M8\" is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\""),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10},{"id":"a","chip":"lis3mdl","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
          "b.json: sensors[1].id: \"a\" is used twice; ids must be unique"),
     ])
@@ -48,6 +52,21 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             #expect(error.description == expected)
             #expect(!error.description.contains("\n"))
         }
+    }
+
+    /// A GNSS entry's optional `"model"` names its energy model; without it the chip decides (ublox → ublox-m8, nmea and
+    /// gpsd → generic, gpx → none).
+    @Test func gnssEntriesNameTheirReceiverEnergyModel() throws {
+        let json = #"""
+            {"format":"lodestone-board/1","name":"x","sensors":[
+              {"id":"a","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600}},
+              {"id":"b","chip":"nmea","bus":{"serial":"/dev/ttyS1","baudRate":9600},"model":"ublox-m10"},
+              {"id":"c","chip":"gpsd","bus":{"gpsd":"127.0.0.1:2947"}},
+              {"id":"d","chip":"gpx","bus":{"file":"t.gpx"}},
+              {"id":"e","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}
+            """#
+        let b = try BoardDescription.parse(Data(json.utf8), path: "b.json")
+        #expect(b.sensors.map(\.receiverModel) == ["ublox-m8", "ublox-m10", "generic", nil, nil])
     }
 
     @Test func invalidJSONNamesTheFile() {

@@ -13,11 +13,19 @@ public protocol InertialChipModel: SimulatedChip {
     var hasMagnetometer: Bool { get }
     /// Gives an embedded magnetometer its field, expressed in the IMU chip's axes, µT (ignored without one).
     func setMagneticField(chipAxesMicroTesla: Vector3)
+    /// Simulated time, s, set by the simulated board after the inputs at every advance: a model that keeps its own
+    /// output data rate samples when it reaches its next sample instant (see `MPUModel`); others ignore it and sample
+    /// whenever an input changes.
+    var sampleTimeS: Double? { get set }
 }
 
 extension InertialChipModel {
     public var hasMagnetometer: Bool { false }
     public func setMagneticField(chipAxesMicroTesla: Vector3) {}
+    public var sampleTimeS: Double? {
+        get { nil }
+        set {}
+    }
 }
 
 /// A hardware FIFO of bytes with a fixed capacity, for chip models: `push` drops the oldest bytes when full (stream

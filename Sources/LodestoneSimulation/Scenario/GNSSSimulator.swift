@@ -155,17 +155,88 @@ public struct GNSSSimulator: Sendable {
         public var multipathEndS: Double?
         /// When the next multipath episode starts, s (drawn on entering an urban canyon).
         public var nextMultipathS: Double?
+        /// The mode last set with `setMode(_:timeS:)`; `nil` until then (continuous at `Parameters.fixPeriodS`).
+        public var mode: GNSSReceiverMode?
+        /// The power state at the last `fix(for:)` or `setMode(_:timeS:)`.
+        public var powerState: GNSSPowerState = .acquiring
+        /// When the receiver last held ephemerides fresh from the sky, s; `nil` when it never had any (cold start).
+        /// A receiver starts with valid ones (`PowerParameters.startsWithValidEphemerides`).
+        public var ephemeridesS: Double?
+        /// Since when the receiver has tracked without a break, s (ephemerides are refreshed after
+        /// `PowerParameters.ephemerisDownloadS` of it); `nil` while it does not track.
+        public var trackingSinceS: Double?
+        /// Time to the first fix of the acquisition in progress (or the next one), s; `nil`: `reacquisitionDelayS`.
+        public var acquisitionDelayS: Double?
+        /// The error factor of the acquisition in progress (`nil`: `reacquisitionErrorFactor`) and whether it starts
+        /// with all satellites (a hot start knows where they are).
+        public var acquisitionErrorFactor: Double?
+        public var acquisitionKnowsSatellites = false
+        /// Power save: the time of the next fix the receiver is planned to deliver, s.
+        public var powerSaveFixS: Double?
+    }
+
+    /// How the receiver's power modes behave: times to first fix by start type, ephemeris validity, and the
+    /// power-save cycle. Defaults: a u-blox M8 (NEO-M8 data sheet UBX-15031086, section 1.5 "Performance": TTFF cold
+    /// start 26 s, hot start 1 s, GPS + GLONASS; u-blox M8 Receiver Description UBX-13003221, section "Power
+    /// management": power save mode with ON/OFF operation for long update periods and cyclic tracking for short ones).
+    public struct PowerParameters: Sendable, Hashable, Codable {
+        /// Time to first fix when the ephemerides are valid (hot start), s (NEO-M8 data sheet: 1 s).
+        public var hotStartTTFFS: Double
+        /// Time to first fix when time, position and almanac are known but the ephemerides expired (warm start), s.
+        /// 25 s: the NEO-M8 data sheet gives no warm figure; the ephemerides must be downloaded again, which takes
+        /// most of one 30 s navigation frame (IS-GPS-200 section 20.3.2), so a warm start is nearly a cold one.
+        public var warmStartTTFFS: Double
+        /// Time to first fix without anything known (cold start), s (NEO-M8 data sheet: 26 s).
+        public var coldStartTTFFS: Double
+        /// How long downloaded ephemerides allow a hot start, s (4 h: the GPS ephemeris curve-fit interval, IS-GPS-200
+        /// section 20.3.3.4.3.1; u-blox receivers hot start within it).
+        public var ephemerisValidityS: Double
+        /// Continuous tracking that refreshes the ephemerides, s (30 s: one navigation message frame of five 6 s
+        /// subframes, IS-GPS-200 section 20.3.2).
+        public var ephemerisDownloadS: Double
+        /// Power save: how long the receiver tracks after its hot start before it delivers the cycle's fix, s
+        /// (UBX-CFG-PM2 `onTime`; u-blox default 0, 1 s lets the position settle).
+        public var powerSaveOnTimeS: Double
+        /// Power save: longest update period run as cyclic tracking, s; longer ones are ON/OFF operation (10 s: the
+        /// M8 receiver description recommends ON/OFF above 10 s). Cyclic tracking keeps the ephemerides fresh.
+        public var cyclicTrackingMaximumPeriodS: Double
+        /// Extra error of the first fixes after a hot start, as a multiple of nominal (decays with
+        /// `Parameters.convergenceTimeS`); outages and cold or warm starts use `reacquisitionErrorFactor`.
+        public var hotStartErrorFactor: Double
+        /// Whether the receiver starts with valid ephemerides (from an earlier session); false: a cold start.
+        public var startsWithValidEphemerides: Bool
+
+        /// Power parameters; defaults in parentheses.
+        public init(hotStartTTFFS: Double = 1, warmStartTTFFS: Double = 25, coldStartTTFFS: Double = 26,
+                    ephemerisValidityS: Double = 4 * 3600, ephemerisDownloadS: Double = 30, powerSaveOnTimeS: Double = 1,
+                    cyclicTrackingMaximumPeriodS: Double = 10, hotStartErrorFactor: Double = 1,
+                    startsWithValidEphemerides: Bool = true) {
+            self.hotStartTTFFS = hotStartTTFFS; self.warmStartTTFFS = warmStartTTFFS; self.coldStartTTFFS = coldStartTTFFS
+            self.ephemerisValidityS = ephemerisValidityS; self.ephemerisDownloadS = ephemerisDownloadS
+            self.powerSaveOnTimeS = powerSaveOnTimeS; self.cyclicTrackingMaximumPeriodS = cyclicTrackingMaximumPeriodS
+            self.hotStartErrorFactor = hotStartErrorFactor; self.startsWithValidEphemerides = startsWithValidEphemerides
+        }
+
+        /// A u-blox M8.
+        public static let ubloxM8 = PowerParameters()
+    }
+
+    /// How a receiver switched on starts, by what it knows.
+    public enum StartKind: String, Sendable, Hashable, Codable {
+        case hot, warm, cold
     }
 
     /// The tunables (sanitised at `init`: non-positive periods and times become the defaults).
     public let parameters: Parameters
+    /// The power model.
+    public let power: PowerParameters
     /// The state.
     public private(set) var state: State
     /// Phase of the slow change in satellite count, rad.
     let satellitePhaseRad: Double
 
     /// A receiver whose noise is fixed by `seed`.
-    public init(seed: UInt64, parameters: Parameters = .default) {
+    public init(seed: UInt64, parameters: Parameters = .default, power: PowerParameters = .ubloxM8) {
         var p = parameters
         let d = Parameters.default
         func positive(_ x: Double, _ fallback: Double) -> Double { x.isFinite && x > 0 ? x : fallback }
@@ -191,35 +262,226 @@ public struct GNSSSimulator: Sendable {
         var random = SeededGenerator(seed: seed ^ 0x474E_5353)   // decorrelate from a trajectory on the same seed
         satellitePhaseRad = random.uniform(in: 0...(2 * Double.pi))
         state = State(random: random, unitError: .zero, errorTimeS: nil, nextEpochS: nil, acquiredAtS: nil)
+        self.power = power
+        state.ephemeridesS = power.startsWithValidEphemerides ? 0 : nil
+    }
+
+    /// The mode last set (continuous at `Parameters.fixPeriodS` until `setMode` is called).
+    public var mode: GNSSReceiverMode { state.mode ?? .continuous(rateHz: 1 / parameters.fixPeriodS) }
+
+    /// The receiver's power state at the last `fix(for:)` or `setMode(_:timeS:)`.
+    public var powerState: GNSSPowerState { state.powerState }
+
+    /// How a receiver switched on at `timeS` would start: hot while its ephemerides are younger than
+    /// `ephemerisValidityS`, warm when it had some, cold when it never had any.
+    public func startKind(atTimeS timeS: Double) -> StartKind {
+        guard let e = state.ephemeridesS else { return .cold }
+        return timeS - e < power.ephemerisValidityS ? .hot : .warm
+    }
+
+    /// The time to first fix of `kind`, s.
+    public func timeToFirstFixS(_ kind: StartKind) -> Double {
+        switch kind {
+        case .hot: power.hotStartTTFFS
+        case .warm: power.warmStartTTFFS
+        case .cold: power.coldStartTTFFS
+        }
+    }
+
+    /// Switches the receiver to `mode` at `timeS` (non-decreasing, as `fix(for:)`'s times).
+    /// - `.off`: backup; no fixes, the ephemerides age.
+    /// - `.continuous(rateHz)`: a fix every `1 / rateHz`; a receiver that was off or asleep starts (hot, warm or cold
+    ///   by `startKind(atTimeS:)`) and delivers its first fix after that start's time to first fix.
+    /// - `.powerSave(updatePeriodS)`: a fix every `updatePeriodS` on the grid of its multiples: the receiver wakes a hot
+    ///   start's TTFF plus `powerSaveOnTimeS` before each (acquiring, then tracking), delivers the fix and sleeps
+    ///   (`powerSaveIdle`); in an outage it stays acquiring until the signal returns. When the ephemerides would
+    ///   expire (ON/OFF periods), a cycle tracks `ephemerisDownloadS` longer to refresh them.
+    /// Setting the mode the receiver is already in changes nothing.
+    public mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) {
+        guard mode != self.mode else {
+            state.mode = mode
+            return
+        }
+        let wasRunning = state.powerState == .tracking || state.powerState == .acquiring
+        state.mode = mode
+        switch mode {
+        case .off:
+            state.powerState = .off
+            stopTracking()
+        case .continuous(let rateHz):
+            state.powerSaveFixS = nil
+            if !wasRunning || state.acquiredAtS == nil {
+                beginStart(atTimeS: timeS)
+                state.powerState = .acquiring
+                state.nextEpochS = nil
+            } else {
+                let period = rateHz > 0 ? 1 / rateHz : parameters.fixPeriodS
+                state.nextEpochS = (timeS / period - 1e-9).rounded(.up) * period
+            }
+        case .powerSave(let periodS):
+            let p = max(periodS, 1e-3)
+            // The first fix of the cycle: the next grid instant. A tracking receiver keeps tracking when that is
+            // nearer than a start would take; otherwise it sleeps now and wakes for it (or, switched on, starts late).
+            let lead = timeToFirstFixS(startKind(atTimeS: timeS)) + power.powerSaveOnTimeS
+            state.powerSaveFixS = (timeS / p - 1e-9).rounded(.up) * p
+            let keepsTracking = wasRunning && state.trackingSinceS != nil && (state.powerSaveFixS ?? timeS) - timeS <= lead
+            if !keepsTracking {
+                stopTracking()
+                state.powerState = .powerSaveIdle
+            }
+            state.nextEpochS = nil
+        }
+    }
+
+    /// The receiver stops tracking (off, or asleep between power-save fixes): its next fix needs a new start.
+    private mutating func stopTracking() {
+        state.acquiredAtS = nil
+        state.trackingSinceS = nil
+        state.nextEpochS = nil
+    }
+
+    /// The receiver (re)starts at `timeS`: its next acquisition takes the start's time to first fix.
+    private mutating func beginStart(atTimeS timeS: Double) {
+        let kind = startKind(atTimeS: timeS)
+        state.acquiredAtS = nil
+        state.trackingSinceS = nil
+        state.acquisitionDelayS = timeToFirstFixS(kind)
+        state.acquisitionErrorFactor = kind == .hot ? power.hotStartErrorFactor : parameters.reacquisitionErrorFactor
+        state.acquisitionKnowsSatellites = kind == .hot
+    }
+
+    /// Notes that the receiver tracks at `t`: after `ephemerisDownloadS` of unbroken tracking its ephemerides are fresh.
+    private mutating func noteTracking(at t: Double) {
+        state.powerState = .tracking
+        let since = state.trackingSinceS ?? t
+        state.trackingSinceS = since
+        if t - since >= power.ephemerisDownloadS - 1e-9 { state.ephemeridesS = t }
     }
 
     /// The fix for the receiver epoch that `truth.timeS` has reached, or `nil` when there is none: between
-    /// epochs (call it as often as you like; one fix per `fixPeriodS`), during an outage, and while
-    /// reacquiring after one. Times should be non-decreasing.
+    /// epochs (call it as often as you like; one fix per period), during an outage, while (re)acquiring, and while the
+    /// receiver is off or asleep (`setMode(_:timeS:)`). Times should be non-decreasing. Updates `powerState`.
     public mutating func fix(for truth: TruthSample) -> GNSSFix? {
         let t = truth.timeS
         guard t.isFinite else { return nil }
-        let period = parameters.fixPeriodS
+        switch state.mode {
+        case .off?:
+            state.powerState = .off
+            return nil
+        case .powerSave(let periodS)?:
+            return powerSaveFix(for: truth, periodS: max(periodS, 1e-3))
+        case .continuous(let rateHz)?:
+            return continuousFix(for: truth, periodS: rateHz > 0 ? 1 / rateHz : parameters.fixPeriodS)
+        case nil:
+            return continuousFix(for: truth, periodS: parameters.fixPeriodS)
+        }
+    }
+
+    /// Continuous operation: one fix per `periodS` epoch once acquired.
+    private mutating func continuousFix(for truth: TruthSample, periodS period: Double) -> GNSSFix? {
+        let t = truth.timeS
         if let next = state.nextEpochS, t < next - 1e-9 { return nil }
         state.nextEpochS = ((t / period + 1e-9).rounded(.down) + 1) * period
 
         if truth.gnssOutage {
+            if state.trackingSinceS != nil {
+                // It had a fix: the signal's return is a reacquisition, not the start it made when switched on.
+                state.acquisitionDelayS = nil
+                state.acquisitionErrorFactor = nil
+                state.acquisitionKnowsSatellites = false
+            }
             state.acquiredAtS = nil
+            state.trackingSinceS = nil
+            state.powerState = .acquiring
             return nil
         }
+        let delay = state.acquisitionDelayS ?? parameters.reacquisitionDelayS
         guard let acquired = state.acquiredAtS else {
-            // Signal (back): a fresh error draw, first fix after the reacquisition delay.
+            // Signal (back): a fresh error draw, first fix after the acquisition delay.
             state.acquiredAtS = t
             state.unitError = Vector3(state.random.gaussian(), state.random.gaussian(), state.random.gaussian())
             state.errorTimeS = t
-            return parameters.reacquisitionDelayS <= 0 ? fix(at: t, truth: truth, sinceFixS: 0) : nil
+            if delay <= 0 { return acquiredFix(at: t, truth: truth, sinceFixS: 0) }
+            state.powerState = .acquiring
+            // The first fix is at the first epoch at or after the acquisition is done.
+            state.nextEpochS = max(state.nextEpochS ?? t, ((t + delay) / period - 1e-9).rounded(.up) * period)
+            return nil
         }
         let since = t - acquired
-        guard since >= parameters.reacquisitionDelayS - 1e-9 else { return nil }
-        return fix(at: t, truth: truth, sinceFixS: since - parameters.reacquisitionDelayS)
+        guard since >= delay - 1e-9 else {
+            state.powerState = .acquiring
+            return nil
+        }
+        return acquiredFix(at: t, truth: truth, sinceFixS: since - delay)
     }
 
-    private mutating func fix(at t: Double, truth: TruthSample, sinceFixS: Double) -> GNSSFix {
+    /// A fix of the acquisition in progress; the next acquisition (after an outage) is a reacquisition.
+    private mutating func acquiredFix(at t: Double, truth: TruthSample, sinceFixS: Double) -> GNSSFix {
+        noteTracking(at: t)
+        let f = fix(at: t, truth: truth, sinceFixS: sinceFixS,
+                    errorFactor: state.acquisitionErrorFactor ?? parameters.reacquisitionErrorFactor,
+                    knowsSatellites: state.acquisitionKnowsSatellites)
+        return f
+    }
+
+    /// Power save: asleep until the cycle's wake-up, acquiring (hot start), tracking `powerSaveOnTimeS`, the fix, asleep.
+    private mutating func powerSaveFix(for truth: TruthSample, periodS: Double) -> GNSSFix? {
+        let t = truth.timeS
+        let fixS = state.powerSaveFixS ?? (t / periodS - 1e-9).rounded(.up) * periodS
+        state.powerSaveFixS = fixS
+        let cyclic = periodS <= power.cyclicTrackingMaximumPeriodS
+        let tracking = state.acquiredAtS != nil && t - (state.acquiredAtS ?? t) >= (state.acquisitionDelayS ?? 0) - 1e-9
+        if state.acquiredAtS == nil {
+            // Asleep (or never started) until the wake-up that leaves a start and the on-time before the fix; a cycle
+            // whose ephemerides would expire stays on long enough to download new ones.
+            let kind = startKind(atTimeS: t)
+            var lead = timeToFirstFixS(kind) + power.powerSaveOnTimeS
+            if !cyclic, let e = state.ephemeridesS, fixS - e > power.ephemerisValidityS / 2 { lead += power.ephemerisDownloadS }
+            if t < fixS - lead - 1e-9 {
+                state.powerState = .powerSaveIdle
+                return nil
+            }
+            if truth.gnssOutage {
+                state.powerState = .acquiring
+                return nil
+            }
+            beginStart(atTimeS: t)
+            state.acquiredAtS = t
+            state.unitError = Vector3(state.random.gaussian(), state.random.gaussian(), state.random.gaussian())
+            state.errorTimeS = t
+            state.powerState = .acquiring
+            return nil
+        }
+        if truth.gnssOutage {
+            state.acquiredAtS = nil
+            state.trackingSinceS = nil
+            state.powerState = .acquiring
+            return nil
+        }
+        guard tracking else {
+            state.powerState = .acquiring
+            return nil
+        }
+        noteTracking(at: t)
+        guard t >= fixS - 1e-9 else { return nil }
+        // The cycle's fix (late when an outage or the start delayed it), then sleep until the next cycle.
+        let since = t - (state.acquiredAtS ?? t) - (state.acquisitionDelayS ?? 0)
+        let f = fix(at: t, truth: truth, sinceFixS: since,
+                    errorFactor: state.acquisitionErrorFactor ?? parameters.reacquisitionErrorFactor,
+                    knowsSatellites: state.acquisitionKnowsSatellites)
+        state.powerSaveFixS = ((t + 1e-6) / periodS).rounded(.up) * periodS
+        if cyclic {
+            // Cyclic tracking keeps the satellites (and its ephemerides current) between fixes: the next cycle is a
+            // hot start from an idle that still tracks.
+            state.ephemeridesS = t
+        }
+        stopTracking()
+        state.powerState = .powerSaveIdle
+        return f
+    }
+
+    private mutating func fix(at t: Double, truth: TruthSample, sinceFixS: Double, errorFactor: Double,
+                              knowsSatellites: Bool) -> GNSSFix {
         let p = parameters
         // Gauss–Markov update, exact discretisation: x ← φx + √(1−φ²)·w, φ = exp(−Δt/τ).
         let dt = max(0, t - (state.errorTimeS ?? t))
@@ -232,11 +494,11 @@ public struct GNSSSimulator: Sendable {
         // Satellites: nominal ± 2 over a 15-minute cycle, climbing one per second from 3 after acquisition.
         let nominal = p.nominalSatellites
             + Int((2 * Double.sin(2 * Double.pi * (t / 900).truncatingRemainder(dividingBy: 1) + satellitePhaseRad)).rounded())
-        let satellites = max(3, min(nominal, 3 + Int(sinceFixS.rounded(.down))))
+        let satellites = knowsSatellites ? max(3, nominal) : max(3, min(nominal, 3 + Int(sinceFixS.rounded(.down))))
         let mode: GNSSFixMode = satellites < 4 ? .twoDimensional : .threeDimensional
         // Geometry: error grows as satellites drop (≈ DOP ∝ 1/√n), plus the convergence after acquisition.
         let geometry = max(0.8, (8 / Double(satellites)).squareRoot())
-        let convergence = 1 + p.reacquisitionErrorFactor * Double.exp(-sinceFixS / p.convergenceTimeS)
+        let convergence = 1 + errorFactor * Double.exp(-sinceFixS / p.convergenceTimeS)
         let sigmaHorizontal = p.horizontalSigmaM * geometry * convergence
         let sigmaVertical = p.verticalSigmaM * geometry * convergence * (mode == .twoDimensional ? 3 : 1)
         let multipath = multipathOffset(at: t, inCanyon: truth.gnssMultipath)

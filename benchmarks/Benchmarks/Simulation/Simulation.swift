@@ -72,6 +72,7 @@ final class GeneratorFixture {
 
 let benchmarks: @Sendable () -> Void = {
     let configuration = LodestoneBenchmarkPolicy.configuration
+    engineBenchmarks()  // the engine with a scheduler's plan applied: EngineWithPlan.swift
 
     Benchmark("SimulatedBoard.step", configuration: configuration) { benchmark, fixture in
         if fixture.timeS > scenario.totalDurationS { try fixture.restart() }
