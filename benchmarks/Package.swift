@@ -42,6 +42,7 @@ let package = Package(
         suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
         suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
         suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
+        suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
     ]
 )
 

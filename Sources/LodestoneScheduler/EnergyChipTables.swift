@@ -14,11 +14,18 @@ public enum EnergyChipTables {
         "hmc5883l", "qmc5883l", "mmc5983ma",
     ]
 
+    /// Case-insensitive; an exact (lower-case) name takes no allocation, as the scheduler's re-planning requires.
     static func draw(chip: String, configuration c: SensorConfiguration, enabled: Bool) -> PowerDraw? {
+        if let draw = drawExact(chip: chip, configuration: c, enabled: enabled) { return draw }
+        let lower = chip.lowercased()
+        return lower == chip ? nil : drawExact(chip: lower, configuration: c, enabled: enabled)
+    }
+
+    private static func drawExact(chip: String, configuration c: SensorConfiguration, enabled: Bool) -> PowerDraw? {
         let mode = enabled ? c.powerMode : .suspend
         let rate = max(c.rateHz, 0)
         let microAmp: Double, supplyV: Double
-        switch chip.lowercased() {
+        switch chip {
         case "bmp280":
             supplyV = BMP280.supplyV
             microAmp = mode == .suspend ? BMP280.sleepMicroAmp
@@ -28,7 +35,7 @@ public enum EnergyChipTables {
             microAmp = mode == .suspend ? BME280.sleepMicroAmp
                 : BME280.standbyMicroAmp + rate * BME280.chargePerMeasurementMicroAmpS(oversampling: mode == .lowPower ? 1 : c.oversampling)
         case "bmp388", "bmp390":
-            let is388 = chip.lowercased() == "bmp388"
+            let is388 = chip == "bmp388"
             supplyV = BMP3.supplyV
             microAmp = mode == .suspend ? BMP3.sleepMicroAmp
                 : BMP3.sleepMicroAmp + rate * BMP3.chargePerMeasurementMicroAmpS(bmp388: is388, oversampling: mode == .lowPower ? 1 : c.oversampling)
@@ -74,7 +81,7 @@ public enum EnergyChipTables {
             case .normal: MPU6050.gyroscopeAndAccelerometerMicroAmp
             }
         case "mpu6500", "mpu9250":
-            let t = chip.lowercased() == "mpu9250" ? MPU6500Family.mpu9250 : MPU6500Family.mpu6500
+            let t = chip == "mpu9250" ? MPU6500Family.mpu9250 : MPU6500Family.mpu6500
             supplyV = t.supplyV
             microAmp = switch mode {
             case .suspend: t.sleepMicroAmp
@@ -92,7 +99,7 @@ public enum EnergyChipTables {
             case .normal: ICM20948.nineAxisLowNoiseMicroAmp
             }
         case "lsm6ds3", "lsm6dsl", "lsm6dsox":
-            let t = LSM6DSx.table(chip.lowercased())
+            let t = LSM6DSx.table(chip)
             supplyV = t.supplyV
             microAmp = switch mode {
             case .suspend: t.powerDownMicroAmp
@@ -143,24 +150,29 @@ public enum EnergyChipTables {
         static func chargePerMeasurementMicroAmpS(oversampling: Int) -> Double { atOrAbove(chargeMicroAmpS, Double(max(oversampling, 1))) }
     }
 
-    /// Bosch BME280 (BST-BME280-DS002): the BMP280's structure with humidity; the driver measures humidity ×1 always.
+    /// Bosch BME280 (BST-BME280-DS002-15, rev. 1.6): the BMP280's structure with humidity; the driver measures humidity
+    /// ×1 always, temperature ×1 (×2 with pressure ×16).
     enum BME280 {
         /// Supply voltage, V (table 1 conditions, VDD = 1.8 V; unconfirmed).
         static let supplyV = 1.8
-        /// Sleep current, µA, typical (table 1; unconfirmed).
+        /// Sleep current, µA, typical (key features "0.1 µA in sleep mode"; read in a secondary copy, unconfirmed).
         static let sleepMicroAmp = 0.1
         /// Standby current, µA, typical (table 1; unconfirmed).
         static let standbyMicroAmp = 0.2
-        /// 3.6 µA at 1 Hz with humidity, pressure and temperature ×1 (key parameters; unconfirmed), less sleep: the
-        /// charge of a measurement of 8 ms (section 9.1: 1 + 2·1 + 2·1 + 0.5 + 2·1 + 0.5 ms).
-        static let chargeAtOnesMicroAmpS = 3.5
-        /// Charge per measurement, µA·s: the ×1 charge scaled by the measurement time of section 9.1 (the mean current
-        /// during a measurement taken as that of the ×1 measurement; section 9.5 computes current this way).
+        /// Key features, all ×1 at 1 Hz: 1.8 µA humidity + temperature, 2.8 µA pressure + temperature, 3.6 µA all three.
+        /// Their differences give each measurement's charge, µA·s: humidity 3.6 − 2.8 = 0.8, pressure 3.6 − 1.8 = 1.8,
+        /// temperature (with the start-up) 3.6 − 0.8 − 1.8 − 0.1 sleep = 0.9.
+        static let humidityChargeMicroAmpS = 0.8
+        static let pressureChargeAtOnesMicroAmpS = 1.8
+        static let temperatureChargeAtOnesMicroAmpS = 0.9
+        /// Charge per measurement, µA·s: each part's ×1 charge scaled by its share of the section 9.1 measurement time
+        /// (temperature 1 + 2·T ms with the start-up, pressure 2·P + 0.5 ms, humidity 2·H + 0.5 ms; section 9.5
+        /// computes the current from these times the same way).
         static func chargePerMeasurementMicroAmpS(oversampling: Int) -> Double {
             let p = Double(atOrAbove([(1, 1), (2, 2), (4, 4), (8, 8), (16, 16)], Double(max(oversampling, 1))))
             let t: Double = p >= 16 ? 2 : 1
-            let ms = 1 + 2 * t + 2 * p + 0.5 + 2 * 1 + 0.5
-            return chargeAtOnesMicroAmpS * ms / 8
+            return temperatureChargeAtOnesMicroAmpS * (1 + 2 * t) / 3 + pressureChargeAtOnesMicroAmpS * (2 * p + 0.5) / 2.5
+                + humidityChargeMicroAmpS
         }
     }
 
@@ -426,7 +438,8 @@ extension EnergyChipTables {
         EnergySource(part: "bmp280", document: "Bosch BST-BMP280-DS001 rev. 1.23", figure: "table 7: I_DD 509 µA (×2/×1, 125 Hz), 577 µA (×4/×1, 83.3 Hz), 50.9 µA (×4/×1, 7.3 Hz), 247 µA (×16/×2, 10 Hz), 650 µA (×16/×2, 26.3 Hz)", confirmed: true),
         EnergySource(part: "bmp280", document: "Bosch BST-BMP280-DS001 (key parameters, as in Bosch's BMP280 Sensor API README)", figure: "2.74 µA at 1 Hz, ultra low power (×1); 0.1 µA in sleep mode", confirmed: true),
         EnergySource(part: "bmp280", document: "Bosch BST-BMP280-DS001 rev. 1.23", figure: "table 2: standby current 0.2 µA; conditions VDD = 1.8 V, 25 °C", confirmed: false),
-        EnergySource(part: "bme280", document: "Bosch BST-BME280-DS002", figure: "3.6 µA at 1 Hz (H, P, T ×1); sleep 0.1 µA; standby 0.2 µA; VDD = 1.8 V", confirmed: false),
+        EnergySource(part: "bme280", document: "Bosch BST-BME280-DS002-15 rev. 1.6 (key features)", figure: "at 1 Hz, ×1: 1.8 µA humidity + temperature, 2.8 µA pressure + temperature, 3.6 µA all three", confirmed: true),
+        EnergySource(part: "bme280", document: "Bosch BST-BME280-DS002-15 rev. 1.6", figure: "sleep 0.1 µA (secondary copy); standby 0.2 µA; VDD = 1.8 V", confirmed: false),
         EnergySource(part: "bmp390", document: "Bosch BST-BMP390-DS002 rev. 1.7", figure: "3.2 µA at 1 Hz (key parameters)", confirmed: true),
         EnergySource(part: "bmp390", document: "Bosch BST-BMP390-DS002 rev. 1.7 (secondary transcription)", figure: "sleep current 1.4 µA typ.", confirmed: false),
         EnergySource(part: "bmp388", document: "Bosch BST-BMP388-DS001 rev. 1.0", figure: "3.4 µA at 1 Hz; sleep current taken as the BMP390's", confirmed: false),

@@ -70,6 +70,19 @@ public enum EnergyModel {
         return PowerDraw(milliAmp: milliAmp, supplyV: r.supplyV)
     }
 
+    /// The supply current in `state` while the receiver runs `mode`: as `draw(receiver:state:)`, except between the
+    /// fixes of cyclic tracking (`.powerSaveIdle` under `.powerSave` with a period up to
+    /// `ReceiverEnergyProfile.cyclicTrackingMaximumPeriodS`), where the receiver keeps its satellites in u-blox's
+    /// "power optimized tracking" rather than sleeping: that draws the data sheet's cyclic-tracking average, not the
+    /// ON/OFF inactive current. Use this to price a receiver's state timeline.
+    public static func draw(receiver model: String, state: GNSSPowerState, mode: GNSSReceiverMode) -> PowerDraw? {
+        guard let r = receiver(model) else { return nil }
+        if state == .powerSaveIdle, case .powerSave(let periodS) = mode, periodS <= r.cyclicTrackingMaximumPeriodS {
+            return PowerDraw(milliAmp: r.cyclicTrackingMilliAmp, supplyV: r.supplyV)
+        }
+        return draw(receiver: model, state: state)
+    }
+
     /// The mean current of a receiver run in `mode`, averaging acquisition, tracking and idle as the mode
     /// cycles through them (hot starts assumed): continuous = tracking; power save with an update period up to
     /// `ReceiverEnergyProfile.cyclicTrackingMaximumPeriodS` = the data sheet's cyclic-tracking average; longer periods

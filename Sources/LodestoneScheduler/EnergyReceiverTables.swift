@@ -26,7 +26,7 @@ public struct ReceiverEnergyProfile: Sendable, Hashable {
     /// The longest update period the receiver's cyclic tracking serves, s; longer periods use ON/OFF operation.
     public var cyclicTrackingMaximumPeriodS: Double
     /// Tracking kept after each ON/OFF fix before the receiver sleeps (u-blox `ONTIME`), s. A modelling choice,
-    /// not a data sheet figure: 2 s lets the receiver settle its fix; u-blox's default and minimum is 0.
+    /// not a data sheet figure (u-blox's minimum is 0): 1 s, the simulated receiver's `powerSaveOnTimeS`.
     public var onTimeS: Double
 
     /// The mean current of `mode` (see `EnergyModel.draw(receiver:mode:)`), mA.
@@ -66,7 +66,7 @@ public enum EnergyReceiverTables {
     public static let ubloxM8 = ReceiverEnergyProfile(
         model: "ublox-m8", description: "u-blox M8 (NEO-M8N, SAM-M8Q, …; the simulated receiver)", supplyV: 3.0,
         acquisitionMilliAmp: 32, trackingMilliAmp: 29, cyclicTrackingMilliAmp: 9.5, inactiveMilliAmp: 0.015,
-        backupMilliAmp: 0.015, ttffHotS: 1, ttffWarmS: 26, ttffColdS: 26, cyclicTrackingMaximumPeriodS: 10, onTimeS: 2)
+        backupMilliAmp: 0.015, ttffHotS: 1, ttffWarmS: 26, ttffColdS: 26, cyclicTrackingMaximumPeriodS: 10, onTimeS: 1)
 
     /// u-blox NEO-6M (GPS.G6-HW-09005), common on hobby boards; all unconfirmed: tracking (continuous) 37 mA, power
     /// save 1 Hz 11 mA, backup 22 µA at 3.0 V, TTFF hot 1 s, warm and cold 27 s (data sheet, from memory);
@@ -75,7 +75,7 @@ public enum EnergyReceiverTables {
     public static let ublox6 = ReceiverEnergyProfile(
         model: "ublox-6", description: "u-blox 6 (NEO-6M)", supplyV: 3.0,
         acquisitionMilliAmp: 55, trackingMilliAmp: 37, cyclicTrackingMilliAmp: 11, inactiveMilliAmp: 0.022,
-        backupMilliAmp: 0.022, ttffHotS: 1, ttffWarmS: 27, ttffColdS: 27, cyclicTrackingMaximumPeriodS: 1, onTimeS: 2)
+        backupMilliAmp: 0.022, ttffHotS: 1, ttffWarmS: 27, ttffColdS: 27, cyclicTrackingMaximumPeriodS: 1, onTimeS: 1)
 
     /// u-blox M10 (MAX-M10S, UBX-20035208); currents unconfirmed: tracking 25 mW at 3.0 V ≈ 8.3 mA (product summary,
     /// four constellations), acquisition 12 mA, power save 1 Hz 4 mA, backup 40 µA (estimates), TTFF hot 1 s, cold
@@ -84,7 +84,7 @@ public enum EnergyReceiverTables {
     public static let ubloxM10 = ReceiverEnergyProfile(
         model: "ublox-m10", description: "u-blox M10 (MAX-M10S)", supplyV: 3.0,
         acquisitionMilliAmp: 12, trackingMilliAmp: 8.3, cyclicTrackingMilliAmp: 4, inactiveMilliAmp: 0.04,
-        backupMilliAmp: 0.04, ttffHotS: 1, ttffWarmS: 29, ttffColdS: 29, cyclicTrackingMaximumPeriodS: 10, onTimeS: 2)
+        backupMilliAmp: 0.04, ttffHotS: 1, ttffWarmS: 29, ttffColdS: 29, cyclicTrackingMaximumPeriodS: 10, onTimeS: 1)
 
     /// Quectel L76 / L80 class (MediaTek MT3333/MT3339); unconfirmed: acquisition 20 mA, tracking 18 mA at 3.3 V,
     /// backup 7 µA, TTFF hot 1 s, cold 35 s (L76 hardware design, from memory). Periodic standby as its power save
@@ -93,7 +93,7 @@ public enum EnergyReceiverTables {
     public static let quectelL76 = ReceiverEnergyProfile(
         model: "quectel-l76", description: "Quectel L76/L80 (MediaTek)", supplyV: 3.3,
         acquisitionMilliAmp: 20, trackingMilliAmp: 18, cyclicTrackingMilliAmp: 9, inactiveMilliAmp: 0.6,
-        backupMilliAmp: 0.007, ttffHotS: 1, ttffWarmS: 35, ttffColdS: 35, cyclicTrackingMaximumPeriodS: 10, onTimeS: 2)
+        backupMilliAmp: 0.007, ttffHotS: 1, ttffWarmS: 35, ttffColdS: 35, cyclicTrackingMaximumPeriodS: 10, onTimeS: 1)
 
     /// A receiver named only `"nmea"` in the board file: the highest currents in this table (the u-blox 6's, the
     /// oldest and most power-hungry common part), so that a plan's predicted cost is not below the real one.
@@ -102,19 +102,25 @@ public enum EnergyReceiverTables {
         acquisitionMilliAmp: ublox6.acquisitionMilliAmp, trackingMilliAmp: ublox6.trackingMilliAmp,
         cyclicTrackingMilliAmp: ublox6.cyclicTrackingMilliAmp, inactiveMilliAmp: ublox6.inactiveMilliAmp,
         backupMilliAmp: ublox6.backupMilliAmp, ttffHotS: ublox6.ttffHotS, ttffWarmS: ublox6.ttffWarmS,
-        ttffColdS: ublox6.ttffColdS, cyclicTrackingMaximumPeriodS: ublox6.cyclicTrackingMaximumPeriodS, onTimeS: 2)
+        ttffColdS: ublox6.ttffColdS, cyclicTrackingMaximumPeriodS: ublox6.cyclicTrackingMaximumPeriodS, onTimeS: ublox6.onTimeS)
 
     /// Every profile, in this order.
     public static let profiles: [ReceiverEnergyProfile] = [ubloxM8, ublox6, ubloxM10, quectelL76, generic]
 
     /// Other names a board file or a driver may use for these models.
     static let aliases: [(alias: String, model: String)] = [
-        ("nmea", "generic"), ("gpsd", "generic"), ("neo-m8n", "ublox-m8"), ("sam-m8q", "ublox-m8"), ("ublox", "ublox-m8"),
+        ("nmea", "generic"), ("gpsd", "generic"), ("gpx", "generic"), ("neo-m8n", "ublox-m8"), ("sam-m8q", "ublox-m8"), ("ublox", "ublox-m8"),
         ("neo-6m", "ublox-6"), ("max-m10s", "ublox-m10"), ("l76", "quectel-l76"), ("l80", "quectel-l76"),
     ]
 
+    /// Case-insensitive; an exact key or alias takes no allocation (the scheduler prices plans on its re-planning path).
     static func profile(_ model: String) -> ReceiverEnergyProfile? {
-        let key = model.lowercased()
+        if let p = exactProfile(model) { return p }
+        let lower = model.lowercased()
+        return lower == model ? nil : exactProfile(lower)
+    }
+
+    private static func exactProfile(_ key: String) -> ReceiverEnergyProfile? {
         let name = aliases.first { $0.alias == key }?.model ?? key
         return profiles.first { $0.model == name }
     }

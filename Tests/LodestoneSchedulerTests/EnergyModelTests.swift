@@ -113,6 +113,12 @@ import LodestoneScheduler
         #expect(abs(try #require(Self.microAmp("bmp280", 10, .normal, oversampling: 16)) - 247.2) < 1e-9)
     }
 
+    /// BME280 DS002-15 rev. 1.6 key features: 3.6 µA at 1 Hz with humidity, pressure and temperature ×1 (forced mode,
+    /// over the 0.1 µA sleep current; in normal mode the model idles at the 0.2 µA standby current instead).
+    @Test func bme280MatchesItsKeyFeatures() throws {
+        #expect(abs(try #require(Self.microAmp("bme280", 1, .lowPower)) - (3.6 - 0.1 + 0.2)) < 1e-9)
+    }
+
     /// LPS25H AN4450 equation 2, example 3: 3.6 µA at 1 Hz with 8/8 averages (the driver's `.lowPower`; the equation
     /// gives 3.576, which the note rounds).
     @Test func lps25hMatchesAN4450Example() throws {
@@ -164,14 +170,20 @@ import LodestoneScheduler
     }
 
     /// SAM-M8Q UBX-16012619 R04 table 8: cyclic tracking 1 Hz 9.5 mA; tracking 29 mA. A 60 s ON/OFF cycle: 1 s of
-    /// hot-start acquisition at 32 mA, 2 s tracking at 29 mA, 57 s inactive at 15 µA.
+    /// hot-start acquisition at 32 mA, 1 s tracking (the on-time) at 29 mA, 58 s inactive at 15 µA.
     @Test func ubloxM8PowerSaveCyclesAsTheReceiverDescriptionSays() throws {
         #expect(EnergyModel.draw(receiver: "ublox-m8", mode: .powerSave(updatePeriodS: 1))?.milliAmp == 9.5)
         #expect(EnergyModel.draw(receiver: "ublox-m8", mode: .powerSave(updatePeriodS: 10))?.milliAmp == 9.5)
         let onOff = try #require(EnergyModel.draw(receiver: "ublox-m8", mode: .powerSave(updatePeriodS: 60))).milliAmp
-        #expect(abs(onOff - (1 * 32 + 2 * 29 + 57 * 0.015) / 60) < 1e-12)
+        #expect(abs(onOff - (1 * 32 + 1 * 29 + 58 * 0.015) / 60) < 1e-12)
         let m8 = try #require(EnergyModel.receiver("ublox-m8"))
         #expect(m8.ttffHotS < m8.ttffColdS && m8.cyclicTrackingMaximumPeriodS == 10)
         #expect(EnergyReceiverTables.hotStartMaximumOffS <= EnergyReceiverTables.ephemerisValidityS)
+        // Between cyclic-tracking fixes the receiver keeps tracking at low power; between ON/OFF fixes it sleeps.
+        #expect(EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle, mode: .powerSave(updatePeriodS: 5))?.milliAmp == 9.5)
+        #expect(EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle, mode: .powerSave(updatePeriodS: 60))
+                == EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle))
+        #expect(EnergyModel.draw(receiver: "ublox-m8", state: .acquiring, mode: .powerSave(updatePeriodS: 5))
+                == EnergyModel.draw(receiver: "ublox-m8", state: .acquiring))
     }
 }
