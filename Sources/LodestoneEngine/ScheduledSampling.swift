@@ -262,7 +262,8 @@ public struct ScheduledSampling {
         if let r = receiver, timeS >= nextReceiverQueryS {
             nextReceiverQueryS = timeS + Self.receiverQueryPeriodS
             receiverState = engine.gnssPowerState(id: r.id)
-            receiverDraw = receiverState.flatMap { EnergyModel.draw(receiver: r.model, state: $0) }
+            let mode = (applied ?? scheduler.plan).gnss?.mode ?? .continuous(rateHz: 1)
+            receiverDraw = receiverState.flatMap { EnergyModel.draw(receiver: r.model, state: $0, mode: mode) }
         }
         let plan = applied ?? scheduler.plan
         let milliAmp = energy.add(durationS: dt, plan: plan, receiverState: receiverState, receiverDraw: receiverDraw)

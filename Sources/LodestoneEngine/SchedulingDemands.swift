@@ -118,7 +118,11 @@ public enum DemandsFile {
             return parts.isEmpty ? "top level" : parts.joined(separator: ".")
         }
         switch e {
-        case let .typeMismatch(type, c): return "\(place(c.codingPath)): expected \(type == [Entry].self ? "a JSON list of clients" : "\(type)")"
+        case let .typeMismatch(type, c):
+            if c.codingPath.isEmpty { return "top level: expected a JSON list of clients" }
+            let expected = type == Bool.self ? "true or false" : type == Double.self ? "a number" : type == String.self ? "a string"
+                : "a JSON object"
+            return "\(place(c.codingPath)): expected \(expected)"
         case let .valueNotFound(type, c): return "\(place(c.codingPath)): missing \(type)"
         case let .keyNotFound(key, c): return "\(place(c.codingPath + [key])): missing (required)"
         case .dataCorrupted(let c): return "\(place(c.codingPath)): not valid JSON"

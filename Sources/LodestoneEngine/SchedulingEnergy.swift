@@ -4,7 +4,7 @@ import LodestoneScheduler
 /// The energy a run spent, per sensor and for the receiver, integrated over engine time from what was drawn at each
 /// instant: a sensor's draw is its plan's prediction (`Plan.power.perSensor`, from `EnergyModel`), the receiver's is
 /// the data-sheet current of the power state it is really in (`GNSSPowerControllable.powerState` ×
-/// `EnergyModel.draw(receiver:state:)`), so acquisition after a wake costs what it costs.
+/// `EnergyModel.draw(receiver:state:mode:)`), so acquisition after a wake costs what it costs.
 ///
 /// Value type; `add(…)` allocates nothing once the account has its shape (one entry per sensor, set at `init`).
 public struct EnergyAccount: Sendable, Hashable {
