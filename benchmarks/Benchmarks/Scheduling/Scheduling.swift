@@ -27,14 +27,16 @@ final class GlueFixture {
         do {
             let board = try BoardDescription.load(path: boardPath)
             let runtime = try BoardRuntime.assemble(board, seed: 1, scenario: "stationary")
-            engine = Engine(sources: runtime.sources)
-            sampling = try ScheduledSampling(sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
-                                             configuration: SchedulingConfiguration(battery: .none))
+            var engine = Engine(sources: runtime.sources)
+            var sampling = try ScheduledSampling(sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
+                                                 configuration: SchedulingConfiguration(battery: .none))
             var t = 0.0
             while t < 30 {
-                t = engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { [self] event in sampling.observe(event) }
+                t = engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { event in sampling.observe(event) }
                 _ = sampling.update(engine: &engine, timeS: t)
             }
+            self.engine = engine
+            self.sampling = sampling
             timeS = t
         } catch { preconditionFailure("benchmark setup: \(error)") }
     }

@@ -109,14 +109,14 @@ def read_timeline(path):
         return list(csv.DictReader(f))
 
 
-def plot(directory, demand, out_png, sensors):
+def plot(timelines, demand, out_png, sensors):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = read_timeline(os.path.join(directory, f"timeline-{demand}-adaptive.csv"))
-    always = os.path.join(directory, f"timeline-{demand}-always-on.csv")
-    always_rows = read_timeline(always) if os.path.exists(always) else []
+    rows = read_timeline(timelines[f"timeline-{demand}-adaptive.csv"])
+    always = timelines.get(f"timeline-{demand}-always-on.csv")
+    always_rows = read_timeline(always) if always else []
     h = [float(r["t_s"]) / 3600 for r in rows]
     fig, ax = plt.subplots(5, 1, figsize=(14, 12), sharex=True,
                            gridspec_kw={"height_ratios": [1.2, 1.4, 1, 1.6, 0.8]})
@@ -159,16 +159,22 @@ def plot(directory, demand, out_png, sensors):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("directory", help="the harness's --out directory")
+    p.add_argument("directories", nargs="+", help="the harness's --out directories (runs split over several processes)")
     p.add_argument("--command", default="", help="the harness command, for results.md")
     p.add_argument("--plot-demand", default="foreground-best")
     args = p.parse_args()
-    with open(os.path.join(args.directory, "summaries.json")) as f:
-        summaries = json.load(f)
+    summaries = []
+    timelines = {}
+    for d in args.directories:
+        with open(os.path.join(d, "summaries.json")) as f:
+            summaries += json.load(f)
+        for name in os.listdir(d):
+            if name.startswith("timeline-"):
+                timelines[name] = os.path.join(d, name)
     summaries.sort(key=lambda s: (s["demand"], POLICIES.index(s["policy"]) if s["policy"] in POLICIES else 9))
     first = summaries[0]
     sensors = [k for k in ["imu", "mag", "baro"] if k in first["sensorMilliAmpHours"]]
-    plot(args.directory, args.plot_demand, os.path.join(HERE, "plan_day.png"), sensors)
+    plot(timelines, args.plot_demand, os.path.join(HERE, "plan_day.png"), sensors)
     battery = first["battery"]
     md = f"""# Scheduler evaluation (issue 8)
 
@@ -211,7 +217,7 @@ draw: mean modelled current while truly stationary, from 30 s after each stop.
 
 ```sh
 {args.command or '(see README.md)'}
-python3 benchmarks/accuracy/scheduler/report.py {args.directory}
+python3 benchmarks/accuracy/scheduler/report.py {' '.join(args.directories)}
 ```
 """
     with open(os.path.join(HERE, "results.md"), "w") as f:

@@ -68,6 +68,7 @@ for set in demandSets where demandFilter == nil || demandFilter == set.name {
             summary.boardBaselineMilliWatt = configuration.boardBaselineMilliWatt
             summary.batteryLifeWithBaselineH = summary.battery.milliWattHours / (summary.meanMilliWatt + configuration.boardBaselineMilliWatt)
             summaries.append(summary)
+            writeSummaries()
             let csv = rows.joined(separator: "\n") + "\n"
             try? csv.write(toFile: "\(out)/timeline-\(set.name)-\(policy).csv", atomically: true, encoding: .utf8)
             let wall = Date().timeIntervalSince(started)
@@ -80,11 +81,16 @@ for set in demandSets where demandFilter == nil || demandFilter == set.name {
         }
     }
 }
-let encoder = JSONEncoder()
-encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-do {
-    try encoder.encode(summaries).write(to: URL(fileURLWithPath: "\(out)/summaries.json"))
-} catch {
-    FileHandle.standardError.write(Data("scheduler-harness: cannot write \(out)/summaries.json: \(error)\n".utf8))
-    exit(1)
+if summaries.isEmpty { writeSummaries() }
+
+/// Writes what was run so far (after every run: a long harness run that is stopped keeps its finished runs).
+@MainActor func writeSummaries() {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    do {
+        try encoder.encode(summaries).write(to: URL(fileURLWithPath: "\(out)/summaries.json"))
+    } catch {
+        FileHandle.standardError.write(Data("scheduler-harness: cannot write \(out)/summaries.json: \(error)\n".utf8))
+        exit(1)
+    }
 }
