@@ -286,7 +286,11 @@ public struct ScheduledSampling {
         var errors: [SourceError] = []
         for s in plan.sensors {
             if let old = applied?.sensors.first(where: { $0.id == s.id }), old == s { continue }
-            do throws(SourceError) { try engine.apply(s, timeS: timeS) } catch {
+            // Reading at the new rate starts one period on: `Engine.apply` re-times the source from the instant it is
+            // given, and the source may have been read at `timeS` already (a second reading at the same instant would
+            // give fusion a zero time step).
+            let startS = s.readRateHz > 0 ? timeS + 1 / s.readRateHz : timeS
+            do throws(SourceError) { try engine.apply(s, timeS: startS) } catch {
                 errors.append(error)
                 scheduler.reportFailure(sensor: s.id, message: error.message, timeS: timeS)
             }
