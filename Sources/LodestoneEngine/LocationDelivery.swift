@@ -27,7 +27,9 @@ public struct DeliveredLocation: Sendable, Hashable {
 
 /// Location delivery to clients (Core Location's `CLLocationManager` behaviour) from the fused location and the
 /// combined demand:
-/// - at most one location per `Parameters.deliveryPeriodS` (1 s, as Core Location delivers);
+/// - one location per `Parameters.deliveryPeriodS` (1 s, as Core Location delivers), and besides each location made at
+///   a receiver fix as it arrives (once per fix, not within half a period of the previous delivery), so that a wake
+///   delivers the first fix at once rather than on the next tick;
 /// - `desiredAccuracy`: a location whose claimed accuracy does not meet the tier is withheld (counted), so that what is
 ///   delivered is what was asked for; the client keeps the last one, which ages;
 /// - `distanceFilterM`: a new location only after the carrier moved that far from the last delivered one;
@@ -66,6 +68,8 @@ public struct LocationDelivery: Sendable {
     /// Offers not delivered because the carrier was stationary with the receiver off (auto-pause).
     public private(set) var pausedCount = 0
     private var nextOfferS = -Double.infinity
+    /// Time of the last fix-made location offered (each is offered once).
+    private var lastFreshOfferS = -Double.infinity
 
     public init(demand: LocationDemand?, parameters: Parameters = Parameters()) {
         self.demand = demand; self.parameters = parameters
@@ -74,7 +78,11 @@ public struct LocationDelivery: Sendable {
     /// Offers the fused `location` at `timeS`; returns it when it is delivered. `stationary`: the scheduler's motion
     /// state says the carrier is still; `receiverOff`: the receiver is off (no new fixes can come).
     public mutating func offer(_ location: Location?, timeS: Double, stationary: Bool, receiverOff: Bool) -> DeliveredLocation? {
-        guard let demand, let location, timeS >= nextOfferS else { return nil }
+        guard let demand, let location else { return nil }
+        let madeAtFix = location.sinceFixS <= 0.05 && location.timeS != lastFreshOfferS
+            && timeS - (last?.timeS ?? -Double.infinity) >= parameters.deliveryPeriodS / 2
+        guard timeS >= nextOfferS || madeAtFix else { return nil }
+        if madeAtFix { lastFreshOfferS = location.timeS }
         nextOfferS = timeS + parameters.deliveryPeriodS
         if stationary && receiverOff && last != nil {
             pausedCount += 1

@@ -64,12 +64,17 @@ import LodestoneScheduler
                  timeS: timeS, sinceFixS: sinceFixS)
     }
 
-    @Test func deliversAtMostOncePerSecondAndOnlyAfterTheDistanceFilter() {
+    @Test func deliversOncePerSecondOrAtAFixAndOnlyAfterTheDistanceFilter() {
         var d = LocationDelivery(demand: LocationDemand(desiredAccuracy: .best, distanceFilterM: 20))
         #expect(d.offer(Self.location(northM: 0, timeS: 0), timeS: 0, stationary: false, receiverOff: false) != nil)
-        #expect(d.offer(Self.location(northM: 50, timeS: 0.5), timeS: 0.5, stationary: false, receiverOff: false) == nil)
-        #expect(d.offer(Self.location(northM: 10, timeS: 1), timeS: 1, stationary: false, receiverOff: false) == nil)
-        #expect(d.offer(Self.location(northM: 25, timeS: 2), timeS: 2, stationary: false, receiverOff: false) != nil)
+        // A fix within half a period of the last delivery waits; a location between fixes waits for the tick.
+        #expect(d.offer(Self.location(northM: 50, timeS: 0.3), timeS: 0.3, stationary: false, receiverOff: false) == nil)
+        #expect(d.offer(Self.location(northM: 50, timeS: 0.5, sinceFixS: 0.2), timeS: 0.5, stationary: false, receiverOff: false) == nil)
+        // The tick: moved only 10 m.
+        #expect(d.offer(Self.location(northM: 10, timeS: 1, sinceFixS: 0.7), timeS: 1, stationary: false, receiverOff: false) == nil)
+        // A fix as it arrives, once.
+        #expect(d.offer(Self.location(northM: 25, timeS: 1.5), timeS: 1.5, stationary: false, receiverOff: false) != nil)
+        #expect(d.offer(Self.location(northM: 60, timeS: 1.5), timeS: 1.6, stationary: false, receiverOff: false) == nil)
         #expect(d.deliveredCount == 2)
     }
 

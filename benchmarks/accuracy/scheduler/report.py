@@ -39,7 +39,7 @@ def table(summaries):
     lines = [head, "|" + "|".join(["---"] * (head.count("|") - 1)) + "|"]
     for s in summaries:
         per = s["sensorMilliAmpHours"]
-        sensors = ", ".join(f"{per[k]:.1f}" for k in sorted(per) if k != "gnss")
+        sensors = ", ".join(f"{per[k]:.1f}" for k in ["imu", "mag", "baro"] if k in per)
         life_sensors = s.get("batteryLifeSensorsOnlyH")
         lines.append(
             f"| {s['demand']} | {s['policy']} | {s['gnssMilliAmpHours']:.1f} | {sensors} | {s['totalMilliAmpHours']:.1f} | "
