@@ -137,9 +137,11 @@ def plot(timelines, demand, out_png, sensors):
     ax[1].set_ylabel("read rate, Hz\n(0.05 = suspended)")
     ax[1].legend(loc="upper right", fontsize=7)
     states = ["off", "powerSaveIdle", "acquiring", "tracking", "unknown"]
-    modes = ["off", "power-save", "continuous", "none"]
+    # The planned mode drawn beside the state it leads to: off, power-save (idle between fixes), continuous (tracking).
+    mode_level = {"off": 0, "power-save": 1, "continuous": 3, "none": 4}
     ax[2].plot(h, [states.index(r["gnss_state"]) if r["gnss_state"] in states else 4 for r in rows], "C3-", lw=1, label="receiver state")
-    ax[2].plot(h, [modes.index(r["gnss_mode"]) + 0.1 for r in rows], "C0-", lw=0.8, label="planned mode (0 off, 1 power-save, 2 continuous)")
+    ax[2].plot(h, [mode_level.get(r["gnss_mode"], 4) - 0.12 for r in rows], "C0-", lw=0.8,
+               label="planned mode (off / power-save / continuous, drawn at the state it aims for)")
     ax[2].set_yticks(range(len(states)), states)
     ax[2].legend(loc="upper right", fontsize=7)
     ax[3].plot(h, [max(float(r["drawn_ma"]), 1e-3) for r in rows], "C0-", lw=0.8, label="adaptive: drawn (1 s mean)")
@@ -148,6 +150,7 @@ def plot(timelines, demand, out_png, sensors):
         ax[3].plot([float(r["t_s"]) / 3600 for r in always_rows], [max(float(r["drawn_ma"]), 1e-3) for r in always_rows],
                    "C3-", lw=0.8, alpha=0.6, label="always-on: drawn")
     ax[3].set_yscale("log")
+    ax[3].set_ylim(bottom=0.1)
     ax[3].set_ylabel("sensors + GNSS, mA")
     ax[3].legend(loc="upper right", fontsize=7)
     ax[4].plot(h, [float(r["battery_percent"]) if r["battery_percent"] else float("nan") for r in rows], "C4-")
