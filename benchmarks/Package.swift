@@ -43,6 +43,7 @@ let package = Package(
         suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
         suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
         suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
+        suite("Scheduler", ["LodestoneCore", "LodestoneScheduler"]),
     ]
 )
 

@@ -1,4 +1,5 @@
 import LodestoneCore
+import RealModule
 
 /// The product: spends only the battery that the clients' demands need, given the motion state, the battery tier and
 /// the receiver's signal. Every part of a plan names its cause. See docs/scheduler.md for the user's view.
@@ -12,7 +13,9 @@ import LodestoneCore
 /// - moving, `bestForNavigation` or `best` → continuous 1 Hz;
 /// - moving, coarser tiers → the receiver's power-save with an update period of
 ///   `accuracyMargin × requiredHorizontalAccuracyM / speed`, with the nominal speed of the current activity
-///   (`nominalSpeedMps`), lengthened to `accuracyMargin × distanceFilterM / speed` when a distance filter asks for
+///   (`nominalSpeedMps`) or, when higher, the speed the receiver measured (its latest fixes' ground speed, an
+///   envelope that decays with time constant `measuredSpeedDecayS`, so that a misclassified car is not served as
+///   a walk), lengthened to `accuracyMargin × distanceFilterM / speed` when a distance filter asks for
 ///   fewer fixes, ×`lowBatteryPeriodFactor` on a low battery, rounded down to a step of `periodStepsS` (so that
 ///   the period does not wander), clamped to `maximumPowerSavePeriodS`; below `minimumPowerSavePeriodS` →
 ///   continuous 1 Hz. (Walking at 1.5 m/s for 10 m: a fix every 3 s; for 100 m: every 30 s; driving at 20 m/s
@@ -100,6 +103,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
         /// A refresh ends this long after its first fix (a full GPS subframe 1–3 cycle is 30 s), s. Default 30.
         public var ephemerisAfterFixS = 30.0
 
+        /// Time constant with which the measured-speed envelope forgets a speed, s. Default 120.
+        public var measuredSpeedDecayS = 120.0
+
         public init() {}
 
         /// The nominal speed of a motion state, m/s: walk 1.5, run 3.5, cycle 6, drive 20 (urban and suburban roads,
@@ -127,6 +133,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
     private var refreshStartS: Double?
     private var refreshFirstFixS: Double?
     private var lastRefreshS: Double?
+    /// The measured-speed envelope, m/s, at the time of the fix that set it.
+    private var speedEnvelopeMps = 0.0
+    private var speedEnvelopeTimeS = -Double.infinity
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -232,7 +241,7 @@ public struct AdaptivePolicy: SchedulingPolicy {
             return
         }
         refreshStartS = nil; refreshFirstFixS = nil
-        let speed = max(p.nominalSpeedMps(inputs.motion), 0.5)
+        let speed = max(p.nominalSpeedMps(inputs.motion), measuredSpeedMps(inputs), 0.5)
         let wanted: GNSSReceiverMode
         if significantOnly {
             wanted = .powerSave(updatePeriodS: quantized(max(p.significantChangeDistanceM / speed, p.significantChangePeriodS)))
@@ -245,6 +254,18 @@ public struct AdaptivePolicy: SchedulingPolicy {
             wanted = periodS < p.minimumPowerSavePeriodS ? .continuous(rateHz: 1) : .powerSave(updatePeriodS: quantized(periodS))
         }
         plan.gnss?.mode = outageChecked(wanted, inputs, causes: &plan.causes)
+    }
+
+    /// The envelope of the receiver's measured ground speed, decayed to now, m/s.
+    private mutating func measuredSpeedMps(_ inputs: SchedulerInputs) -> Double {
+        let tau = max(parameters.measuredSpeedDecayS, 1)
+        if let f = inputs.gnss.lastFixTimeS, f > speedEnvelopeTimeS, let v = inputs.gnss.speedMps {
+            let decayed = speedEnvelopeTimeS.isFinite ? speedEnvelopeMps * Double.exp(-(f - speedEnvelopeTimeS) / tau) : 0
+            speedEnvelopeMps = max(v, decayed)
+            speedEnvelopeTimeS = f
+        }
+        guard speedEnvelopeTimeS.isFinite else { return 0 }
+        return speedEnvelopeMps * Double.exp(-max(inputs.timeS - speedEnvelopeTimeS, 0) / tau)
     }
 
     /// `periodS` rounded down to a step, clamped to the maximum.

@@ -193,6 +193,8 @@ public struct SimulatedBattery: Sendable, Hashable, Codable {
     public var chargeCurrentMilliAmp: Double
     /// Now, s (the end of the last step).
     public private(set) var timeS: Double
+    /// `BatteryState.source` (made once: reading `state` builds no text).
+    private let sourceText: String
 
     /// - Parameters:
     ///   - capacityMilliAmpHour: rated capacity, mAh; values ≤ 0 are taken as 1 mAh.
@@ -207,6 +209,7 @@ public struct SimulatedBattery: Sendable, Hashable, Codable {
         self.chargingIntervalsS = chargingIntervalsS
         self.chargeCurrentMilliAmp = chargeCurrentMilliAmp ?? max(capacityMilliAmpHour, 1) / 2
         self.timeS = timeS
+        sourceText = "simulated \(Int(max(capacityMilliAmpHour, 1).rounded())) mAh"
     }
 
     /// Whether a charger is connected at `timeS`.
@@ -229,7 +232,7 @@ public struct SimulatedBattery: Sendable, Hashable, Codable {
         return BatteryState(levelFraction: levelFraction, charging: charging,
                             chargeNowMilliAmpHour: levelFraction * capacityMilliAmpHour,
                             chargeFullMilliAmpHour: capacityMilliAmpHour, voltageV: nominalVoltageV,
-                            source: "simulated \(Int(capacityMilliAmpHour.rounded())) mAh")
+                            source: sourceText)
     }
 
     /// Hours a constant `milliAmp` draw takes to empty the full capacity.

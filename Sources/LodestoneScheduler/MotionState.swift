@@ -83,6 +83,9 @@ public struct AnyMotionDetector: Sendable, Hashable, Codable {
 /// of a car is not stationary until it has parked. With the adaptive policy turning the receiver off as soon as the
 /// carrier is stationary, the receiver is off 8–20 s after a walk, run or ride stops (target ≤ 30 s) and 120 s after
 /// a car stops.
+///
+/// Between moving kinds the classifier's word is taken only when it names the new kind in two decisions in a row (a
+/// walk/run boundary does not flap the plan); from stationary or an unknown kind it is taken at once.
 public struct MotionHysteresis: Sendable, Hashable, Codable {
     /// Stillness needed when the classifier agrees, s. Default 8.
     public var stillnessWithClassifierS: Double
@@ -115,6 +118,8 @@ struct MotionTracker: Sendable, Hashable {
     /// The classifier's latest decision and its time.
     private(set) var classifierKind: CarrierMotion?
     private(set) var classifierTimeS = -Double.infinity
+    /// A moving kind the classifier named once, different from the current one.
+    private var pendingKind: CarrierMotion?
 
     init(hysteresis: MotionHysteresis, detector: AnyMotionDetector, timeS: Double) {
         self.hysteresis = hysteresis; self.detector = detector; sinceS = timeS; lastMovementS = timeS
@@ -146,9 +151,16 @@ struct MotionTracker: Sendable, Hashable {
     /// The activity classifier's decision; true when the state changed.
     mutating func observe(activity: CarrierMotion, timeS: Double) -> Bool {
         classifierKind = activity; classifierTimeS = timeS
-        guard activity.mayMove, activity != .unknown else { return false }
+        guard activity.mayMove, activity != .unknown else { pendingKind = nil; return false }
         lastMovementS = max(lastMovementS, timeS)
-        if motion == activity { return false }
+        if motion == activity { pendingKind = nil; return false }
+        // From stationary or an unknown kind, the classifier's kind is taken at once (the carrier moves: serve it).
+        // Between two moving kinds (walk ↔ run near their boundary), only when it says so twice in a row.
+        if motion.mayMove && motion != .unknown && pendingKind != activity {
+            pendingKind = activity
+            return false
+        }
+        pendingKind = nil
         motion = activity; sinceS = timeS
         return true
     }
@@ -164,7 +176,7 @@ struct MotionTracker: Sendable, Hashable {
         let neededS = motion == .drive ? hysteresis.stillnessAfterDriveS
             : classifierAgrees ? hysteresis.stillnessWithClassifierS : hysteresis.stillnessWithoutClassifierS
         guard stillnessS >= neededS else { return false }
-        motion = .stationary; sinceS = timeS
+        motion = .stationary; sinceS = timeS; pendingKind = nil
         return true
     }
 }

@@ -170,7 +170,9 @@ public struct RAPSPolicy: SchedulingPolicy {
             movedSinceFix = false
             timeoutWithoutPositionS = nil
         }
-        if inputs.motion.mayMove {
+        // Moved since the fix: a moving activity, or motion detected (an unknown kind) after the fix. The unknown
+        // state a board starts in is no evidence of movement.
+        if inputs.motion.mayMove && (inputs.motion != .unknown || inputs.motionSinceS > lastRecordedFixS) {
             movedSinceFix = true
         }
         let speedMps = estimatedSpeedMps(cell: lastCell, hourOfDay: Self.hourOfDay(t))

@@ -49,6 +49,15 @@ public struct SchedulerInputs: Sendable {
     /// Since when the receiver has been planned on (continuous or power-save), s; `nil` while it is planned off. The
     /// scheduler keeps it from the plans it hands out; policies use it to tell a signal outage from a cold start.
     public var receiverOnSinceS: Double?
+
+    /// Inputs for a policy used on its own (tests, the evaluation); the `Scheduler` keeps its own.
+    public init(demand: CombinedDemand, battery: BatteryState = .externalPower, tier: BatteryTier = .unrestricted,
+                motion: CarrierMotion = .unknown, motionSinceS: Double = 0, gnss: GNSSQuality = GNSSQuality(),
+                timeS: Double, sensors: [PlannedSensor], receiver: PlannedReceiver?, receiverOnSinceS: Double? = nil) {
+        self.demand = demand; self.battery = battery; self.tier = tier; self.motion = motion
+        self.motionSinceS = motionSinceS; self.gnss = gnss; self.timeS = timeS; self.sensors = sensors
+        self.receiver = receiver; self.receiverOnSinceS = receiverOnSinceS
+    }
 }
 
 /// A way of planning. The adaptive policy is the product; the others are the evaluation's baselines.
@@ -103,8 +112,11 @@ public struct Scheduler: Sendable {
     private var lastPolicyRunS = -Double.infinity
 
     private struct FailureRecord: Sendable {
+        /// The setting that failed, and the one the engine rolled back to.
         var failedSensor: SensorPlan?
+        var fallbackSensor: SensorPlan?
         var failedMode: GNSSReceiverMode?
+        var fallbackMode: GNSSReceiverMode?
         var message: String
         var untilS: Double
     }
@@ -197,11 +209,12 @@ public struct Scheduler: Sendable {
     /// `sensor` is a sensor's or the receiver's board id; an id the scheduler does not plan is ignored.
     public mutating func reportFailure(sensor: String, message: String, timeS: Double) {
         if let i = plan.sensors.firstIndex(where: { $0.id == sensor }) {
-            failures[i] = FailureRecord(failedSensor: plan.sensors[i], failedMode: nil, message: message,
-                                        untilS: timeS + failureHoldS)
+            failures[i] = FailureRecord(failedSensor: plan.sensors[i], fallbackSensor: previousSensors[i], failedMode: nil,
+                                        fallbackMode: nil, message: message, untilS: timeS + failureHoldS)
             dirty = true
         } else if let g = plan.gnss, g.id == sensor {
-            failures[plan.sensors.count] = FailureRecord(failedSensor: nil, failedMode: g.mode, message: message,
+            failures[plan.sensors.count] = FailureRecord(failedSensor: nil, fallbackSensor: nil, failedMode: g.mode,
+                                                         fallbackMode: previousGNSSMode, message: message,
                                                          untilS: timeS + failureHoldS)
             dirty = true
         }
@@ -222,7 +235,7 @@ public struct Scheduler: Sendable {
         if planned && scratch.sensors == plan.sensors && scratch.gnss == plan.gnss && scratch.causes == plan.causes {
             return false
         }
-        predictPower(&scratch)
+        predictScratchPower()
         scratch.timeS = timeS
         scratch.generation = plan.generation + 1
         swap(&plan, &scratch)
@@ -243,36 +256,38 @@ public struct Scheduler: Sendable {
         for i in failures.indices {
             guard let record = failures[i] else { continue }
             if timeS >= record.untilS { failures[i] = nil; continue }
-            if i < scratch.sensors.count, let failed = record.failedSensor {
+            if i < scratch.sensors.count, let failed = record.failedSensor, let fallback = record.fallbackSensor {
                 let asked = scratch.sensors[i]
                 if asked.enabled == failed.enabled && asked.configuration == failed.configuration {
-                    scratch.sensors[i] = previousSensors[i]
+                    scratch.sensors[i] = fallback
                     scratch.causes.append(.failure(sensor: asked.id, message: record.message))
                 }
             } else if i == scratch.sensors.count, let failedMode = record.failedMode, let g = scratch.gnss,
-                      g.mode == failedMode, let fallback = previousGNSSMode {
+                      g.mode == failedMode, let fallback = record.fallbackMode {
                 scratch.gnss?.mode = fallback
                 scratch.causes.append(.failure(sensor: g.id, message: record.message))
             }
         }
     }
 
-    /// Fills `p.power` from `EnergyModel` (a chip or receiver the table lacks counts 0).
-    private func predictPower(_ p: inout Plan) {
+    /// Fills `scratch.power` from `EnergyModel` (a chip or receiver the table lacks counts 0). Works on `scratch` in
+    /// place (a non-mutating function taking `&scratch` would copy `self` and with it the arrays).
+    private mutating func predictScratchPower() {
         var totalMilliAmp = 0.0, totalMilliWatt = 0.0
-        for i in p.sensors.indices {
-            let s = p.sensors[i]
-            let draw = EnergyModel.draw(chip: inputs.sensors[i].chip, configuration: s.configuration, enabled: s.enabled)
+        for i in scratch.sensors.indices {
+            let draw = EnergyModel.draw(chip: inputs.sensors[i].chip, configuration: scratch.sensors[i].configuration,
+                                        enabled: scratch.sensors[i].enabled)
             let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
-            p.power.perSensor[i].milliAmp = mA; p.power.perSensor[i].milliWatt = mW
+            scratch.power.perSensor[i].milliAmp = mA; scratch.power.perSensor[i].milliWatt = mW
             totalMilliAmp += mA; totalMilliWatt += mW
         }
-        if let g = p.gnss, let receiver = inputs.receiver {
-            let draw = EnergyModel.draw(receiver: receiver.model, mode: g.mode)
+        if let mode = scratch.gnss?.mode, let receiver = inputs.receiver {
+            let draw = EnergyModel.draw(receiver: receiver.model, mode: mode)
             let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
-            p.power.perSensor[p.sensors.count].milliAmp = mA; p.power.perSensor[p.sensors.count].milliWatt = mW
+            let k = scratch.sensors.count
+            scratch.power.perSensor[k].milliAmp = mA; scratch.power.perSensor[k].milliWatt = mW
             totalMilliAmp += mA; totalMilliWatt += mW
         }
-        p.power.totalMilliAmp = totalMilliAmp; p.power.totalMilliWatt = totalMilliWatt
+        scratch.power.totalMilliAmp = totalMilliAmp; scratch.power.totalMilliWatt = totalMilliWatt
     }
 }
