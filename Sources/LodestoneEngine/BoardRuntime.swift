@@ -76,14 +76,16 @@ public struct BoardRuntime {
         return BoardRuntime(sources: sources, world: world)
     }
 
-    /// The sensors a scheduler plans, in board order: every source that can be reconfigured (`PlannableSource`).
+    /// The sensors a scheduler plans, in board order: every source that can be reconfigured (`PlannableSource`). Chip,
+    /// kinds, rate and wake-on-motion are known at once; FIFO capacities only once started (`plannedSensors(of:)`).
     public var plannedSensors: [PlannedSensor] { Self.plannedSensors(of: sources) }
 
     /// The receiver a scheduler plans: the first GNSS source whose power can be controlled or modelled
     /// (`GNSSPowerControllable`); `nil` when the board has none (no GNSS, or only a GPX track).
     public var plannedReceiver: PlannedReceiver? { Self.plannedReceiver(of: sources) }
 
-    /// `plannedSensors` of `sources` (e.g. `Engine.sources` after reconfiguration, which also know FIFO capacities).
+    /// `plannedSensors` of `sources`. A FIFO's capacity is measured when its source first starts, so pass the engine's
+    /// sources (`Engine.sources`) after its first step to plan batching; before that it reads 0.
     public static func plannedSensors(of sources: [any SensorSource]) -> [PlannedSensor] {
         sources.compactMap { ($0 as? any PlannableSource)?.plannedSensor }
     }

@@ -117,6 +117,7 @@ public struct Engine {
         if var r = slots[i].source as? any ReconfigurableSource {
             var wanted = plan.configuration
             if !plan.enabled { wanted.powerMode = .suspend }
+            if plan.fifoDepthSamples > 0 { wanted.fifo = .stream }   // batched: drained at `readRateHz`
             do throws(SourceError) {
                 applied = try r.reconfigure(wanted)
                 slots[i].source = r
@@ -185,6 +186,39 @@ public struct Engine {
         slot.nextDueS = s
     }
 
+    /// Reads the slot's source once, or drains its FIFO when it batches, handing out the events; polls a wake-on-motion
+    /// flag after it. Returns how many samples or fixes it delivered.
+    private static func deliver(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) throws(SourceError) -> Int {
+        let id = slot.status.id
+        var delivered = 0
+        if slot.source.isBatching {
+            // A FIFO drain: every batched sample is its own reading event, oldest first.
+            var last: SensorReading?
+            delivered = try slot.source.drain(newestTimeS: t) { reading in
+                last = reading
+                handle(.reading(sensor: id, reading))
+            }.count
+            if let last { slot.status.lastReading = last }
+        } else {
+            switch try slot.source.read(timeS: t) {
+            case .sensor(let reading):
+                slot.status.lastReading = reading
+                handle(.reading(sensor: id, reading))
+                delivered = 1
+            case .fix(let fix):
+                slot.status.lastFix = fix
+                handle(.fix(sensor: id, fix))
+                delivered = 1
+            case .none:
+                break
+            }
+        }
+        if slot.source.isMotionWakeArmed, try slot.source.pollMotionWake() {
+            handle(.motionWake(sensor: id, timeS: t))
+        }
+        return delivered
+    }
+
     private static func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
         // Keep a fixed grid; if we fell behind by more than a period, skip ahead rather than bursting.
         slot.tick += 1
@@ -195,22 +229,10 @@ public struct Engine {
                 try slot.source.start()
                 slot.needsStart = false
             }
-            let r = try slot.source.read(timeS: t)
-            switch r {
-            case .sensor(let reading):
-                slot.status.lastReading = reading
-                handle(.reading(sensor: slot.status.id, reading))
-                if slot.source.isMotionWakeArmed, try slot.source.pollMotionWake() {
-                    handle(.motionWake(sensor: slot.status.id, timeS: t))
-                }
-            case .fix(let fix):
-                slot.status.lastFix = fix
-                handle(.fix(sensor: slot.status.id, fix))
-            case .none:
-                return
-            }
-            slot.status.samples += 1
-            slot.windowCount += 1
+            let delivered = try Self.deliver(&slot, at: t, handle: handle)
+            guard delivered > 0 else { return }
+            slot.status.samples += delivered
+            slot.windowCount += delivered
             if t - slot.windowStartS >= 1 {
                 slot.status.measuredRateHz = Double(slot.windowCount) / (t - slot.windowStartS)
                 slot.windowStartS = t

@@ -21,11 +21,22 @@ public protocol SensorSource {
     /// Reads and clears the chip's latched wake-on-motion flag: true when it saw motion above its threshold since the
     /// last poll. Default: false. Allocates nothing.
     mutating func pollMotionWake() throws(SourceError) -> Bool
+    /// Whether the source batches samples in its chip's FIFO now, so that the engine drains it (`drain`) at each read
+    /// instead of reading one sample. Default: false.
+    var isBatching: Bool { get }
+    /// Drains what the chip batched, oldest first, handing each sample (board axes, stamped by `FIFOBuffering`'s time
+    /// rule with the newest at `newestTimeS`) to `deliver`; returns how many and whether the chip overran (a gap
+    /// before them). Default: nothing. Allocates nothing.
+    mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain
 }
 
 extension SensorSource {
     public var isMotionWakeArmed: Bool { false }
     public mutating func pollMotionWake() throws(SourceError) -> Bool { false }
+    public var isBatching: Bool { false }
+    public mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain {
+        FIFODrain(count: 0, overrun: false)
+    }
 }
 
 /// What a source delivers.
@@ -80,6 +91,8 @@ public struct DriverSource: PlannableSource {
     /// The kinds of quantity the chip reports (the catalogue's list for `chip`, else the driver's).
     public let kinds: [SensorKind]
     private let handle: any DriverHandle
+    /// Where FIFO drains land: as long as the FIFO holds, allocated when a configuration turns the FIFO on.
+    private var fifoBuffer: [SensorReading] = []
 
     /// A source for `driver`. `chip` (default: the driver's `chipName`) names the part for the scheduler's energy model.
     public init(id: String, label: String, rateHz: Double, mount: Matrix3, driver: any SensorDriver, chip: String? = nil) {
@@ -105,13 +118,19 @@ public struct DriverSource: PlannableSource {
     public var hasFIFO: Bool { handle.hasFIFO }
     /// Samples the chip's FIFO holds with the configuration now applied (0 while the FIFO is off or there is none).
     public var fifoCapacitySamples: Int { handle.fifoCapacitySamples }
+    /// Samples the chip's FIFO holds when a plan turns it on at the board file's rate, measured once at the first
+    /// `start()` (0 without a FIFO, or before the first start): what a scheduler plans batching with.
+    public private(set) var fifoCapacityWhenOnSamples = 0
+    /// Whether the configuration now applied batches samples in the chip's FIFO (`fifo: .stream`).
+    public var isBatching: Bool { handle.hasFIFO && configuration?.fifo == .stream && !fifoBuffer.isEmpty }
+
     /// Whether the configuration now applied arms the chip's wake-on-motion (`wakeOnMotionThresholdMps2` set).
     public var isMotionWakeArmed: Bool { handle.hasMotionWake && configuration?.wakeOnMotionThresholdMps2 != nil }
 
     /// The sensor as the scheduler plans it (FIFO capacity: with the configuration now applied).
     public var plannedSensor: PlannedSensor {
         PlannedSensor(id: id, chip: chip, kinds: kinds, maximumRateHz: rateHz, hasMotionWake: hasMotionWake,
-                      fifoCapacitySamples: fifoCapacitySamples)
+                      fifoCapacitySamples: max(fifoCapacitySamples, fifoCapacityWhenOnSamples))
     }
 
     /// Probes the chip and applies `plannedConfiguration`.
@@ -119,8 +138,39 @@ public struct DriverSource: PlannableSource {
         configuration = nil
         do {
             identity = try handle.probe()
+            if handle.hasFIFO, fifoCapacityWhenOnSamples == 0 {
+                // Once: what the FIFO holds when on (the drivers size it by the configuration), then the plan.
+                var trial = plannedConfiguration
+                trial.fifo = .stream
+                trial.wakeOnMotionThresholdMps2 = nil
+                if (try? handle.configure(trial)) != nil { fifoCapacityWhenOnSamples = handle.fifoCapacitySamples }
+            }
             configuration = try handle.configure(plannedConfiguration)
         } catch { throw SourceError(sensor: id, error) }
+        sizeFIFOBuffer()
+    }
+
+    /// Makes `fifoBuffer` as long as the FIFO now holds (not on the sample path: only when the configuration changes).
+    private mutating func sizeFIFOBuffer() {
+        let capacity = configuration?.fifo == .stream ? handle.fifoCapacitySamples : 0
+        if fifoBuffer.count != capacity { fifoBuffer = [SensorReading](repeating: SensorReading(timeS: 0), count: capacity) }
+    }
+
+    /// Drains the chip's FIFO (`FIFOBuffering.drainFIFO`) into the source's buffer and hands each sample, mounted into
+    /// board axes, to `deliver`. Allocates nothing.
+    public mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain {
+        guard isBatching else { return FIFODrain(count: 0, overrun: false) }
+        let handle = self.handle
+        let result = fifoBuffer.withUnsafeMutableBufferPointer { buffer in
+            Result { () throws(SensorError) in try handle.drainFIFO(into: buffer, newestTimeS: newestTimeS) }
+        }
+        switch result {
+        case .success(let drained):
+            for i in 0..<drained.count { deliver(fifoBuffer[i].mounted(by: mount)) }
+            return drained
+        case .failure(let error):
+            throw SourceError(sensor: id, error)
+        }
     }
 
     public mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
@@ -148,6 +198,7 @@ public struct DriverSource: PlannableSource {
             let applied = try handle.configure(wanted)
             plannedConfiguration = wanted
             configuration = applied
+            sizeFIFOBuffer()
             return applied
         } catch {
             let failure = error.description
@@ -155,6 +206,7 @@ public struct DriverSource: PlannableSource {
             var gone = false
             do {
                 configuration = try handle.configure(plannedConfiguration)
+                sizeFIFOBuffer()
                 rollback = "rolled back to \(Self.summary(plannedConfiguration))"
             } catch let second {
                 configuration = nil
@@ -193,6 +245,7 @@ protocol DriverHandle: AnyObject {
     func configure(_ c: SensorConfiguration) throws(SensorError) -> SensorConfiguration
     func read(timeS: Double) throws(SensorError) -> SensorReading
     func motionDetected() throws(SensorError) -> Bool
+    func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain
 }
 
 /// Any driver: no wake, no FIFO.
@@ -206,6 +259,9 @@ private class PlainHandle<D: SensorDriver>: DriverHandle {
     func configure(_ c: SensorConfiguration) throws(SensorError) -> SensorConfiguration { try driver.configure(c) }
     func read(timeS: Double) throws(SensorError) -> SensorReading { try driver.read(timeS: timeS) }
     func motionDetected() throws(SensorError) -> Bool { false }
+    func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain {
+        FIFODrain(count: 0, overrun: false)
+    }
 }
 
 private final class WakeHandle<D: MotionWakeReporting>: PlainHandle<D> {
@@ -216,6 +272,9 @@ private final class WakeHandle<D: MotionWakeReporting>: PlainHandle<D> {
 private final class FIFOHandle<D: FIFOBuffering>: PlainHandle<D> {
     override var hasFIFO: Bool { true }
     override var fifoCapacitySamples: Int { driver.fifoCapacitySamples }
+    override func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain {
+        try driver.drainFIFO(into: samples, newestTimeS: newestTimeS)
+    }
 }
 
 private final class WakeFIFOHandle<D: MotionWakeReporting & FIFOBuffering>: PlainHandle<D> {
@@ -223,6 +282,9 @@ private final class WakeFIFOHandle<D: MotionWakeReporting & FIFOBuffering>: Plai
     override var hasFIFO: Bool { true }
     override var fifoCapacitySamples: Int { driver.fifoCapacitySamples }
     override func motionDetected() throws(SensorError) -> Bool { try driver.motionDetected() }
+    override func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain {
+        try driver.drainFIFO(into: samples, newestTimeS: newestTimeS)
+    }
 }
 
 private func plainHandle<D: SensorDriver>(_ d: D) -> any DriverHandle { PlainHandle(d) }

@@ -12,9 +12,10 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
 /// The simulated board: register-level chip models on a `SimulatedBus`, driven by a scenario's physically
 /// consistent truth. Real drivers read it exactly as they read hardware.
 ///
-/// At every `advance(toTimeS:)` the truth is computed once and each chip model receives its physical input in
-/// its own axes: the board-frame quantity plus that sensor's errors (turn-on bias, bias random walk, white
-/// noise), rotated by the transpose of its mount matrix (`v_chip = Mᵀ · v_board`). The magnetometers see the
+/// At every `advance(toTimeS:)` (in steps of the fastest placement's period when the jump is longer, so that chips
+/// sampling on their own rate see the motion between slower reads) the truth is computed and each chip model receives
+/// its physical input in its own axes: the board-frame quantity plus that sensor's errors (turn-on bias, bias random
+/// walk, white noise), rotated by the transpose of its mount matrix (`v_chip = Mᵀ · v_board`). The magnetometers see the
 /// Earth's field (WMM2025 at the truth position) through the carrier's hard and soft iron; the barometer sees
 /// ISA pressure with weather drift. Everything is deterministic for a seed.
 public final class SimulatedBoard {
@@ -80,6 +81,9 @@ public final class SimulatedBoard {
     private var instruments: [Instrument]
     private var random: SeededGenerator
     private var lastTimeS: Double
+    /// The longest step the world takes, s: one period of the fastest placement, so that chips sampling on their own
+    /// (a FIFO filling, a wake-on-motion comparing samples) see the motion between two reads of a slower plan.
+    private let substepS: Double
 
     /// Builds the board. Throws for an unknown chip, a duplicate address or an unknown scenario.
     public init(scenario: Scenario, placements: [Placement], disturbance: MagneticDisturbance = .none,
@@ -169,6 +173,7 @@ public final class SimulatedBoard {
         }
         self.instruments = instruments
         self.random = random
+        substepS = 1 / max(placements.map(\.rateHz).max() ?? 100, 1)
         generator = TrajectoryGenerator(scenario: scenario, seed: seed)
         gnss = GNSSSimulator(seed: seed)
         truth = generator.sample(atTimeS: 0)
@@ -188,16 +193,25 @@ public final class SimulatedBoard {
     public func setGNSSMode(_ mode: GNSSReceiverMode, timeS: Double) { gnss.setMode(mode, timeS: timeS) }
 
     /// Moves the world to `timeS` (non-decreasing) and updates every chip model. Allocation-free.
+    ///
+    /// A jump longer than one period of the fastest placement (a plan reads the chips less often than the board file's
+    /// rates) is taken in steps of that period, so that the chip models see the motion in between; `hasNewFix` then
+    /// says whether any of the steps gave a fix.
     public func advance(toTimeS timeS: Double) {
         let t = max(timeS, lastTimeS)
+        var newFix = false
+        while t - lastTimeS > 1.5 * substepS { step(toTimeS: lastTimeS + substepS, newFix: &newFix) }
+        step(toTimeS: t, newFix: &newFix)
+        hasNewFix = newFix
+    }
+
+    private func step(toTimeS t: Double, newFix: inout Bool) {
         let dt = t - lastTimeS
         lastTimeS = t
         truth = generator.sample(atTimeS: t)
         if let fix = gnss.fix(for: truth) {
             latestFix = fix
-            hasNewFix = true
-        } else {
-            hasNewFix = false
+            newFix = true
         }
         apply(dtS: dt)
     }
@@ -216,6 +230,7 @@ public final class SimulatedBoard {
                 instruments[i].errors.pressureOffsetPa += random.gaussian() * n.barometer.offsetRandomWalkPaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
                 m.pressurePa = truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa
+                m.sampleTimeS = truth.timeS
             case .magnetometer(let m):
                 instruments[i].errors.magOffsetMicroTesla += Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
@@ -223,6 +238,7 @@ public final class SimulatedBoard {
                     let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
                     m.magneticFieldMicroTesla = c * measured
                 }
+                m.sampleTimeS = truth.timeS
             case .inertial(let m):
                 instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
                 instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt

@@ -21,6 +21,18 @@ import Testing
     }
 
     /// Steps `engine` to `untilS`, returning its events.
+    /// A board with `chip` alone (id `imu`) at `rateHz` on `mixed-day`, its engine stepped through 1 s.
+    static func oneIMU(_ chip: String, rateHz: Double, seed: UInt64) throws -> (BoardRuntime, SimulatedWorld, Engine) {
+        let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
+        let board = BoardDescription(name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: rateHz)],
+                                     simulation: .init(scenario: "mixed-day"))
+        let runtime = try BoardRuntime.assemble(board, seed: seed, scenario: nil)
+        let world = try #require(runtime.world as SimulatedWorld?)
+        var engine = Engine(sources: runtime.sources)
+        step(&engine, world, untilS: 1)
+        return (runtime, world, engine)
+    }
+
     @discardableResult
     static func step(_ engine: inout Engine, _ world: SimulatedWorld, untilS: Double) -> [Engine.Event] {
         var events: [Engine.Event] = []
@@ -165,6 +177,49 @@ import Testing
         events = Self.step(&engine, world, untilS: 30)
         #expect(wakes(events).isEmpty)
         #expect(Self.readings(events, from: "imu").count > 600)
+    }
+
+    /// Every IMU the simulator carries whose driver wakes on motion, alone on `mixed-day` (still for 20 s, then a walk),
+    /// planned into low power at 10 Hz (or the chip's next rate up) with a 0.5 m/s² wake: no wake while still, one
+    /// within 2 s of the walk. (Each chip compares consecutive samples its own way, at its own rate: the faster the
+    /// rate, the smaller the change between samples a walk makes; 10–20 Hz is a typical wake-on-motion rate.)
+    @Test(arguments: ["mpu6050", "mpu6500", "mpu9250", "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "adxl345"])
+    func everyWakeCapableIMUWakesTheEngineWhenTheWalkStarts(chip: String) throws {
+        var (runtime, world, engine) = try Self.oneIMU(chip, rateHz: 100, seed: 2)
+        #expect(runtime.plannedSensors.first?.hasMotionWake == true)
+        let applied = try engine.apply(SensorPlan(id: "imu", enabled: true,
+                                                  configuration: SensorConfiguration(rateHz: 10, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
+                                                  readRateHz: 10), timeS: engine.timeS)
+        #expect(applied?.wakeOnMotionThresholdMps2 != nil)
+        let wakes = { (e: [Engine.Event]) in e.compactMap { if case let .motionWake(_, t) = $0 { t } else { nil } } }
+        let still = wakes(Self.step(&engine, world, untilS: 19.5))
+        #expect(still.isEmpty, "\(chip): woke while still at \(still)")
+        let walking = wakes(Self.step(&engine, world, untilS: 25))
+        #expect(walking.first.map { $0 >= 20 && $0 <= 22 } == true, "\(chip): wakes \(walking)")
+    }
+
+    /// A plan with `fifoDepthSamples`: the chip batches at its rate and the engine drains it at the read rate, each
+    /// sample its own reading, evenly stamped at the chip's period.
+    @Test(arguments: ["lsm6dsl", "lsm6dsox", "icm20948", "adxl345"])
+    func aBatchingPlanDeliversEverySampleFromFIFODrains(chip: String) throws {
+        var (runtime, world, engine) = try Self.oneIMU(chip, rateHz: 104, seed: 4)
+        // The scheduler learns the FIFO's size before any plan turns it on.
+        let capacity = try #require(BoardRuntime.plannedSensors(of: engine.sources).first?.fifoCapacitySamples)
+        #expect(capacity >= 25, "\(chip): \(capacity)")
+        #expect(runtime.plannedSensors.first?.fifoCapacitySamples == 0)   // the runtime's sources were never started
+        let applied = try #require(try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100),
+                                                               readRateHz: 4, fifoDepthSamples: 25), timeS: engine.timeS))
+        #expect(applied.fifo == .stream)
+        let t0 = engine.timeS
+        let readings = Self.readings(Self.step(&engine, world, untilS: t0 + 10), from: "imu").filter { $0.timeS > t0 + 0.6 }
+        let periodS = 1 / applied.rateHz
+        // ≈ 9.4 s of samples at the chip's rate, oldest first, one period apart.
+        #expect(abs(Double(readings.count) - 9.4 * applied.rateHz) < 0.03 * 9.4 * applied.rateHz, "\(chip): \(readings.count) at \(applied.rateHz) Hz")
+        let gaps = zip(readings.dropFirst(), readings).map { $0.timeS - $1.timeS }
+        #expect(gaps.allSatisfy { abs($0 - periodS) < 0.25 * periodS }, "\(chip): gaps \(gaps.filter { abs($0 - periodS) >= 0.25 * periodS }.prefix(5))")
+        #expect(readings.allSatisfy { $0.accelerationMps2 != nil })
+        #expect(engine.statuses[0].rateHz == 4)
+        #expect(abs(engine.statuses[0].measuredRateHz - applied.rateHz) < 0.1 * applied.rateHz)
     }
 
     @Test func theReceiverSwitchedOffDeliversNothingAndHotStartsWhenSwitchedOn() throws {

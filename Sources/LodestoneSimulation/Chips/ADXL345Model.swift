@@ -19,7 +19,11 @@ public final class ADXL345Model: InertialChipModel {
     /// The value of `DEVID`.
     public var devid: UInt8 = D.devidValue { didSet { registers[Register.devid.rawValue] = devid } }
     /// Specific force in the chip's axes, m/s² (default: lying flat at rest).
-    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfRunning() } }
+    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfUntimed() } }
+    /// Simulated time, s (`InertialChipModel.sampleTimeS`): set, the chip samples at `outputDataRateHz` (its FIFO fills
+    /// and its activity detection compares at that rate).
+    public var sampleTimeS: Double? { didSet { sampleIfDue() } }
+    private var clock = SampleClock()
     /// Ignored: the ADXL345 has no gyroscope.
     public var angularVelocityRadS = Vector3.zero
     /// Ignored: the ADXL345 has no temperature output.
@@ -74,10 +78,26 @@ public final class ADXL345Model: InertialChipModel {
             }
         }
         measureIfRunning()
+        clock.restart()
     }
 
     private func measureIfRunning() {
         if isMeasuring { measure() }
+    }
+
+    private func measureIfUntimed() {
+        if sampleTimeS == nil { measureIfRunning() }
+    }
+
+    /// The output data rate, Hz: 3200 Hz / 2^(15 − `BW_RATE.Rate`) (data sheet table 7); `nil` in standby.
+    public var outputDataRateHz: Double? {
+        guard isMeasuring else { return nil }
+        return ADXL345Datasheet.rateHz(code: F.rate.extract(from: registers[Register.bwRate.rawValue]))
+    }
+
+    private func sampleIfDue() {
+        guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     private func measure() {

@@ -8,7 +8,8 @@ import LodestoneDrivers
 ///
 /// Set `pressurePa` and `temperatureC`: the model encodes them by numerically inverting the datasheet's integer
 /// compensation with its own trim (default: the datasheet example), so a driver reads them back within one ADC step.
-/// A conversion happens, instantly, whenever an input changes or `ctrl_meas` starts one; in sleep mode the data
+/// A conversion happens, instantly, whenever an input changes (or, once `sampleTimeS` is set, at the normal-mode rate
+/// `outputDataRateHz`) or `ctrl_meas` starts one; in sleep mode the data
 /// registers keep the last values.
 public final class BMP280Model: SimulatedChip {
     public typealias Register = BMP280Datasheet.Register
@@ -21,9 +22,14 @@ public final class BMP280Model: SimulatedChip {
     /// The trim held in 0x88…0x9F.
     public var trim: BMP280Datasheet.Trim { didSet { storeTrim() } }
     /// Ambient pressure, Pa.
-    public var pressurePa: Double = PhysicalConstants.seaLevelPressurePa { didSet { rawADC = nil; measureIfRunning() } }
+    public var pressurePa: Double = PhysicalConstants.seaLevelPressurePa { didSet { rawADC = nil; measureIfUntimed() } }
     /// Ambient temperature, °C.
-    public var temperatureC: Double = 25 { didSet { rawADC = nil; measureIfRunning() } }
+    public var temperatureC: Double = 25 { didSet { rawADC = nil; measureIfUntimed() } }
+    /// Simulated time, s. `nil` (default): in normal mode the chip converts whenever an input changes. Set (the simulated
+    /// board sets it after the inputs at every advance): it converts when the time reaches its next conversion at
+    /// `outputDataRateHz`.
+    public var sampleTimeS: Double? { didSet { sampleIfDue() } }
+    private var clock = SampleClock()
     /// Number of soft resets seen.
     public private(set) var softResetCount = 0
     /// Raw ADC values that override the physical inputs (set by `setRawADC`).
@@ -79,11 +85,32 @@ public final class BMP280Model: SimulatedChip {
                 break  // id, calibration, status and data are read-only; other addresses are reserved
             }
         }
+        clock.restart()   // a timed chip starts the new settings' grid at the next advance
     }
 
     /// One conversion in normal mode (forced mode converts when `ctrl_meas` is written).
     private func measureIfRunning() {
         if mode == .normal { measure() }
+    }
+
+    private func measureIfUntimed() {
+        if sampleTimeS == nil { measureIfRunning() }
+    }
+
+    /// The normal-mode conversion rate, Hz: `1 / (t_measure + t_standby)` (BST-BMP280-DS001 section 3.8.2); `nil` in
+    /// sleep and forced mode (no conversions of its own).
+    public var outputDataRateHz: Double? {
+        guard mode == .normal else { return nil }
+        let ctrl = registers[Register.ctrlMeas.rawValue]
+        let osrsT = BMP280Datasheet.Oversampling(rawValue: min(F.osrsT.extract(from: ctrl), 5)) ?? .x16
+        let osrsP = BMP280Datasheet.Oversampling(rawValue: min(F.osrsP.extract(from: ctrl), 5)) ?? .x16
+        let standby = BMP280Datasheet.Standby(rawValue: F.tSb.extract(from: registers[Register.config.rawValue])) ?? .ms0_5
+        return BMP280Datasheet.normalModeRateHz(temperature: osrsT, pressure: osrsP, standby: standby)
+    }
+
+    private func sampleIfDue() {
+        guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     /// Converts the inputs and latches them into the data registers.

@@ -3,6 +3,31 @@ import LodestoneDrivers
 
 // Shared helpers for the chip models: how an ADC reports a physical value.
 
+/// When a chip model that keeps its own output data rate samples: on a grid of its sample period, started at the first
+/// time it is given after a reset or a configuration write. `samplesDue` says how many sample instants a new time has
+/// passed (more than one when the board stepped further than one period, as a chip samples on while nobody reads it).
+struct SampleClock {
+    private var nextS: Double?
+    /// The most samples one call takes (a chip far faster than the board's steps would otherwise loop long).
+    static let maximumSamplesPerAdvance = 1024
+
+    /// Starts a new grid at the next time given (after a reset or a change of rate).
+    mutating func restart() { nextS = nil }
+
+    /// How many samples are due by `t` at `rateHz` (the first call after `restart` takes one), advancing the grid.
+    mutating func samplesDue(atTimeS t: Double, rateHz: Double) -> Int {
+        let periodS = 1 / rateHz
+        guard let next = nextS else {
+            nextS = ((t / periodS + 1e-6).rounded(.down) + 1) * periodS
+            return 1
+        }
+        guard t >= next - 1e-9 else { return 0 }
+        let n = Int(((t - next) / periodS + 1e-6).rounded(.down)) + 1
+        nextS = next + Double(n) * periodS
+        return min(n, Self.maximumSamplesPerAdvance)
+    }
+}
+
 /// `round(value)` limited to `-limit…limit` (and `Int16.min` when `limit` is `Int16.max`, as a two's-complement
 /// ADC saturates), as a 16-bit output register reports an out-of-range input. NaN gives 0.
 func saturatedRaw(_ value: Double, limit: Int16 = .max) -> Int16 {

@@ -29,11 +29,15 @@ public final class ICM20948Model: InertialChipModel {
     /// The value of `WHO_AM_I`.
     public var whoAmI: UInt8 = D.whoAmIValue { didSet { banks[0][Register.whoAmI.rawValue] = whoAmI } }
     /// Specific force in the chip's axes, m/s² (default: lying flat at rest).
-    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfAwake() } }
+    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfUntimed() } }
     /// Angular velocity in the chip's axes, rad/s.
-    public var angularVelocityRadS = Vector3.zero { didSet { measureIfAwake() } }
+    public var angularVelocityRadS = Vector3.zero { didSet { measureIfUntimed() } }
     /// Die temperature, °C.
-    public var temperatureC = 25.0 { didSet { measureIfAwake() } }
+    public var temperatureC = 25.0 { didSet { measureIfUntimed() } }
+    /// Simulated time, s (`InertialChipModel.sampleTimeS`): set, the chip samples at `outputDataRateHz` (its FIFO
+    /// fills and its wake-on-motion compares at that rate).
+    public var sampleTimeS: Double? { didSet { sampleIfDue() } }
+    private var clock = SampleClock()
     /// Number of device resets seen.
     public private(set) var resetCount = 0
     private var fifo = ByteFIFO(capacity: D.fifoSizeBytes)
@@ -147,10 +151,33 @@ public final class ICM20948Model: InertialChipModel {
         }
         // Time passes between transfers: an awake chip has taken a new sample with the new settings.
         measureIfAwake()
+        clock.restart()
     }
 
     private func measureIfAwake() {
         if !isAsleep { measure() }
+    }
+
+    private func measureIfUntimed() {
+        if sampleTimeS == nil { measureIfAwake() }
+    }
+
+    /// The sample rate, Hz: while the gyroscope runs its rate, 1100 Hz / (1 + `GYRO_SMPLRT_DIV`), which paces the
+    /// FIFO's frames; with the gyroscope disabled (low power) the accelerometer's, 1125 Hz / (1 + `ACCEL_SMPLRT_DIV`)
+    /// (DS-000189 bank 2 registers 0x00 and 0x10–0x11); `nil` asleep.
+    public var outputDataRateHz: Double? {
+        guard !isAsleep else { return nil }
+        if ICM20948Datasheet.Field.disableGyro.extract(from: banks[0][Register.pwrMgmt2.rawValue]) != 0b111 {
+            return ICM20948Datasheet.gyroBaseRateHz / Double(1 + Int(banks[2][B2.gyroSmplrtDiv.rawValue]))
+        }
+        let divider = Int(ICM20948Datasheet.Field.accelSmplrtDivHigh.extract(from: banks[2][B2.accelSmplrtDiv1.rawValue])) << 8
+            | Int(banks[2][B2.accelSmplrtDiv2.rawValue])
+        return ICM20948Datasheet.accelBaseRateHz / Double(1 + divider)
+    }
+
+    private func sampleIfDue() {
+        guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     /// One sample of every output not disabled, wake-on-motion, data ready and the FIFO.

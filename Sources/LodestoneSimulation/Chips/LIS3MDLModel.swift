@@ -6,8 +6,9 @@ import LodestoneDrivers
 /// conversion and cleared as the output registers are read, and outputs quantised with the configured full scale
 /// and saturated to 16 bits.
 ///
-/// Set `magneticFieldMicroTesla` (chip axes) and `temperatureC`; a running chip converts them at once, and again after
-/// every write (as if the next sample came with the new settings). In power-down
+/// Set `magneticFieldMicroTesla` (chip axes) and `temperatureC`; without a `sampleTimeS` a running chip converts them at
+/// once, with one (the simulated board sets it) at its own output data rate (`outputDataRateHz`: 0.625 Hz in low-power
+/// `LP` mode); either way again after every write (as if the next sample came with the new settings). In power-down
 /// the output registers keep the last values. `BDU` needs no modelling: each read is atomic here.
 public final class LIS3MDLModel: SimulatedChip {
     public typealias Register = LIS3MDLDatasheet.Register
@@ -18,9 +19,9 @@ public final class LIS3MDLModel: SimulatedChip {
     /// The value of `WHO_AM_I`.
     public var whoAmI: UInt8 { didSet { registers[Register.whoAmI.rawValue] = whoAmI } }
     /// Magnetic flux density in the chip's axes, µT.
-    public var magneticFieldMicroTesla = Vector3.zero { didSet { measureIfRunning() } }
+    public var magneticFieldMicroTesla = Vector3.zero { didSet { measureIfUntimed() } }
     /// Die temperature, °C.
-    public var temperatureC = 25.0 { didSet { measureIfRunning() } }
+    public var temperatureC = 25.0 { didSet { measureIfUntimed() } }
     /// Number of soft resets seen.
     public private(set) var softResetCount = 0
 
@@ -79,12 +80,41 @@ public final class LIS3MDLModel: SimulatedChip {
                 break  // read-only or reserved
             }
         }
-        // Time passes between transfers: a running chip has converted again with the new settings.
+        // Time passes between transfers: a running chip has converted again with the new settings (and keeps the new
+        // rate's grid from the next advance on).
         measureIfRunning()
+        clock.restart()
     }
 
     private func measureIfRunning() {
         if measurementMode == .continuous { measure() }
+    }
+
+    private func measureIfUntimed() {
+        if sampleTimeS == nil { measureIfRunning() }
+    }
+
+    /// Simulated time, s. `nil` (default): a continuous-mode chip converts whenever an input changes. Set (the simulated
+    /// board sets it after the inputs at every advance): it converts when the time reaches its next conversion at
+    /// `outputDataRateHz`.
+    public var sampleTimeS: Double? { didSet { sampleIfDue() } }
+    private var clock = SampleClock()
+
+    /// The conversion rate now, Hz (`nil` unless in continuous mode): the `FAST_ODR` rate of the `OM` mode, else the
+    /// `DO` rate, or 0.625 Hz with `CTRL_REG3.LP` (DocID024204 sections 8.2 and 8.4).
+    public var outputDataRateHz: Double? {
+        guard measurementMode == .continuous else { return nil }
+        if F.lp.extract(from: registers[Register.ctrlReg3.rawValue]) == 1 { return LIS3MDLDatasheet.DataRate.hz0_625.rateHz }
+        let ctrl1 = registers[Register.ctrlReg1.rawValue]
+        if F.fastODR.extract(from: ctrl1) == 1 {
+            return (LIS3MDLDatasheet.OperatingMode(rawValue: F.om.extract(from: ctrl1)) ?? .lowPower).fastODRRateHz
+        }
+        return (LIS3MDLDatasheet.DataRate(rawValue: F.dataRate.extract(from: ctrl1)) ?? .hz10).rateHz
+    }
+
+    private func sampleIfDue() {
+        guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     /// One conversion: outputs, temperature (if `TEMP_EN`) and status bits.

@@ -15,8 +15,9 @@ import LodestoneDrivers
 /// leaves it to be read again from its start. The oldest data goes when the FIFO is full, which raises the overrun
 /// flag (`FIFO_STATUS2` bit 6) until the next word is read; bypass mode empties it.
 ///
-/// Set `accelerationMps2`, `angularVelocityRadS` (chip axes) and `temperatureC`; a running chip samples them at
-/// once and after every write.
+/// Set `accelerationMps2`, `angularVelocityRadS` (chip axes) and `temperatureC`; without a `sampleTimeS` a running
+/// chip samples them at once, with one (the simulated board sets it after the inputs) at its ODR (the faster of
+/// `ODR_XL` and `ODR_G`), so that its FIFO fills at the configured rate; either way again after every write.
 public final class LSM6DSxModel: InertialChipModel {
     public typealias Register = LSM6DSxDatasheet.Register
     private typealias D = LSM6DSxDatasheet
@@ -29,11 +30,14 @@ public final class LSM6DSxModel: InertialChipModel {
     /// The value of `WHO_AM_I`.
     public var whoAmI: UInt8 { didSet { registers[Register.whoAmI.rawValue] = whoAmI } }
     /// Specific force in the chip's axes, m/s² (default: lying flat at rest).
-    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfRunning() } }
+    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfUntimed() } }
     /// Angular velocity in the chip's axes, rad/s.
-    public var angularVelocityRadS = Vector3.zero { didSet { measureIfRunning() } }
+    public var angularVelocityRadS = Vector3.zero { didSet { measureIfUntimed() } }
     /// Die temperature, °C.
-    public var temperatureC = 25.0 { didSet { measureIfRunning() } }
+    public var temperatureC = 25.0 { didSet { measureIfUntimed() } }
+    /// Simulated time, s (`InertialChipModel.sampleTimeS`): set, the chip samples at `outputDataRateHz`.
+    public var sampleTimeS: Double? { didSet { sampleIfDue() } }
+    private var clock = SampleClock()
     /// Number of software resets seen.
     public private(set) var resetCount = 0
     private var fifo: ByteFIFO
@@ -119,6 +123,22 @@ public final class LSM6DSxModel: InertialChipModel {
             }
         }
         measureIfRunning()
+        clock.restart()
+    }
+
+    private func measureIfUntimed() {
+        if sampleTimeS == nil { measureIfRunning() }
+    }
+
+    /// The sample rate now, Hz: the faster of the two ODRs (`nil` with both powered down).
+    public var outputDataRateHz: Double? {
+        let code = max(accelerometerRateCode, gyroscopeRateCode)
+        return D.rateCodesHz.first { $0.code == code }?.rateHz
+    }
+
+    private func sampleIfDue() {
+        guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     private func clearStatus(_ field: BitField) {

@@ -20,11 +20,14 @@ public final class LSM9DS1Model: InertialChipModel {
     /// The value of `WHO_AM_I`.
     public var whoAmI: UInt8 = D.whoAmIValue { didSet { registers[Register.whoAmI.rawValue] = whoAmI } }
     /// Specific force in the chip's axes, m/s² (default: lying flat at rest).
-    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfRunning() } }
+    public var accelerationMps2 = Vector3(0, 0, PhysicalConstants.standardGravityMps2) { didSet { measureIfUntimed() } }
     /// Angular velocity in the chip's axes, rad/s.
-    public var angularVelocityRadS = Vector3.zero { didSet { measureIfRunning() } }
+    public var angularVelocityRadS = Vector3.zero { didSet { measureIfUntimed() } }
     /// Die temperature, °C.
-    public var temperatureC = 25.0 { didSet { measureIfRunning() } }
+    public var temperatureC = 25.0 { didSet { measureIfUntimed() } }
+    /// Simulated time, s (`InertialChipModel.sampleTimeS`): set, the chip samples at `outputDataRateHz`.
+    public var sampleTimeS: Double? { didSet { sampleIfDue() } }
+    private var clock = SampleClock()
     /// Number of software resets seen.
     public private(set) var resetCount = 0
     private var previousAccelerationG: Vector3?
@@ -78,6 +81,7 @@ public final class LSM9DS1Model: InertialChipModel {
             }
         }
         measureIfRunning()
+        clock.restart()
     }
 
     private func clearStatus(_ field: BitField) {
@@ -87,6 +91,24 @@ public final class LSM9DS1Model: InertialChipModel {
 
     private func measureIfRunning() {
         if isAccelerometerOn { measure() }
+    }
+
+    private func measureIfUntimed() {
+        if sampleTimeS == nil { measureIfRunning() }
+    }
+
+    /// The sample rate, Hz: the gyroscope's `ODR_G` while it runs (the accelerometer follows it), else the
+    /// accelerometer's `ODR_XL`; `nil` with both off (LSM9DS1 data sheet DocID025715 tables 46 and 68).
+    public var outputDataRateHz: Double? {
+        let gyroCode = F.odr.extract(from: registers[Register.ctrlReg1G.rawValue])
+        if gyroCode != 0 { return LSM9DS1Datasheet.gyroRateCodesHz.first { $0.code == gyroCode }?.rateHz }
+        let accelCode = F.odr.extract(from: registers[Register.ctrlReg6XL.rawValue])
+        return LSM9DS1Datasheet.accelRateCodesHz.first { $0.code == accelCode }?.rateHz
+    }
+
+    private func sampleIfDue() {
+        guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     private func measure() {

@@ -41,7 +41,7 @@ public final class MPUModel: InertialChipModel {
     /// Simulated time, s. `nil` (default): the chip samples whenever an input changes. Set: it samples when setting it
     /// reaches its next sample instant (`outputDataRateHz`), with the inputs as they are then.
     public var sampleTimeS: Double? { didSet { sampleIfDue() } }
-    private var nextSampleS: Double?
+    private var clock = SampleClock()
     /// The previous accelerometer sample, mg (wake-on-motion compares with it), and the 6050's held one.
     private var previousAccelMilliG: Vector3?
     private var heldAccelMilliG: Vector3?
@@ -150,7 +150,7 @@ public final class MPUModel: InertialChipModel {
         // Time passes between transfers: an awake chip has taken a new sample with the new settings (and keeps the
         // new rate's grid from the next advance on).
         measureIfAwake()
-        nextSampleS = nil
+        clock.restart()
     }
 
     private func measureIfAwake() {
@@ -179,10 +179,7 @@ public final class MPUModel: InertialChipModel {
     /// Samples when `sampleTimeS` has reached the next sample instant of the current rate.
     private func sampleIfDue() {
         guard let t = sampleTimeS, let rateHz = outputDataRateHz else { return }
-        if let next = nextSampleS, t < next - 1e-9 { return }
-        measure()
-        let periodS = 1 / rateHz
-        nextSampleS = ((t / periodS + 1e-6).rounded(.down) + 1) * periodS
+        for _ in 0..<clock.samplesDue(atTimeS: t, rateHz: rateHz) { measure() }
     }
 
     /// One sample of every axis not in standby, then `DATA_RDY_INT`.
@@ -246,7 +243,7 @@ public final class MPUModel: InertialChipModel {
     private func powerOnReset() {
         previousAccelMilliG = nil
         heldAccelMilliG = nil
-        nextSampleS = nil
+        clock.restart()
         registers = RegisterFile(autoIncrement: .always)
         registers[Register.whoAmI.rawValue] = whoAmI
         registers[Register.pwrMgmt1.rawValue] = variant == .mpu6050 ? 0x40 : 0x01

@@ -10,6 +10,8 @@ public protocol SimulatedBarometer: SimulatedChip {
     var pressurePa: Double { get set }
     /// Die temperature, °C.
     var temperatureC: Double { get set }
+    /// Simulated time, s, set by the simulated board after the inputs (see `InertialChipModel.sampleTimeS`).
+    var sampleTimeS: Double? { get set }
 }
 
 /// A magnetometer chip model the simulated board can carry.
@@ -18,9 +20,25 @@ public protocol SimulatedMagnetometer: SimulatedChip {
     var magneticFieldMicroTesla: Vector3 { get set }
     /// Die temperature, °C (ignored by chips without a temperature sensor).
     var temperatureC: Double { get set }
+    /// Simulated time, s, set by the simulated board after the inputs (see `InertialChipModel.sampleTimeS`).
+    var sampleTimeS: Double? { get set }
+}
+
+extension SimulatedBarometer {
+    /// Models that do not keep their own output data rate sample whenever an input changes.
+    public var sampleTimeS: Double? {
+        get { nil }
+        set {}
+    }
 }
 
 extension SimulatedMagnetometer {
+    /// Models that do not keep their own output data rate sample whenever an input changes.
+    public var sampleTimeS: Double? {
+        get { nil }
+        set {}
+    }
+
     /// Chips without a temperature sensor (the AK09916, the LSM9DS1's magnetometer) ignore the die temperature.
     public var temperatureC: Double {
         get { 25 }

@@ -3,6 +3,9 @@
 // armed (so that every IMU read is followed by a poll of its INT_STATUS and, when it fired, a `.motionWake` event), the
 // LIS3MDL and BMP280 at their board rates, and the simulated receiver in power save (a fix every 10 s). Each measured
 // iteration is 1000 engine steps (the next due instant of any source each: ≈ 10 s of scenario time).
+//
+// `Engine.stepWithFIFO`: the same with an LSM6DSL alone, planned at 104 Hz into its FIFO and drained at 4 Hz (each
+// drain hands out ≈ 26 readings), and the receiver polled at 10 Hz: the batching path.
 
 import Benchmark
 import BenchmarkSupport
@@ -18,15 +21,31 @@ final class EngineFixture {
     var events = 0
     var wakes = 0
 
-    init() throws {
-        (engine, world) = try Self.make()
+    let batching: Bool
+
+    init(batching: Bool = false) throws {
+        self.batching = batching
+        (engine, world) = try Self.make(batching: batching)
     }
 
     func restart() throws {
-        (engine, world) = try Self.make()
+        (engine, world) = try Self.make(batching: batching)
     }
 
-    private static func make() throws -> (Engine, SimulatedWorld) {
+    /// The LSM6DSL board of `Engine.stepWithFIFO`.
+    static let fifoBoard = BoardDescription(name: "LSM6DSL", sensors: [.init(id: "imu", chip: "lsm6dsl", bus: .simulated, address: 0x6A, rateHz: 104)],
+                                            simulation: .init(scenario: Scenario.defaultName))
+
+    private static func make(batching: Bool) throws -> (Engine, SimulatedWorld) {
+        if batching {
+            let runtime = try BoardRuntime.assemble(fifoBoard, seed: 1, scenario: nil)
+            guard let world = runtime.world else { throw SimulationError("the simulated board has no world") }
+            var engine = Engine(sources: runtime.sources)
+            while engine.nextDueS < 0.1 { engine.step(prepare: { world.advance(toTimeS: $0) }) { _ in } }
+            try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 104), readRateHz: 4,
+                                        fifoDepthSamples: 26), timeS: engine.timeS)
+            return (engine, world)
+        }
         let runtime = try BoardRuntime.assemble(LocationTrial.simulatedBoard(scenario: Scenario.defaultName), seed: 1, scenario: nil)
         guard let world = runtime.world else { throw SimulationError("the simulated board has no world") }
         var engine = Engine(sources: runtime.sources)
@@ -58,5 +77,17 @@ let engineBenchmarks: @Sendable () -> Void = {
         blackHole(fixture.wakes)
     } setup: {
         try EngineFixture()
+    }
+
+    Benchmark("Engine.stepWithFIFO", configuration: LodestoneBenchmarkPolicy.configuration) { benchmark, fixture in
+        if fixture.engine.timeS > scenario.totalDurationS { try fixture.restart() }
+        let before = fixture.events
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { fixture.step() }
+        benchmark.stopMeasurement()
+        // 1000 steps at 14 Hz (4 Hz drains, 10 Hz receiver polls) ≈ 71 s: ≈ 7400 readings from ≈ 290 drains.
+        precondition(fixture.events - before > 5 * benchmark.scaledIterations.count, "the FIFO drains delivered too few readings")
+    } setup: {
+        try EngineFixture(batching: true)
     }
 }
