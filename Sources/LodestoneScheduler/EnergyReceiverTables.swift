@@ -49,12 +49,18 @@ public struct ReceiverEnergyProfile: Sendable, Hashable {
 
 /// The receivers the energy model knows, and the GNSS facts the scheduler and the simulator need.
 public enum EnergyReceiverTables {
-    /// GPS ephemerides are fit over 4 h (IS-GPS-200, section 20.3.3.4.3.1: fit interval flag 0 → 4 hours) and uploaded
-    /// every 2 h, so a receiver that tracked a satellite keeps a usable ephemeris for it 2…4 h, s.
+    /// How long a receiver's ephemerides stay usable, s: "the ephemeris data is usually outdated after 4 hours"; a
+    /// receiver powered down for 4 h or less hot-starts (u-blox NEO-F10N integration manual, section "startup
+    /// modes"; GPS ephemerides are fitted over 4 h, IS-GPS-200 section 20.3.3.4.3.1).
     public static let ephemerisValidityS = 4.0 * 3600
-    /// Off for less than this, a receiver with backup power hot-starts, s: the conservative end of the ephemeris
-    /// validity (2 h: the upload interval; Quectel's support quotes 2 h for the L76's backup mode).
+    /// Off for less than this, a receiver with backup power is planned to hot-start, s: the conservative end of the
+    /// validity, 2 h (GPS uploads new ephemerides every 2 h; Quectel's support quotes 2 h for the L76's backup mode).
     public static let hotStartMaximumOffS = 2.0 * 3600
+    /// Time to decode a satellite's ephemeris from its signal, s: "18–36 seconds under strong signal conditions"
+    /// (u-blox NEO-F10N integration manual, "cold start"): what a warm start, or an ON/OFF cycle whose ephemerides
+    /// expired, adds to the acquisition.
+    public static let ephemerisDownloadMinimumS = 18.0
+    public static let ephemerisDownloadMaximumS = 36.0
 
     /// u-blox M8 (UBX-M8030): the NEO-M8N and the simulated board's receiver. Currents from the SAM-M8Q data sheet
     /// (UBX-16012619 R04, table 8, same M8 chip; the NEO-M8N's own table was not reachable): acquisition 32 mA,
@@ -67,6 +73,14 @@ public enum EnergyReceiverTables {
         model: "ublox-m8", description: "u-blox M8 (NEO-M8N, SAM-M8Q, …; the simulated receiver)", supplyV: 3.0,
         acquisitionMilliAmp: 32, trackingMilliAmp: 29, cyclicTrackingMilliAmp: 9.5, inactiveMilliAmp: 0.015,
         backupMilliAmp: 0.015, ttffHotS: 1, ttffWarmS: 26, ttffColdS: 26, cyclicTrackingMaximumPeriodS: 10, onTimeS: 1)
+
+    /// The u-blox M8 with GPS alone enabled (UBX-CFG-GNSS): SAM-M8Q table 8's GPS column, acquisition 25 mA, tracking
+    /// 23 mA, power save 1 Hz 9.5 mA (confirmed); the rest as `ubloxM8`.
+    public static let ubloxM8GPS = ReceiverEnergyProfile(
+        model: "ublox-m8-gps", description: "u-blox M8 with GPS only", supplyV: 3.0,
+        acquisitionMilliAmp: 25, trackingMilliAmp: 23, cyclicTrackingMilliAmp: 9.5, inactiveMilliAmp: ubloxM8.inactiveMilliAmp,
+        backupMilliAmp: ubloxM8.backupMilliAmp, ttffHotS: ubloxM8.ttffHotS, ttffWarmS: ubloxM8.ttffWarmS, ttffColdS: ubloxM8.ttffColdS,
+        cyclicTrackingMaximumPeriodS: ubloxM8.cyclicTrackingMaximumPeriodS, onTimeS: ubloxM8.onTimeS)
 
     /// u-blox NEO-6M (GPS.G6-HW-09005), common on hobby boards; all unconfirmed: tracking (continuous) 37 mA, power
     /// save 1 Hz 11 mA, backup 22 µA at 3.0 V, TTFF hot 1 s, warm and cold 27 s (data sheet, from memory);
@@ -105,7 +119,7 @@ public enum EnergyReceiverTables {
         ttffColdS: ublox6.ttffColdS, cyclicTrackingMaximumPeriodS: ublox6.cyclicTrackingMaximumPeriodS, onTimeS: ublox6.onTimeS)
 
     /// Every profile, in this order.
-    public static let profiles: [ReceiverEnergyProfile] = [ubloxM8, ublox6, ubloxM10, quectelL76, generic]
+    public static let profiles: [ReceiverEnergyProfile] = [ubloxM8, ubloxM8GPS, ublox6, ubloxM10, quectelL76, generic]
 
     /// Other names a board file or a driver may use for these models.
     static let aliases: [(alias: String, model: String)] = [
@@ -129,12 +143,14 @@ public enum EnergyReceiverTables {
     public static let sources: [EnergySource] = [
         EnergySource(part: "ublox-m8", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8", figure: "acquisition 32 mA, tracking 29 mA (GPS+GLONASS), power save 1 Hz 9.5 mA, peak 67 mA; 3.0 V", confirmed: true),
         EnergySource(part: "ublox-m8", document: "u-blox NEO-M8 data sheet", figure: "backup 15 µA; TTFF hot 1 s, cold 26 s", confirmed: false),
+        EnergySource(part: "ublox-m8-gps", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8 (GPS column)", figure: "acquisition 25 mA, tracking 23 mA, power save 1 Hz 9.5 mA; 3.0 V", confirmed: true),
         EnergySource(part: "ublox-m8", document: "u-blox MAX-M10S integration manual section 2.7.2 (same PSM design)", figure: "cyclic tracking 0.5…10 s, ON/OFF above 10 s", confirmed: true),
         EnergySource(part: "ublox-6", document: "u-blox NEO-6 data sheet GPS.G6-HW-09005", figure: "continuous 37 mA, power save 1 Hz 11 mA, backup 22 µA, TTFF 1/27/27 s", confirmed: false),
         EnergySource(part: "ublox-6", document: "UKHAS wiki, u-blox 6 power saving modes", figure: "50–60 mA to get a lock; NEO-6M (no TCXO) cyclic only at 1 s", confirmed: true),
         EnergySource(part: "ublox-m10", document: "u-blox MAX-M10S data sheet UBX-20035208", figure: "tracking ≈ 25 mW; other currents and TTFF estimated", confirmed: false),
         EnergySource(part: "quectel-l76", document: "Quectel L76&L76-L hardware design section 3.3.2", figure: "standby ≈ 600 µA at 3.3 V with STANDBY low", confirmed: true),
         EnergySource(part: "quectel-l76", document: "Quectel L76 hardware design", figure: "acquisition 20 mA, tracking 18 mA, backup 7 µA, TTFF 1/35 s; power save average estimated", confirmed: false),
-        EnergySource(part: "all", document: "IS-GPS-200 section 20.3.3.4.3.1", figure: "ephemeris fit interval 4 h; upload every 2 h", confirmed: false),
+        EnergySource(part: "all", document: "u-blox NEO-F10N integration manual, startup modes", figure: "ephemeris outdated after 4 h (hot start if off ≤ 4 h); ephemeris decoded in 18–36 s with strong signal", confirmed: true),
+        EnergySource(part: "all", document: "IS-GPS-200 section 20.3.3.4.3.1; Quectel support forum", figure: "4 h fit interval, 2 h upload; 2 h hot-start window quoted for the L76", confirmed: false),
     ]
 }

@@ -39,6 +39,17 @@ import LodestoneScheduler
         }
     }
 
+    @Test func everySourceNamesAKnownPartADocumentAndAFigure() {
+        let parts = Set(EnergyModel.chips + EnergyModel.receiverModels + ["all"])
+        for source in EnergyModel.sources {
+            #expect(parts.contains(source.part), "source for unknown part \(source.part)")
+            #expect(!source.document.isEmpty && !source.figure.isEmpty, "\(source.part): empty citation")
+        }
+        for model in EnergyModel.receiverModels where model != "generic" {
+            #expect(EnergyModel.sources.contains { $0.part == model }, "\(model) has no cited source")
+        }
+    }
+
     // MARK: Structure
 
     /// At 25 Hz (a rate every chip's low-power mode serves) with ×4 oversampling asked of `.normal`.
