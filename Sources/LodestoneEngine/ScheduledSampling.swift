@@ -114,6 +114,7 @@ public struct ScheduledSampling {
     private var nextReceiverQueryS: Double
     private var receiverDraw: PowerDraw?
     private var lastActivity: MotionActivity.Kind?
+    private var nextActivityS = -Double.infinity
     private var nextBatteryReadS: Double
     private var simulatedBattery: SimulatedBattery?
     private let systemBattery: (() -> BatteryState?)?
@@ -185,12 +186,19 @@ public struct ScheduledSampling {
         }
     }
 
-    /// The activity classifier's latest decision (`FusionContext.activity`); passed on only when the kind changes.
+    /// The activity classifier's latest decision (`FusionContext.activity`): passed on at once when its kind changes and
+    /// otherwise once every `activityPeriodS` — the scheduler counts repeated decisions (a change between two moving
+    /// kinds needs two in a row; a moving decision keeps the carrier moving), so it needs them at the classifier's
+    /// pace, not only the changes.
     public mutating func observe(activity: MotionActivity?, timeS: Double) {
-        guard let kind = activity?.kind, kind != lastActivity else { return }
+        guard let kind = activity?.kind, kind != lastActivity || timeS >= nextActivityS else { return }
         lastActivity = kind
+        nextActivityS = timeS + Self.activityPeriodS
         scheduler.observe(activity: CarrierMotion(kind), timeS: timeS)
     }
+
+    /// How often an unchanged classifier decision is passed on, s (the classifier decides about once a second).
+    public static let activityPeriodS = 1.0
 
     /// Replaces the set of active clients' demands.
     public mutating func setDemands(_ demands: [Demand], timeS: Double) { scheduler.setDemands(demands, timeS: timeS) }
