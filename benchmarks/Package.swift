@@ -43,6 +43,7 @@ let package = Package(
         suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
         suite("Scheduler", ["LodestoneCore", "LodestoneScheduler"]),
         suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
+        suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
     ]
 )
 

@@ -10,7 +10,7 @@ public struct BoardRuntime {
     public var world: SimulatedWorld?
 
     /// Scenario names of the simulated board.
-    public static var scenarioNames: [String] { Scenario.catalog.map(\.name) }
+    public static var scenarioNames: [String] { (Scenario.catalog + Scenario.dayLong).map(\.name) }
 
     /// Builds sources for every sensor of `board`. Opening a bus can fail (permission, no such bus): that is
     /// an error here, before anything runs, because the board file names a bus that is not usable. A chip

@@ -14,7 +14,7 @@ public struct HumanView {
 
     /// The screen for the current engine state.
     public func render(timeS: Double, statuses: [Engine.SourceStatus], truth: Wire.Status.Truth?, fusion: [String] = [],
-                       notes: [String]) -> [String] {
+                       plan: [String] = [], notes: [String]) -> [String] {
         var lines: [String] = []
         lines.append("lodestone — \(boardName) — t = \(formatFixed(timeS, digits: 1)) s")
         lines.append("")
@@ -36,6 +36,10 @@ public struct HumanView {
         if !fusion.isEmpty {
             lines.append("")
             lines.append(contentsOf: fusion)
+        }
+        if !plan.isEmpty {
+            lines.append("")
+            lines.append(contentsOf: plan)
         }
         if let t = truth {
             lines.append("")

@@ -106,6 +106,8 @@ public enum Wire {
         public var sensors: [Sensor]
         public var degraded: [String]
         public var truth: Truth?
+        /// The scheduler's plan in brief (scheduled runs only).
+        public var plan: PlanSummary? = nil
         public struct Sensor: Codable, Sendable {
             public var id: String
             public var health: String
@@ -132,7 +134,7 @@ public enum Wire {
                 self.latDeg = latDeg; self.lonDeg = lonDeg; self.heightM = heightM; self.headingDeg = headingDeg
             }
         }
-        enum CodingKeys: String, CodingKey { case `class`, tS = "t_s", sensors, degraded, truth }
+        enum CodingKeys: String, CodingKey { case `class`, tS = "t_s", sensors, degraded, truth, plan }
     }
 
     /// `{"class":"ERROR",…}` — a sensor started failing or recovered.

@@ -24,6 +24,7 @@ struct Run: ParsableCommand {
     @OptionGroup(title: "Orientation") var orientation: OrientationOptions
     @OptionGroup var export: ExportOptions
     @OptionGroup(title: "Altitude, activity and pedometer") var motion: MotionOptions
+    @OptionGroup(title: "Scheduler (what the clients need, the policy, the battery)") var scheduler: SchedulerOptions
 
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
@@ -43,11 +44,13 @@ struct Run: ParsableCommand {
         orientation.apply(to: &options.fusion, nowUnixTimeS: Date().timeIntervalSince1970)
         options.fusion.calibration = calibration.configuration(board: description)
         motion.apply(to: &options.fusion)
+        options.scheduling = scheduler.configuration()
         let stop = StopSignal.install()
         let out = StandardOutput()
         do {
             let code = try RunJob(options: options).run(output: out, errors: standardErrorOutput(), clock: SystemClock(),
-                                                        shouldStop: { stop.requested || out.isBroken })
+                                                        shouldStop: { stop.requested || out.isBroken },
+                                                        systemBattery: SchedulerOptions.systemBattery)
             if code != 0 { throw ExitCode(code) }
         } catch let e as JobError { fail(e.message) }
     }

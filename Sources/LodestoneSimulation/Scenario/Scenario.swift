@@ -152,7 +152,7 @@ public struct Scenario: Sendable, Hashable, Codable {
 
     /// The scenario called `name` in `catalog`, or `nil`.
     public static func named(_ name: String) -> Scenario? {
-        catalog.first { $0.name == name }
+        catalog.first { $0.name == name } ?? dayLong.first { $0.name == name }
     }
 
     /// The built-in scenarios: `mixed-day` (default), `stationary`, `walk`, `drive`, `stairs-and-lift`, the
@@ -169,6 +169,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         + [stairs, lift, weatherDrift]
         // Activity: getting out of a vehicle (issue 5).
         + [parkAndWalk]
+        // Scheduler: a stop and a restart (issue 8).
+        + [stopAndGo]
 
     private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
                                _ segments: [ScenarioSegment]) -> Scenario {
@@ -356,4 +358,110 @@ public struct Scenario: Sendable, Hashable, Codable {
         s.pressureTendencyPaPerHour = -600
         return s
     }()
+
+    // MARK: Scheduler evaluation (issue 8)
+
+    /// Scenarios of hours (the scheduler's evaluation harness): not in `catalog`, whose scenarios are each under 10
+    /// minutes and swept sample by sample by tests; `named(_:)` and `lodestone run --scenario` find them too.
+    public static let dayLong: [Scenario] = [dayCommute, hourErrands]
+
+    /// Outdoors with the phone in a jacket pocket: walk 90 s, stop 150 s (waiting at a crossing, the sky in view), walk
+    /// 90 s, stop 30 s. The short case of the scheduler's stationary → moving transitions (GNSS off while stopped, full
+    /// service again when walking resumes).
+    static let stopAndGo = zurich(
+        "stop-and-go", "outdoors: walk 90 s, stand 150 s in the open, walk 90 s, stand 30 s; phone in a jacket pocket",
+        heading: 20, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+            ScenarioSegment(.stationary, durationS: 10),
+            ScenarioSegment(.walk, durationS: 90, headingChangeDeg: 45),
+            ScenarioSegment(.stationary, durationS: 150),
+            ScenarioSegment(.walk, durationS: 90, headingChangeDeg: -90),
+            ScenarioSegment(.stationary, durationS: 30),
+        ])
+
+    /// A working day of 14.5 h, phone in a jacket pocket: home at rest indoors (no GNSS), walk to the car, a 25-minute
+    /// commute drive with stops and a 90 s tunnel, walk to the office, stairs up 3 floors, a lift, office hours indoors
+    /// (no GNSS; short walks to meeting rooms), a lunch walk with 30 minutes sitting outdoors, an afternoon in the
+    /// office, a bike ride, a 30-minute run, a ride back, the drive home, and the evening at rest indoors.
+    static let dayCommute: Scenario = {
+        let indoors = true
+        return zurich(
+            "day-commute",
+            "14.5 h working day: home at rest indoors 45 min, walk to the car, 25 min drive with a 90 s tunnel, walk, "
+                + "stairs up 3 floors, office indoors 3.5 h, lift down, lunch walk and 30 min outdoors, office 3.8 h, "
+                + "bike 25 min, run 30 min, bike back, drive home, evening at rest indoors 3 h",
+            heading: 60, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+                // Home.
+                ScenarioSegment(.stationary, durationS: 2_700, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 40, headingChangeDeg: 90, gnssOutage: indoors),
+                // To the car and the commute.
+                ScenarioSegment(.walk, durationS: 200, headingChangeDeg: -90),
+                ScenarioSegment(.stationary, durationS: 30),
+                ScenarioSegment(.drive, durationS: 300, speedMps: 12, headingChangeDeg: 90),
+                ScenarioSegment(.stationary, durationS: 40),
+                ScenarioSegment(.drive, durationS: 400, speedMps: 20, headingChangeDeg: -45),
+                ScenarioSegment(.drive, durationS: 90, speedMps: 18, headingChangeDeg: 30, gnssOutage: true),
+                ScenarioSegment(.drive, durationS: 450, speedMps: 14, headingChangeDeg: 90),
+                ScenarioSegment(.stationary, durationS: 30),
+                ScenarioSegment(.drive, durationS: 240, speedMps: 8, headingChangeDeg: -90),
+                ScenarioSegment(.stationary, durationS: 30),
+                // Walk to the office, stairs, a lift, the morning.
+                ScenarioSegment(.walk, durationS: 300, headingChangeDeg: 90),
+                ScenarioSegment(.stairsUp, durationS: 60, headingChangeDeg: 540, floors: 3, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 30, headingChangeDeg: 90, gnssOutage: indoors),
+                ScenarioSegment(.liftUp, durationS: 30, floors: 2, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 30, headingChangeDeg: -90, gnssOutage: indoors),
+                ScenarioSegment(.stationary, durationS: 5_400, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 60, headingChangeDeg: 180, gnssOutage: indoors),
+                ScenarioSegment(.stationary, durationS: 3_600, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 60, headingChangeDeg: 180, gnssOutage: indoors),
+                ScenarioSegment(.stationary, durationS: 3_540, gnssOutage: indoors),
+                // Lunch: lift down, walk, sit outdoors, walk back.
+                ScenarioSegment(.liftDown, durationS: 40, floors: 5, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 600, headingChangeDeg: 120),
+                ScenarioSegment(.stationary, durationS: 1_800),
+                ScenarioSegment(.walk, durationS: 600, headingChangeDeg: 180),
+                ScenarioSegment(.liftUp, durationS: 40, floors: 5, gnssOutage: indoors),
+                // Afternoon.
+                ScenarioSegment(.stationary, durationS: 7_200, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 60, headingChangeDeg: 180, gnssOutage: indoors),
+                ScenarioSegment(.stationary, durationS: 6_420, gnssOutage: indoors),
+                // Out: stairs down, bike, run, bike back, walk to the car, drive home.
+                ScenarioSegment(.stairsDown, durationS: 90, headingChangeDeg: -720, floors: 5, gnssOutage: indoors),
+                ScenarioSegment(.walk, durationS: 120, headingChangeDeg: 90),
+                ScenarioSegment(.cycle, durationS: 1_500, headingChangeDeg: 60),
+                ScenarioSegment(.stationary, durationS: 60),
+                ScenarioSegment(.run, durationS: 900, headingChangeDeg: 180),
+                ScenarioSegment(.run, durationS: 900, headingChangeDeg: 180),
+                ScenarioSegment(.stationary, durationS: 120),
+                ScenarioSegment(.cycle, durationS: 1_500, headingChangeDeg: -60),
+                ScenarioSegment(.walk, durationS: 180, headingChangeDeg: 90),
+                ScenarioSegment(.stationary, durationS: 30),
+                ScenarioSegment(.drive, durationS: 700, speedMps: 15, headingChangeDeg: 135),
+                ScenarioSegment(.drive, durationS: 90, speedMps: 18, headingChangeDeg: -30, gnssOutage: true),
+                ScenarioSegment(.drive, durationS: 650, speedMps: 12, headingChangeDeg: -90),
+                ScenarioSegment(.stationary, durationS: 30),
+                ScenarioSegment(.walk, durationS: 150, headingChangeDeg: 90),
+                // Evening at home.
+                ScenarioSegment(.stationary, durationS: 10_800, gnssOutage: indoors),
+            ])
+    }()
+
+    /// An hour of errands (50 min), phone in a jacket pocket: at rest indoors, walk to a shop, wait outside, walk on,
+    /// drive to a supermarket, shop indoors, drive back, at rest. The short day-like case for quick harness runs.
+    static let hourErrands = zurich(
+        "hour-errands",
+        "50 min: rest indoors 5 min, walk 5 min, wait outdoors 2 min, walk 3 min, drive 10 min, shop indoors 6 min, "
+            + "drive 10 min, rest indoors 8 min",
+        heading: 0, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+            ScenarioSegment(.stationary, durationS: 300, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 300, headingChangeDeg: 90),
+            ScenarioSegment(.stationary, durationS: 120),
+            ScenarioSegment(.walk, durationS: 180, headingChangeDeg: -90),
+            ScenarioSegment(.drive, durationS: 600, speedMps: 12, headingChangeDeg: 90),
+            ScenarioSegment(.walk, durationS: 60, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 300, gnssOutage: true),
+            ScenarioSegment(.walk, durationS: 60, headingChangeDeg: 180),
+            ScenarioSegment(.drive, durationS: 600, speedMps: 12, headingChangeDeg: -90),
+            ScenarioSegment(.stationary, durationS: 480, gnssOutage: true),
+        ])
 }
