@@ -105,6 +105,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
         /// While stationary, wake the receiver when its last fix is this old, s. Default 7200 (ephemerides are valid
         /// about 4 h; GPS broadcasts a new set every 2 h).
         public var ephemerisRefreshIntervalS = 7200.0
+        /// A refresh starts only after the carrier has been stationary this long, so that a stop first turns the
+        /// receiver off (and a short stop never pays for a refresh), s. Default 60.
+        public var ephemerisRefreshSettleS = 60.0
         /// Longest ephemeris refresh, s. Default 90.
         public var ephemerisRefreshWindowS = 90.0
         /// A refresh ends this long after its first fix (a full GPS subframe 1–3 cycle is 30 s), s. Default 30.
@@ -374,7 +377,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
             }
         } else {
             let lastSeenS = max(lastFixS ?? firstPlanS ?? t, lastRefreshS ?? -.infinity)
-            guard t - lastSeenS >= p.ephemerisRefreshIntervalS else { return false }
+            guard t - lastSeenS >= p.ephemerisRefreshIntervalS, t - inputs.motionSinceS >= p.ephemerisRefreshSettleS else {
+                return false
+            }
             refreshStartS = t; refreshFirstFixS = nil
         }
         causes.append(.gnssSignal("stationary 2 h without a fix: refreshing ephemerides (hot start on resume)"))
