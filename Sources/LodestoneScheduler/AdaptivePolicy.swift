@@ -10,7 +10,8 @@ import RealModule
 /// - carrier stationary → receiver off (within the motion hysteresis: 8–20 s after a walk stops, 120 s after a
 ///   drive; see `MotionHysteresis`), except that, where the (effective) tier is 10 m or finer, after
 ///   `ephemerisRefreshIntervalS` (2 h) without a fix it is woken for up to `ephemerisRefreshWindowS` so that its
-///   ephemerides stay valid and the next start is a hot one (coarser tiers accept a warm start);
+///   ephemerides stay valid and the next start is a hot one (coarser tiers accept a warm start); a refresh that
+///   finds no signal (indoors) doubles the wait before the next, up to 8 h, until a fix;
 /// - moving, `bestForNavigation` or `best` → continuous 1 Hz;
 /// - moving, coarser tiers → the receiver's power-save with an update period of
 ///   `accuracyMargin × requiredHorizontalAccuracyM / speed`, with the nominal speed of the current activity
@@ -154,6 +155,8 @@ public struct AdaptivePolicy: SchedulingPolicy {
     private var refreshStartS: Double?
     private var refreshFirstFixS: Double?
     private var lastRefreshS: Double?
+    /// Ephemeris refreshes in a row that found no signal (0…2): the next waits 2^this intervals.
+    private var refreshFailures = 0
     /// The measured-speed envelope, m/s, at the time of the fix that set it.
     private var speedEnvelopeMps = 0.0
     private var speedEnvelopeTimeS = -Double.infinity
@@ -371,13 +374,18 @@ public struct AdaptivePolicy: SchedulingPolicy {
             if refreshFirstFixS == nil, let f = lastFixS, f >= start { refreshFirstFixS = f }
             let doneAfterFix = refreshFirstFixS.map { t - $0 >= p.ephemerisAfterFixS } ?? false
             if doneAfterFix || t - start >= p.ephemerisRefreshWindowS {
+                // A refresh without a fix (indoors: no signal where the carrier rests) is not retried every interval:
+                // each failure doubles the wait, up to 4 intervals; a fix resets it.
+                refreshFailures = refreshFirstFixS == nil ? min(refreshFailures + 1, 2) : 0
                 refreshStartS = nil; refreshFirstFixS = nil
                 lastRefreshS = t
                 return false
             }
         } else {
             let lastSeenS = max(lastFixS ?? firstPlanS ?? t, lastRefreshS ?? -.infinity)
-            guard t - lastSeenS >= p.ephemerisRefreshIntervalS, t - inputs.motionSinceS >= p.ephemerisRefreshSettleS else {
+            if let f = lastFixS, f > (lastRefreshS ?? -.infinity) { refreshFailures = 0 }
+            let intervalS = p.ephemerisRefreshIntervalS * Double(1 << refreshFailures)
+            guard t - lastSeenS >= intervalS, t - inputs.motionSinceS >= p.ephemerisRefreshSettleS else {
                 return false
             }
             refreshStartS = t; refreshFirstFixS = nil

@@ -297,6 +297,35 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(offAtS == 7235)
     }
 
+    /// Indoors no refresh finds a signal: the waits between attempts double (2 h, 4 h, then 8 h at most) instead of paying
+    /// 90 s of acquisition every 2 h.
+    @Test func refreshesThatFindNoSignalIndoorsWaitLongerEachTime() {
+        var s = TestBoard.scheduler(demands: [Self.location(.best)])
+        s.observe(fix: fix(atTimeS: 0))
+        settle(&s, .stationary, at: 0)
+        var stream = AccelerometerStream(seed: 3, noiseMps2: 0.01)
+        var starts: [Double] = []
+        var wasOn = false
+        var t = 10.0
+        while t < 26 * 3600 {
+            s.observe(accelerationMps2: stream.still(), timeS: t)
+            _ = s.replanIfNeeded(timeS: t)
+            let on = s.plan.gnss?.mode.isOn ?? false
+            if on && !wasOn { starts.append(t) }
+            wasOn = on
+            t += 1
+        }
+        // Attempts end after the 90 s window without a fix; the next comes 4 h, then 8 h, then 8 h after the last ended.
+        #expect(starts.count == 4, "\(starts)")
+        if starts.count == 4 {
+            let hoursS = 3600.0, windowS = 90.0
+            #expect(starts[0] == 2 * hoursS)
+            #expect(starts[1] == starts[0] + windowS + 4 * hoursS)
+            #expect(starts[2] == starts[1] + windowS + 8 * hoursS)
+            #expect(starts[3] == starts[2] + windowS + 8 * hoursS)
+        }
+    }
+
     @Test func aFailedReconfigurationKeepsTheRolledBackSettingForAWhileAndSaysSo() {
         var s = walkingScheduler([Self.location(.best)])
         let moving = TestBoard.sensorPlan(s, "imu")
