@@ -11,7 +11,8 @@ import RealModule
 ///   drive; see `MotionHysteresis`), except that, where the (effective) tier is 10 m or finer, after
 ///   `ephemerisRefreshIntervalS` (2 h) without a fix it is woken for up to `ephemerisRefreshWindowS` so that its
 ///   ephemerides stay valid and the next start is a hot one (coarser tiers accept a warm start); a refresh that
-///   finds no signal (indoors) doubles the wait before the next, up to 8 h, until a fix;
+///   finds no signal doubles the wait before the next, up to 8 h, until a fix; and a carrier that came to rest
+///   without a signal (the receiver on but no fix for `outageAfterS`: indoors) gets no refresh at all;
 /// - moving, `bestForNavigation` or `best` → continuous 1 Hz;
 /// - moving, coarser tiers → the receiver's power-save with an update period of
 ///   `accuracyMargin × requiredHorizontalAccuracyM / speed`, with the nominal speed of the current activity
@@ -157,6 +158,10 @@ public struct AdaptivePolicy: SchedulingPolicy {
     private var lastRefreshS: Double?
     /// Ephemeris refreshes in a row that found no signal (0…2): the next waits 2^this intervals.
     private var refreshFailures = 0
+    /// The carrier is at rest (the stationary branch has run since it last moved).
+    private var atRest = false
+    /// It came to rest without a signal (indoors): no ephemeris refresh until a fix shows the sky.
+    private var noSkyAtRest = false
     /// The measured-speed envelope, m/s, at the time of the fix that set it.
     private var speedEnvelopeMps = 0.0
     private var speedEnvelopeTimeS = -Double.infinity
@@ -265,6 +270,14 @@ public struct AdaptivePolicy: SchedulingPolicy {
             return
         }
         if !moving {
+            if !atRest {
+                // Just stopped: with the receiver on (or backed off) and no fix for an outage's length, the carrier
+                // rests where there is no sky (indoors), and refreshing ephemerides there would only burn acquisition.
+                atRest = true
+                let lastFixS = inputs.gnss.lastFixTimeS ?? -.infinity
+                let receiverWasOn = inputs.receiverOnSinceS != nil || backoffUntilS != nil
+                noSkyAtRest = receiverWasOn && t - lastFixS > p.outageAfterS
+            }
             resetOutage()
             // Hot starts matter where a client wants fixes within 10 m at once on resuming; for coarser tiers the
             // receiver's warm start (about 25 s) costs less than keeping its ephemerides fresh all day.
@@ -273,6 +286,7 @@ public struct AdaptivePolicy: SchedulingPolicy {
             return
         }
         refreshStartS = nil; refreshFirstFixS = nil
+        atRest = false
         let speed = max(p.nominalSpeedMps(inputs.motion), measuredSpeedMps(inputs), 0.5)
         let wanted: GNSSReceiverMode
         if significantOnly {
@@ -384,6 +398,7 @@ public struct AdaptivePolicy: SchedulingPolicy {
         } else {
             let lastSeenS = max(lastFixS ?? firstPlanS ?? t, lastRefreshS ?? -.infinity)
             if let f = lastFixS, f > (lastRefreshS ?? -.infinity) { refreshFailures = 0 }
+            guard !noSkyAtRest else { return false }
             let intervalS = p.ephemerisRefreshIntervalS * Double(1 << refreshFailures)
             guard t - lastSeenS >= intervalS, t - inputs.motionSinceS >= p.ephemerisRefreshSettleS else {
                 return false

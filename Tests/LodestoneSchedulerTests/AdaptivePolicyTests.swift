@@ -326,6 +326,24 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         }
     }
 
+    /// Walking into a building (fixes stop a minute before the carrier sits down): no refresh while it rests there.
+    @Test func aCarrierThatComesToRestWithoutASignalGetsNoEphemerisRefresh() {
+        var s = walkingScheduler([Self.location(.best)])
+        s.observe(fix: fix(atTimeS: 0))
+        var stream = AccelerometerStream(seed: 6)
+        drive(&s, from: 0, to: 60) { t in stream.walking(timeS: t) }   // indoors from 0 s: no more fixes
+        #expect(s.plan.causes.contains(.gnssSignal("no fix: signal lost, receiver off, retrying later")))
+        var t = 60.0
+        s.observe(activity: .stationary, timeS: t)
+        while t < 5 * 3600 {
+            s.observe(accelerationMps2: stream.still(), timeS: t)
+            _ = s.replanIfNeeded(timeS: t)
+            if t > 90 { #expect(s.plan.gnss?.mode == .off, "receiver on at \(t) s") }
+            if t > 90, s.plan.gnss?.mode != .off { break }
+            t += 1
+        }
+    }
+
     @Test func aFailedReconfigurationKeepsTheRolledBackSettingForAWhileAndSaysSo() {
         var s = walkingScheduler([Self.location(.best)])
         let moving = TestBoard.sensorPlan(s, "imu")
