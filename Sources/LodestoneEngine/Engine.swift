@@ -159,7 +159,10 @@ public struct Engine {
 
     /// The power state of the receiver `id` (nil when it is not a `GNSSPowerControllable` source).
     public func gnssPowerState(id: String) -> GNSSPowerState? {
-        (slots.first { $0.status.id == id }?.source as? any GNSSPowerControllable)?.powerState
+        // Through the protocol requirement, not a cast to `any GNSSPowerControllable` (which boxes the source: an
+        // allocation per call on the per-sample energy account).
+        for slot in slots where slot.status.id == id { return slot.source.receiverPowerState }
+        return nil
     }
 
     /// The sources as the engine holds them now (after reconfiguration), in board order.

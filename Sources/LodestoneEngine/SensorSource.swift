@@ -28,12 +28,17 @@ public protocol SensorSource {
     /// rule with the newest at `newestTimeS`) to `deliver`; returns how many and whether the chip overran (a gap
     /// before them). Default: nothing. Allocates nothing.
     mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain
+    /// A GNSS receiver's power state now, for energy accounting; `nil` for every other source. Default: `nil`;
+    /// `GNSSPowerControllable` sources give their `powerState`. Asked of `any SensorSource` without a cast, so that the
+    /// per-sample energy account allocates nothing (casting a source to `any GNSSPowerControllable` boxes it).
+    var receiverPowerState: GNSSPowerState? { get }
 }
 
 extension SensorSource {
     public var isMotionWakeArmed: Bool { false }
     public mutating func pollMotionWake() throws(SourceError) -> Bool { false }
     public var isBatching: Bool { false }
+    public var receiverPowerState: GNSSPowerState? { nil }
     public mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain {
         FIFODrain(count: 0, overrun: false)
     }
@@ -330,6 +335,10 @@ public protocol GNSSPowerControllable: SensorSource {
     var powerState: GNSSPowerState { get }
     /// Switches the receiver to `mode` at `timeS`.
     mutating func setMode(_ mode: GNSSReceiverMode, timeS: Double) throws(SourceError)
+}
+
+extension GNSSPowerControllable {
+    public var receiverPowerState: GNSSPowerState? { powerState }
 }
 
 /// A receiver whose power the engine cannot command (a plain NMEA talker, gpsd, a recorded log): it keeps running
