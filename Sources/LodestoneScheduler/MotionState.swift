@@ -79,10 +79,11 @@ public struct AnyMotionDetector: Sendable, Hashable, Codable {
 ///
 /// Defaults: **8 s** when the activity classifier agrees (its latest decision, made after the stillness began, is
 /// `stationary`); **20 s** otherwise (no classifier, or it still names a walk, run or ride); **120 s** after a
-/// drive, whatever the classifier says, so that a car stopped at traffic lights (30–90 s) keeps its GNSS: the carrier
-/// of a car is not stationary until it has parked. With the adaptive policy turning the receiver off as soon as the
-/// carrier is stationary, the receiver is off 8–20 s after a walk, run or ride stops (target ≤ 30 s) and 120 s after
-/// a car stops.
+/// drive, whatever the classifier says, so that a car stopped at traffic lights (30–90 s) is not planned as parked:
+/// the carrier of a car is not stationary until it has parked. With the adaptive policy turning the receiver off as
+/// soon as the carrier is stationary, the receiver is off 8–20 s after a walk, run or ride stops (target ≤ 30 s) and
+/// 120 s after a car stops; in between, a car waiting without motion has its receiver in power-save after 20 s
+/// (`AdaptivePolicy.Parameters.pausedAfterS`).
 ///
 /// Between moving kinds the classifier's word is taken only when it names the new kind in two decisions in a row (a
 /// walk/run boundary does not flap the plan); from stationary or an unknown kind it is taken at once.
