@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "LodestoneLocation", targets: ["LodestoneLocation"]),
         .library(name: "LodestoneCalibration", targets: ["LodestoneCalibration"]),
         .library(name: "LodestoneScheduler", targets: ["LodestoneScheduler"]),
+        .library(name: "LodestoneWire", targets: ["LodestoneWire"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
     ],
     dependencies: [
@@ -84,14 +85,16 @@ let package = Package(
         .systemLibrary(name: "CLodestoneLinux", path: "Sources/CLodestoneLinux", pkgConfig: "libiio",
                        providers: [.apt(["libi2c-dev", "libiio-dev", "zlib1g-dev"])]),
         .target(name: "LodestoneLinux", dependencies: ["LodestoneCore", "CLodestoneLinux"], swiftSettings: strict),
+        // The wire: versioned Codable messages (Foundation's JSON only), shared by `run --json`, the daemon and clients.
+        .target(name: "LodestoneWire", swiftSettings: strict),
         .target(
             name: "LodestoneEngine",
-            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
+            dependencies: ["LodestoneCore", "LodestoneWire", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
                            "LodestoneFusion", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler"],
             swiftSettings: strict),
         .executableTarget(
             name: "lodestone",
-            dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
         .testTarget(name: "LodestoneCoreTests", dependencies: ["LodestoneCore"], swiftSettings: strict),
@@ -104,6 +107,7 @@ let package = Package(
         .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneSchedulerTests", dependencies: ["LodestoneScheduler", "LodestoneDrivers"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
-        .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "LodestoneScheduler", "lodestone"], swiftSettings: strict),
+        .testTarget(name: "LodestoneWireTests", dependencies: ["LodestoneWire"], swiftSettings: strict),
+        .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneScheduler", "lodestone"], swiftSettings: strict),
     ]
 )

@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneWire
 import LodestoneDrivers
 import LodestoneLinux
 import LodestoneScheduler

@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneWire
 
 /// The live terminal view of `lodestone run`: per-sensor rate, health and latest SI values, redrawn in
 /// place (cursor home + clear to end of line, no full-screen clear, so it does not flicker).

@@ -11,9 +11,12 @@ public protocol LineOutput: AnyObject {
     /// Writes the UTF-8 bytes of one line followed by a newline (`replay`'s rows: no `String` per line). The
     /// default decodes them into a `String` for `write(_:)`.
     func write(lineBytes: UnsafeRawBufferPointer)
+    /// True once a write failed (the reader went away): the job stops producing.
+    var isBroken: Bool { get }
 }
 
 extension LineOutput {
+    public var isBroken: Bool { false }
     public func write(lineBytes: UnsafeRawBufferPointer) { write(String(decoding: lineBytes, as: UTF8.self)) }
 }
 

@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneWire
 import LodestoneFusion
 import LodestoneLocation
 import LodestoneScheduler
@@ -37,23 +38,26 @@ public struct RunOptions: Sendable {
     /// The scheduler: policy, clients' demands, battery (`nil`: none; every sensor runs at the board file's rate, as
     /// before issue 8). `lodestone run` always sets one (default: adaptive, one client wanting everything).
     public var scheduling: SchedulingConfiguration?
+    /// The wire classes `json` writes (default: all but SAMPLE).
+    public var classes: Set<Wire.Class>
 
     public init(board: BoardDescription, scenario: String? = nil, durationS: Double? = nil, seed: UInt64 = 1, json: Bool = false,
                 recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false,
                 fusion: FusionConfiguration = FusionConfiguration(), export: TrackExport.Paths? = nil,
-                scheduling: SchedulingConfiguration? = nil) {
+                scheduling: SchedulingConfiguration? = nil, classes: Set<Wire.Class> = Wire.Class.defaultSet) {
         self.board = board; self.scenario = scenario; self.durationS = durationS; self.seed = seed; self.json = json
         self.recordPath = recordPath; self.speed = speed; self.isTerminal = isTerminal
         self.fusion = fusion
         self.export = export
         self.scheduling = scheduling
+        self.classes = classes
     }
 }
 
-/// What a scheduled run looked like after one step: handed to `RunJob.run`'s `stepped` observer (the scheduler's
-/// evaluation harness reads the run through it, so that it measures exactly what `lodestone run` does).
+/// What a scheduled run looked like after one step: what the scheduler's evaluation harness reads of the loop
+/// (`SessionCore`), so that it measures exactly what `lodestone run` runs.
 public struct RunStep {
-    /// Engine time, s.
+    /// Session time, s.
     public var timeS: Double
     /// What fusion estimated so far (orientation, activity, altitude, position).
     public var context: FusionContext
@@ -73,193 +77,117 @@ public struct RunStep {
     public var lastFixTimeS: Double?
     /// The engine's sources now.
     public var statuses: [Engine.SourceStatus]
+
+    /// The loop's state after its last step.
+    public init(_ core: SessionCore) {
+        let s = core.state
+        timeS = s.timeS; context = s.fusion.context; heading = s.fusion.orientation.heading; location = s.fusion.location.latest
+        delivered = s.deliveredAtLastStep; delivery = s.delivery; scheduling = s.scheduling; planChanged = s.planChangedAtLastStep
+        lastFixTimeS = s.lastFixTimeS; statuses = core.engine.statuses
+    }
 }
 
-/// `lodestone run`: assembles the board, samples every sensor at its rate, shows or streams what it reads,
-/// records a trace, and keeps going when a sensor fails (saying so).
+/// `lodestone run`: a client of one `Session` on the board. With `json`, it reads the session's wire stream and writes
+/// each message as a line; otherwise it draws the live view (a terminal) or logs one line per state change. It keeps
+/// going when a sensor fails (saying so on standard error).
 public struct RunJob {
     public var options: RunOptions
 
     public init(options: RunOptions) { self.options = options }
 
-    /// Runs until the duration is over or `shouldStop()` is true. Returns the process exit status.
-    /// - Parameter assembled: called once with the assembled board before the first sample (tests use it to
-    ///   reach the simulator bus and inject faults).
-    /// - Parameter stepped: called after every step of a scheduled run (the evaluation harness); `nil` costs nothing.
+    /// Runs until the duration is over or `shouldStop()` is true (polled every 50 ms). Returns the process exit status.
+    /// - Parameter beforeEachStep: called in the loop before each step with the loop and the step's time (tests use it
+    ///   to inject faults on the simulated bus through `core.runtime.world`).
     /// - Parameter systemBattery: reads the system's battery for `--battery auto` (`nil`: none present).
-    public func run(output: LineOutput, errors: LineOutput, clock: EngineClock, shouldStop: () -> Bool,
-                    assembled: (BoardRuntime) -> Void = { _ in }, stepped: ((RunStep) -> Void)? = nil,
-                    systemBattery: (() -> BatteryState?)? = nil) throws(JobError) -> Int32 {
-        let runtime = try BoardRuntime.assemble(options.board, seed: options.seed, scenario: options.scenario)
-        assembled(runtime)
-        var engine = Engine(sources: runtime.sources)
-        var scheduling: ScheduledSampling?
-        var delivery: LocationDelivery?
-        if let c = options.scheduling {
-            scheduling = try ScheduledSampling(sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
-                                               configuration: c, systemBattery: systemBattery)
-            delivery = LocationDelivery(demand: scheduling?.scheduler.inputs.demand.location)
+    public func run(output: LineOutput, errors: LineOutput, clock: any SessionClock = SystemSessionClock(),
+                    shouldStop: @escaping @Sendable () -> Bool = { false },
+                    beforeEachStep: (@Sendable (SessionCore, Double) -> Void)? = nil,
+                    systemBattery: (@Sendable () -> BatteryState?)? = nil) async throws(JobError) -> Int32 {
+        // The first client's demand is this stream's (withdrawn when it ends); any others (a demands file) stand.
+        var scheduling = options.scheduling
+        let readerDemand = scheduling?.demands.first
+        if let standing = scheduling?.demands.dropFirst() { scheduling?.demands = Array(standing) }
+        let configuration = SessionConfiguration(board: options.board, scenario: options.scenario, seed: options.seed,
+                                                 durationS: options.durationS, speed: options.speed, fusion: options.fusion,
+                                                 scheduling: scheduling, recordPath: options.recordPath, export: options.export,
+                                                 systemBattery: systemBattery)
+        let session: Session
+        do { session = try Session(configuration: configuration, clock: clock, beforeEachStep: beforeEachStep) } catch {
+            throw JobError(error.description)
         }
-        var lastFixTimeS: Double?
-        let isSimulated = runtime.world != nil
-        let speed = isSimulated ? options.speed : 1
-        var recorder: TraceRecorder?
-        if let path = options.recordPath {
-            do { recorder = try TraceRecorder(path: path) } catch { throw JobError(error.description) }
-            if !options.json { errors.write("recording to \(path)") }
-        }
-        if options.json {
-            output.write(Wire.line(Wire.Version(release: Lodestone.version)))
-            output.write(Wire.line(Wire.Board(name: options.board.name, path: options.board.path,
-                                              sensors: runtime.sources.map { .init(id: $0.id, label: $0.label, rateHz: $0.rateHz) },
-                                              scenario: runtime.world?.scenarioName, seed: isSimulated ? options.seed : nil)))
-            output.write(Wire.line(Wire.Calibration(options.fusion.calibration)))
-        } else if options.fusion.calibration.document != nil || options.fusion.calibration.disabled {
+        if let path = options.recordPath, !options.json { errors.write("recording to \(path)") }
+        if !options.json, options.fusion.calibration.document != nil || options.fusion.calibration.disabled {
             errors.write(options.fusion.calibration.summary)
         }
-        var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
-        var fusion = FusionPipeline(configuration: options.fusion)
-        var track: TrackExport?
-        if let paths = options.export {
-            do throws(TrackExportError) { track = try TrackExport(paths: paths, name: options.board.name) } catch {
-                throw JobError(error.description)
+        let watcher = Task {
+            while !Task.isCancelled {
+                if shouldStop() { await session.stop(); return }
+                try? await Task.sleep(for: .milliseconds(50))
             }
         }
-        var notes: [String] = []
-        let wallStartS = clock.nowS()
-        var nextStatusS = 1.0
-        var nextRedrawWallS = wallStartS
-        var everDelivered = false
-        var lastStatusS = -Double.infinity
-        let duration = options.durationS ?? .infinity
-
-        var lastStepS = 0.0
-        while !shouldStop() {
-            let due = engine.nextDueS
-            // A scheduled run steps at least once a second: the scheduler's timers run even while every sensor sleeps.
-            let t = scheduling == nil ? due : min(due, lastStepS + ScheduledSampling.heartbeatS)
-            guard t.isFinite, t <= duration + 1e-9 else { break }
-            lastStepS = t
-            if speed > 0 { clock.sleep(untilS: wallStartS + t / speed) }
-            if t < due { runtime.world?.advance(toTimeS: t) } else {
-            engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { event in
-                scheduling?.observe(event)
-                switch event {
-                case let .reading(sensor, r):
-                    everDelivered = true
-                    recorder?.add(r, from: sensor)
-                    fusion.process(FusionSample(reading: r, sensor: sensor))
-                    scheduling?.observe(activity: fusion.context.activity, timeS: r.timeS)
-                    track?.add(fusion.location.latest)
-                    if options.json { output.write(Wire.line(Wire.Sample(sensor: sensor, reading: r, messageClass: "SAMPLE"))) }
-                case let .fix(sensor, f):
-                    everDelivered = true
-                    recorder?.add(f)
-                    fusion.process(FusionSample(reading: SensorReading(timeS: f.timeS), fix: f))
-                    if f.hasPosition { lastFixTimeS = f.timeS }
-                    track?.add(fusion.location.latest)
-                    if options.json { output.write(Wire.line(Wire.Fix(sensor: sensor, fix: f))) }
-                case let .degraded(sensor, message, timeS):
-                    let line = "\(sensor) degraded at t=\(formatFixed(timeS, digits: 2)) s: \(message); retrying"
-                    if options.json {
-                        output.write(Wire.line(Wire.Notice(messageClass: "DEGRADED", tS: timeS, sensor: sensor, message: message)))
-                    } else { notes.append(line) }
-                    errors.write(line)
-                case let .recovered(sensor, timeS):
-                    let line = "\(sensor) recovered at t=\(formatFixed(timeS, digits: 2)) s"
-                    if options.json {
-                        output.write(Wire.line(Wire.Notice(messageClass: "RECOVERED", tS: timeS, sensor: sensor, message: "delivering again")))
-                    } else { notes.append(line) }
-                    errors.write(line)
-                case .motionWake: break   // the scheduler consumes it (ScheduledSampling.observe)
-                }
-            }
-            }
-            var planChanged = false
-            var delivered: DeliveredLocation?
-            if scheduling != nil {
-                if case .changed(let failures) = scheduling?.update(engine: &engine, timeS: t), let s = scheduling {
-                    planChanged = true
-                    if options.json { output.write(Wire.line(Wire.Plan(s, timeS: t, failures: failures))) }
-                    for f in failures {
-                        let line = "\(f.sensor) reconfiguration failed at t=\(formatFixed(t, digits: 2)) s, rolled back: \(f.message)"
-                        if !options.json { notes.append(line) }
-                        errors.write(line)
-                    }
-                }
-                let inputs = scheduling?.scheduler.inputs
-                delivered = delivery?.offer(fusion.location.latest, timeS: t, stationary: inputs?.motion == .stationary,
-                                            receiverOff: scheduling?.receiverState == .off)
-                if options.json, let d = delivered { output.write(Wire.line(Wire.Delivery(d))) }
-                if let stepped {
-                    stepped(RunStep(timeS: t, context: fusion.context, heading: fusion.orientation.heading,
-                                    location: fusion.location.latest, delivered: delivered, delivery: delivery, scheduling: scheduling,
-                                    planChanged: planChanged, lastFixTimeS: lastFixTimeS, statuses: engine.statuses))
-                }
-            }
-            if let world = runtime.world, recorder != nil { recorder?.add(truth: world.truthRow, timeS: t) }
-            if t >= nextStatusS {
-                nextStatusS += 1
-                lastStatusS = t
-                if options.json { output.write(Wire.line(status(t, engine, runtime, scheduling))) }
-                if options.json, let l = fusion.location.latest { output.write(Wire.line(Wire.Location(l))) }
-                if let e = recorder?.error { errors.write(e); recorder = nil }
-            }
-            if !options.json {
-                let now = clock.nowS()
-                if now >= nextRedrawWallS {
-                    nextRedrawWallS = now + (options.isTerminal ? 0.25 : 1.0)
-                    output.writeRaw(view.frame(view.render(timeS: t, statuses: engine.statuses, truth: runtime.world?.truthSummary, fusion: fusion.liveLines,
-                                                           plan: Self.planLines(scheduling, delivery, timeS: t), notes: notes)))
-                    output.flush()
-                }
-            } else if speed > 0 {
-                output.flush()
-            }
-        }
-        recorder?.close()
-        if let e = recorder?.error { errors.write(e) }
+        defer { watcher.cancel() }
+        let paced = options.speed > 0 || configuration.board.sensors.contains { $0.bus != .simulated }
         if options.json {
-            if lastStatusS != lastStepS { output.write(Wire.line(status(lastStepS, engine, runtime, scheduling))) }
+            let demand = readerDemand ?? Demand(client: "run")
+            let stream = session.messages(options.classes, demand: demand,
+                                          options: SubscriptionOptions(client: demand.client, buffering: .lossless(4096)))
+            await session.start()
+            for await message in stream {
+                output.write(message.line)
+                if let line = Self.errorLine(message) { errors.write(line) }
+                if paced { output.flush() }
+                if output.isBroken { await session.stop(); break }
+            }
         } else {
-            output.writeRaw(view.frame(view.render(timeS: lastStepS, statuses: engine.statuses, truth: runtime.world?.truthSummary, fusion: fusion.liveLines,
-                                                   plan: Self.planLines(scheduling, delivery, timeS: lastStepS), notes: notes)))
+            var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
+            let stream = session.statusUpdates(periodS: options.isTerminal ? 0.25 : 1, demand: readerDemand ?? Demand(client: "run"))
+            await session.start()
+            var notesShown = 0
+            var last: SessionStatus?
+            for await status in stream {
+                notesShown = Self.writeNewNotes(status, shown: notesShown, to: errors)
+                output.writeRaw(view.frame(view.render(timeS: status.timeS, statuses: status.sources, truth: status.truth,
+                                                       fusion: status.fusionLines, plan: status.planLines, notes: status.notes)))
+                output.flush()
+                last = status
+                if output.isBroken { await session.stop(); break }
+            }
+            await session.waitUntilEnded()
+            let final = await session.status
+            _ = Self.writeNewNotes(final, shown: notesShown, to: errors)
+            if last?.timeS != final.timeS || last == nil {
+                output.writeRaw(view.frame(view.render(timeS: final.timeS, statuses: final.sources, truth: final.truth,
+                                                       fusion: final.fusionLines, plan: final.planLines, notes: final.notes)))
+            }
         }
+        await session.waitUntilEnded()
         output.flush()
-        if let r = recorder { errors.write("recorded \(r.rowCount) rows to \(r.path)") }
-        if let track {
-            do throws(TrackExportError) { try track.write() } catch {
-                errors.write(error.description)
-                return 1
-            }
-        }
-        guard everDelivered else {
-            errors.write("no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
-            return 1
-        }
-        return 0
+        let problems = await session.endProblems
+        if let path = options.recordPath, let rows = await session.recordedRowCount { errors.write("recorded \(rows) rows to \(path)") }
+        for p in problems { errors.write(p) }
+        return problems.isEmpty ? 0 : 1
     }
 
-    /// The plan's lines and the delivery line for the live view (none in an unscheduled run).
-    static func planLines(_ scheduling: ScheduledSampling?, _ delivery: LocationDelivery?, timeS: Double) -> [String] {
-        guard let scheduling else { return [] }
-        return scheduling.liveLines + (delivery?.liveLine(atS: timeS).map { ["          " + $0] } ?? [])
+    /// The line for standard error a wire message calls for (a sensor degraded or recovered, a reconfiguration rolled
+    /// back), as the live view says it.
+    static func errorLine(_ message: Wire.Message) -> String? {
+        switch message {
+        case .notice(let n) where n.class == "DEGRADED":
+            "\(n.sensor) degraded at t=\(formatFixed(n.tS, digits: 2)) s: \(n.message); retrying"
+        case .notice(let n) where n.class == "RECOVERED":
+            "\(n.sensor) recovered at t=\(formatFixed(n.tS, digits: 2)) s"
+        case .plan(let p) where p.failures != nil:
+            (p.failures ?? []).map { "reconfiguration failed at t=\(formatFixed(p.tS, digits: 2)) s, rolled back: \($0)" }
+                .joined(separator: "\n")
+        default: nil
+        }
     }
 
-    private func status(_ t: Double, _ engine: Engine, _ runtime: BoardRuntime, _ scheduling: ScheduledSampling?) -> Wire.Status {
-        let sensors = engine.statuses.map { s -> Wire.Status.Sensor in
-            var message: String?
-            let health: String
-            switch s.health {
-            case .ok: health = "ok"
-            case .starting: health = "starting"
-            case .degraded(let m): health = "degraded"; message = m
-            }
-            return .init(id: s.id, health: health, message: message, rateHz: (s.measuredRateHz * 10).rounded() / 10,
-                         samples: s.samples, failures: s.failures)
-        }
-        return Wire.Status(tS: t, sensors: sensors, degraded: sensors.filter { $0.health == "degraded" }.map(\.id),
-                           truth: runtime.world?.truthSummary, plan: scheduling.map(Wire.PlanSummary.init))
+    /// Writes the status's notes not written yet; returns how many have been written in all.
+    static func writeNewNotes(_ status: SessionStatus, shown: Int, to errors: LineOutput) -> Int {
+        let fresh = min(status.noteCount - shown, status.notes.count)
+        for line in status.notes.suffix(max(0, fresh)) { errors.write(line) }
+        return status.noteCount
     }
 }
 

@@ -136,19 +136,20 @@ public struct SchedulingEvaluation {
                            demandName: String, durationS: Double? = nil, battery: BatteryModel = BatteryModel(),
                            timeline: ((TimelineRow) -> Void)? = nil) throws(JobError) -> Summary {
         guard let sc = Scenario.named(scenario) else { throw JobError("scenario \(scenario) is unknown") }
-        var options = RunOptions(board: board, scenario: scenario, durationS: durationS ?? sc.totalDurationS + 60, seed: seed,
-                                 speed: 0, scheduling: configuration)
         // The board's calibration, as `lodestone run` finds it (calibration/<board>.json).
-        options.fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: false)
-        var world: SimulatedWorld?
+        var fusion = FusionConfiguration()
+        fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: false)
+        // The loop `lodestone run` runs (its demands stand for the whole run), as fast as it goes.
+        let session = SessionConfiguration(board: board, scenario: scenario, seed: seed, durationS: durationS ?? sc.totalDurationS + 60,
+                                           speed: 0, fusion: fusion, scheduling: configuration)
+        var core: SessionCore
+        do { core = try SessionCore(configuration: session) } catch { throw JobError(error.description) }
+        guard let world = core.runtime.world else { throw JobError("the board \(board.name) is not simulated") }
         var evaluation = SchedulingEvaluation(demand: CombinedDemand(configuration.demands))
-        let job = RunJob(options: options)
-        let code = try job.run(output: DiscardingOutput(), errors: DiscardingOutput(), clock: ManualClock(), shouldStop: { false },
-                               assembled: { world = $0.world }, stepped: { step in
-                                   guard let w = world else { return }
-                                   evaluation.observe(step, truth: w.board.truth, timeline: timeline)
-                               })
-        guard code == 0 else { throw JobError("the run of \(configuration.policy) on \(scenario) failed (exit \(code))") }
+        core.runToEnd(afterStep: { core in
+            evaluation.observe(RunStep(core), truth: world.board.truth, timeline: timeline)
+        })
+        if !core.state.everDelivered { throw JobError("the run of \(configuration.policy) on \(scenario) delivered nothing") }
         return evaluation.summary(policy: configuration.policy, demandName: demandName, scenario: scenario, seed: seed,
                                   baselineMilliWatt: configuration.boardBaselineMilliWatt, battery: battery)
     }

@@ -41,3 +41,13 @@ public enum MonotonicClock {
         _ = Syscalls.sleep(until: deadline)
     }
 }
+
+/// The system's wall clock (UTC; it can step, as when NTP corrects it).
+public enum RealtimeClock {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public static func unixS() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+}

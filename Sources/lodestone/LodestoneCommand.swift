@@ -3,7 +3,7 @@ import Foundation
 import LodestoneEngine
 
 @main
-struct LodestoneCommand: ParsableCommand {
+struct LodestoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lodestone",
         abstract: "Sensor fusion for Linux boards: magnetometers, barometers, IMUs and GNSS on real buses.",

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import LodestoneEngine
 import LodestoneLinux
+import LodestoneWire
 
-struct Run: ParsableCommand {
+struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the engine: read every sensor of the board at its rate (default: the simulated board).",
         discussion: """
@@ -18,6 +19,8 @@ struct Run: ParsableCommand {
     @Option(help: "Stop after this many seconds of engine time.") var duration: Double?
     @Option(help: "Seed of the simulated board's noise, for reproducible runs.") var seed: UInt64 = 1
     @Flag(help: "One JSON object per line instead of the live view.") var json = false
+    @Option(help: ArgumentHelp("With --json: the message classes to write, comma-separated (default: all but SAMPLE).",
+                               valueName: "A,B,…")) var classes: String?
     @Option(help: "Record a trace to this file (.csv or .csv.gz).") var record: String?
     @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster, 0 = as fast as possible.") var speed: Double = 1
     @OptionGroup var calibration: CalibrationSelection
@@ -34,7 +37,7 @@ struct Run: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let path = board ?? defaultBoardPath()
         let description: BoardDescription
         do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
@@ -45,12 +48,15 @@ struct Run: ParsableCommand {
         options.fusion.calibration = calibration.configuration(board: description)
         motion.apply(to: &options.fusion)
         options.scheduling = scheduler.configuration()
+        if let c = classes {
+            do { options.classes = try Wire.Class.parseList(c) } catch { fail("--classes: \(error.message)") }
+        }
         let stop = StopSignal.install()
         let out = StandardOutput()
         do {
-            let code = try RunJob(options: options).run(output: out, errors: standardErrorOutput(), clock: SystemClock(),
-                                                        shouldStop: { stop.requested || out.isBroken },
-                                                        systemBattery: SchedulerOptions.systemBattery)
+            let code = try await RunJob(options: options).run(output: out, errors: standardErrorOutput(),
+                                                              shouldStop: { stop.requested },
+                                                              systemBattery: SchedulerOptions.systemBattery)
             if code != 0 { throw ExitCode(code) }
         } catch let e as JobError { fail(e.message) }
     }

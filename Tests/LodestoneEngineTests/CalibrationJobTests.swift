@@ -105,10 +105,10 @@ enum CalibrationFixtures {
     /// A recording of the simulated person's magnetometer motion (`lodestone run --record`), gzip.
     static func recordMotion(in dir: ScratchDirectory, seed: UInt64) throws -> String {
         let trace = dir.file("motion-\(seed).csv.gz")
-        let status = try RunJob(options: RunOptions(board: try F.board, scenario: "calibrate-mag", durationS: 50, seed: seed, json: true,
-                                                    recordPath: trace, speed: 0))
-            .run(output: CapturedOutput(), errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
-        #expect(status == 0)
+        // What `lodestone run --record` runs, driven directly: the session's loop, unscheduled, as fast as it goes.
+        var core = try SessionCore(configuration: SessionConfiguration(board: try F.board, scenario: "calibrate-mag", seed: seed,
+                                                                       durationS: 50, speed: 0, scheduling: nil, recordPath: trace))
+        #expect(core.runToEnd().isEmpty)
         return trace
     }
 
@@ -374,12 +374,12 @@ enum CalibrationFixtures {
     }
 
     /// `run --json` says which calibration it applies, right after BOARD.
-    @Test func runAnnouncesItsCalibration() throws {
+    @Test func runAnnouncesItsCalibration() async throws {
         let board = try F.board
         var options = RunOptions(board: board, durationS: 1, json: true, speed: 0)
         options.fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: repositoryRoot.appendingPathComponent("calibration/simulated.json").path, disabled: false)
         let out = CapturedOutput()
-        _ = try RunJob(options: options).run(output: out, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
+        _ = try await RunJob(options: options).run(output: out, errors: CapturedOutput())
         let message = try JSONSerialization.jsonObject(with: Data(out.lines[2].utf8)) as? [String: Any]
         #expect(message?["class"] as? String == "CALIBRATION")
         #expect((message?["path"] as? String)?.hasSuffix("calibration/simulated.json") == true)

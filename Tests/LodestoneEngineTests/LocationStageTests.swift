@@ -33,10 +33,11 @@ import Testing
     /// Records 90 s of the simulated `drive` and returns the trace path (reused by the tests below).
     static let recording: String = {
         let path = temporary("drive.csv")
-        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 90,
-                                 seed: 5, recordPath: path, speed: 0)
-        _ = try? RunJob(options: options).run(output: CapturedOutput(), errors: CapturedOutput(), clock: ManualClock(),
-                                              shouldStop: { false })
+        // What `lodestone run --record` runs, driven directly: the session's loop, unscheduled, as fast as it goes.
+        let configuration = SessionConfiguration(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", seed: 5,
+                                                 durationS: 90, speed: 0, scheduling: nil, recordPath: path)
+        var core = try? SessionCore(configuration: configuration)
+        core?.runToEnd()
         return path
     }()
 
@@ -127,11 +128,11 @@ import Testing
     }
 
     /// `run --json` streams the fused location once a second, units in the keys, unknown values omitted.
-    @Test func runStreamsLocationMessages() throws {
+    @Test func runStreamsLocationMessages() async throws {
         let output = CapturedOutput()
         let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 6,
                                  json: true, speed: 0)
-        #expect(try RunJob(options: options).run(output: output, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false }) == 0)
+        #expect(try await RunJob(options: options).run(output: output, errors: CapturedOutput()) == 0)
         let messages = output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .filter { $0["class"] as? String == "LOCATION" }
         #expect(messages.count >= 3)
@@ -144,12 +145,12 @@ import Testing
     }
 
     /// Export to a directory that does not exist fails before the run starts, in one line.
-    @Test func exportToAnUnwritablePlaceFailsUpFront() throws {
+    @Test func exportToAnUnwritablePlaceFailsUpFront() async throws {
         let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), durationS: 1, speed: 0,
                                  export: .init(gpx: "/nonexistent-dir/track.gpx"))
         let output = CapturedOutput()
-        #expect(throws: JobError.self) {
-            _ = try RunJob(options: options).run(output: output, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
+        await #expect(throws: JobError.self) {
+            _ = try await RunJob(options: options).run(output: output, errors: CapturedOutput())
         }
         #expect(output.lines.isEmpty)
     }

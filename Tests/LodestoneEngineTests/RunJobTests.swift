@@ -1,4 +1,5 @@
 import Foundation
+import LodestoneWire
 import Testing
 import LodestoneCore
 import LodestoneSimulation
@@ -12,14 +13,14 @@ import LodestoneSimulation
         (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
     }
 
-    @Test func jsonStreamStartsWithVersionAndBoardAndCarriesEverySensor() throws {
+    @Test func jsonStreamStartsWithVersionAndBoardAndCarriesEverySensor() async throws {
         let board = try BoardDescription.load(path: Self.simulatedBoardPath)
         let out = CapturedOutput(), err = CapturedOutput()
-        let code = try RunJob(options: RunOptions(board: board, durationS: 3, seed: 7, json: true, speed: 1))
-            .run(output: out, errors: err, clock: ManualClock(), shouldStop: { false })
+        let code = try await RunJob(options: RunOptions(board: board, durationS: 3, seed: 7, json: true, speed: 0, classes: Set(Wire.Class.allCases)))
+            .run(output: out, errors: err)
         #expect(code == 0)
         #expect(decode(out.lines[0])["class"] as? String == "VERSION")
-        #expect(decode(out.lines[0])["protocol"] as? Int == 1)
+        #expect(decode(out.lines[0])["protocol"] as? Int == Wire.protocolVersion)
         #expect(decode(out.lines[1])["class"] as? String == "BOARD")
         let samples = out.lines.map(decode).filter { $0["class"] as? String == "SAMPLE" }
         let bySensor = Dictionary(grouping: samples) { $0["sensor"] as? String ?? "" }
@@ -44,33 +45,31 @@ import LodestoneSimulation
         #expect(err.lines.isEmpty)
     }
 
-    @Test func sameSeedGivesTheSameRunAndAnotherSeedDoesNot() throws {
+    @Test func sameSeedGivesTheSameRunAndAnotherSeedDoesNot() async throws {
         let board = try BoardDescription.load(path: Self.simulatedBoardPath)
-        func run(_ seed: UInt64) throws -> [String] {
+        func run(_ seed: UInt64) async throws -> [String] {
             let out = CapturedOutput()
-            _ = try RunJob(options: RunOptions(board: board, durationS: 2, seed: seed, json: true, speed: 0))
-                .run(output: out, errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
+            _ = try await RunJob(options: RunOptions(board: board, durationS: 2, seed: seed, json: true, speed: 0, classes: Set(Wire.Class.allCases)))
+                .run(output: out, errors: CapturedOutput())
             return out.lines
         }
-        #expect(try run(3) == run(3))
-        #expect(try run(3) != run(4))
+        #expect(try await run(3) == run(3))
+        #expect(try await run(3) != run(4))
     }
 
     /// A chip that vanishes mid-run: one line when it goes, one when it is back, the other sensors never stop,
     /// and the recording keeps every row.
-    @Test func chipThatVanishesMidRunIsReportedOnceAndTheRestKeepsRunning() throws {
+    @Test func chipThatVanishesMidRunIsReportedOnceAndTheRestKeepsRunning() async throws {
         let board = try BoardDescription.load(path: Self.simulatedBoardPath)
         let out = CapturedOutput(), err = CapturedOutput()
-        let clock = ManualClock()
         let record = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-vanish-\(getpid()).csv").path
         defer { try? FileManager.default.removeItem(atPath: record) }
-        var bus: SimulatedBus?
-        let code = try RunJob(options: RunOptions(board: board, durationS: 10, seed: 1, json: true, recordPath: record, speed: 1))
-            .run(output: out, errors: err, clock: clock, shouldStop: {
-                // The BMP280 (0x76) is gone from t = 3 s to t = 6 s.
-                bus?.setPresent(!(3.0..<6.0).contains(clock.timeS), address: 0x76)
-                return false
-            }, assembled: { bus = $0.world?.board.bus })
+        var options = RunOptions(board: board, durationS: 10, seed: 1, json: true, recordPath: record, speed: 0)
+        options.classes = Set(Wire.Class.allCases)
+        let code = try await RunJob(options: options).run(output: out, errors: err, beforeEachStep: { core, t in
+            // The BMP280 (0x76) is gone from t = 3 s to t = 6 s.
+            core.runtime.world?.board.bus.setPresent(!(3.0..<6.0).contains(t), address: 0x76)
+        })
         #expect(code == 0)
         let messages = out.lines.map(decode)
         let degraded = messages.filter { $0["class"] as? String == "DEGRADED" }
@@ -98,20 +97,20 @@ import LodestoneSimulation
         #expect(baroRows > 150 && baroRows < 251 - 70)
     }
 
-    @Test func unknownScenarioIsOneLine() throws {
+    @Test func unknownScenarioIsOneLine() async throws {
         let board = try BoardDescription.load(path: Self.simulatedBoardPath)
-        #expect(throws: JobError.self) {
-            try RunJob(options: RunOptions(board: board, scenario: "moonwalk", durationS: 1))
-                .run(output: CapturedOutput(), errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
+        await #expect(throws: JobError.self) {
+            try await RunJob(options: RunOptions(board: board, scenario: "moonwalk", durationS: 1))
+                .run(output: CapturedOutput(), errors: CapturedOutput())
         }
     }
 
-    @Test func aBoardWhoseBusDoesNotExistFailsWithOneLineNamingIt() throws {
+    @Test func aBoardWhoseBusDoesNotExistFailsWithOneLineNamingIt() async throws {
         let json = #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"baro","chip":"bmp280","bus":{"i2c":"/dev/i2c-97"},"rateHz":10}]}"#
         let board = try BoardDescription.parse(Data(json.utf8), path: "x.json")
         do {
-            _ = try RunJob(options: RunOptions(board: board, durationS: 1))
-                .run(output: CapturedOutput(), errors: CapturedOutput(), clock: ManualClock(), shouldStop: { false })
+            _ = try await RunJob(options: RunOptions(board: board, durationS: 1))
+                .run(output: CapturedOutput(), errors: CapturedOutput())
             Issue.record("no error")
         } catch {
             #expect(error.message.contains("/dev/i2c-97"))

@@ -160,12 +160,12 @@ import LodestoneScheduler
         (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
     }
 
-    @Test func jsonCarriesEveryPlanChangeWithItsCausesThePlanInEachStatusAndDeliveredLocationsWithTheirAge() throws {
+    @Test func jsonCarriesEveryPlanChangeWithItsCausesThePlanInEachStatusAndDeliveredLocationsWithTheirAge() async throws {
         let board = try BoardDescription.load(path: RunJobTests.simulatedBoardPath)
         var options = RunOptions(board: board, scenario: "stop-and-go", durationS: 140, seed: 2, json: true, speed: 0)
         options.scheduling = SchedulingConfiguration(battery: .simulated(capacityMilliAmpHour: 2000, levelFraction: 0.8))
         let out = CapturedOutput(), err = CapturedOutput()
-        #expect(try RunJob(options: options).run(output: out, errors: err, clock: ManualClock(), shouldStop: { false }) == 0)
+        #expect(try await RunJob(options: options).run(output: out, errors: err) == 0)
         let messages = out.lines.map(decode)
         let plans = messages.filter { $0["class"] as? String == "PLAN" }
         #expect(plans.count >= 2)
@@ -185,12 +185,12 @@ import LodestoneScheduler
         #expect(deliveries.allSatisfy { $0["age_s"] is Double && $0["stale"] is Bool && $0["location"] is [String: Any] })
     }
 
-    @Test func liveViewShowsThePlanItsDrawAndWhy() throws {
+    @Test func liveViewShowsThePlanItsDrawAndWhy() async throws {
         let board = try BoardDescription.load(path: RunJobTests.simulatedBoardPath)
         var options = RunOptions(board: board, scenario: "stop-and-go", durationS: 20, seed: 2, speed: 0)
         options.scheduling = SchedulingConfiguration(policy: "raps", battery: .none)
         let out = CapturedOutput(), err = CapturedOutput()
-        #expect(try RunJob(options: options).run(output: out, errors: err, clock: ManualClock(), shouldStop: { false }) == 0)
+        #expect(try await RunJob(options: options).run(output: out, errors: err) == 0)
         let text = out.raw
         #expect(text.contains("plan      raps #"))
         #expect(text.contains(" mA / ") && text.contains(" mAh"))

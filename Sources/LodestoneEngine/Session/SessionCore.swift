@@ -1,0 +1,322 @@
+import LodestoneCore
+import LodestoneFusion
+import LodestoneLocation
+import LodestoneMotion
+import LodestoneScheduler
+import LodestoneWire
+
+/// The package's one run loop, synchronous: each `step(at:)` reads the sensors due, fuses what they said, lets the
+/// scheduler re-plan and apply its plan, records, and hands each subscriber what it asked for.
+///
+/// `Session` (an actor) runs it on its own task, paced by a clock; the evaluation harnesses and the calibration feed
+/// drive it directly, as fast as it goes. Neither holds a second copy of the loop.
+///
+/// A step allocates nothing unless a subscriber is handed an update (or the plan changes): subscribers are kept in
+/// one array per kind, and each decides from the fused state whether it has something new before anything is built
+/// (benchmark `Session.stepWithSubscribers`).
+public struct SessionCore {
+    /// The assembled board (sources and, on the simulated board, its world).
+    public let runtime: BoardRuntime
+    public let configuration: SessionConfiguration
+    /// The sampling engine.
+    public private(set) var engine: Engine
+    /// What fusion, the scheduler and the subscribers hold.
+    public private(set) var state: State
+
+    /// Everything but the engine (a separate value, so that one step can lend both out at once).
+    public struct State {
+        public internal(set) var fusion: FusionPipeline
+        /// The scheduler glue (`nil`: unscheduled).
+        public internal(set) var scheduling: ScheduledSampling?
+        /// Location delivery for the combined demand of every client (what the live view and the harness report).
+        public internal(set) var delivery: LocationDelivery?
+        /// The location delivered at the last step, if any.
+        public internal(set) var deliveredAtLastStep: DeliveredLocation?
+        /// A new plan was applied at the last step.
+        public internal(set) var planChangedAtLastStep = false
+        /// Time of the latest receiver fix with a position, s.
+        public internal(set) var lastFixTimeS: Double?
+        /// Session time of the last step, s.
+        public internal(set) var timeS = 0.0
+        /// At least one sensor delivered something.
+        public internal(set) var everDelivered = false
+        /// The latest degraded/recovered/reconfiguration lines (at most `noteCapacity`, newest last).
+        public internal(set) var notes: [String] = []
+        /// Notes made since the start (the first `noteCount - notes.count` are no longer kept).
+        public internal(set) var noteCount = 0
+        /// The last accelerometer and gyroscope readings (board axes, as read).
+        var lastAccelerationMps2: Vector3?
+        var lastAngularVelocityRadS: Vector3?
+        var recorder: TraceRecorder?
+        var track: TrackExport?
+        var standingDemands: [Demand]
+        let utcAtStartS: Double?
+        let header: [Wire.Message]
+
+        /// The UTC of session time `t` as ISO 8601, when the session knows the date.
+        func utc(_ t: Double) -> String? { utcAtStartS.map { TrackExport.isoTime($0 + t) } }
+    }
+
+    /// How many notes the live view keeps.
+    public static let noteCapacity = 8
+
+    let registry: SubscriptionRegistry
+    /// The subscribers, one array per kind.
+    var subscribers = Subscribers()
+    private var lastStepS = 0.0
+    private var finished = false
+
+    /// Assembles the board and the fusion pipeline, the scheduler and the recorder of `configuration`.
+    /// - Throws: `SessionError.setup` saying what could not be opened or is unknown.
+    public init(configuration: SessionConfiguration) throws(SessionError) {
+        try self.init(configuration: configuration, registry: SubscriptionRegistry())
+    }
+
+    init(configuration c: SessionConfiguration, registry: SubscriptionRegistry) throws(SessionError) {
+        self.configuration = c
+        self.registry = registry
+        do {
+            runtime = try BoardRuntime.assemble(c.board, seed: c.seed, scenario: c.scenario)
+        } catch { throw .setup(error.message) }
+        engine = Engine(sources: runtime.sources)
+        var scheduling: ScheduledSampling?
+        var delivery: LocationDelivery?
+        if let s = c.scheduling {
+            do {
+                scheduling = try ScheduledSampling(sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
+                                                   configuration: s, systemBattery: c.systemBattery)
+            } catch { throw .setup(error.message) }
+            delivery = LocationDelivery(demand: scheduling?.scheduler.inputs.demand.location)
+        }
+        var recorder: TraceRecorder?
+        if let path = c.recordPath {
+            do { recorder = try TraceRecorder(path: path) } catch { throw .setup(error.description) }
+        }
+        var track: TrackExport?
+        if let paths = c.export {
+            do throws(TrackExportError) { track = try TrackExport(paths: paths, name: c.board.name) } catch {
+                throw .setup(error.description)
+            }
+        }
+        let isSimulated = runtime.world != nil
+        let utc = c.utcAtStartS ?? runtime.world.map { UTCCalendar.unixSeconds(decimalYear: $0.board.scenario.startDecimalYear) }
+        var board = Wire.Board()
+        board.name = c.board.name
+        board.path = c.board.path
+        board.sensors = runtime.sources.map { .init(id: $0.id, label: $0.label, rateHz: $0.rateHz) }
+        board.scenario = runtime.world?.scenarioName
+        board.seed = isSimulated ? c.seed : nil
+        board.time = utc.map(TrackExport.isoTime)
+        var calibration = Wire.Calibration(c.fusion.calibration)
+        calibration.time = board.time
+        let header: [Wire.Message] = [.version(Wire.Version(release: Lodestone.version, time: board.time)), .board(board),
+                                      .calibration(calibration)]
+        state = State(fusion: FusionPipeline(configuration: c.fusion), scheduling: scheduling, delivery: delivery,
+                      recorder: recorder, track: track, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
+                      header: header)
+    }
+
+    /// Whether the loop has ended (duration over, no source left to read, or `finish()` called).
+    public var isFinished: Bool { finished }
+
+    /// When the next step is due, s; `nil` when the loop has ended.
+    public var nextStepTimeS: Double? {
+        guard !finished else { return nil }
+        let due = engine.nextDueS
+        // A scheduled session steps at least once a second: the scheduler's timers run even while every sensor sleeps.
+        let t = state.scheduling == nil ? due : min(due, lastStepS + ScheduledSampling.heartbeatS)
+        guard t.isFinite, t <= (configuration.durationS ?? .infinity) + 1e-9 else { return nil }
+        return t
+    }
+
+    /// Runs one step at `t` (`nextStepTimeS`): takes new subscriptions and drops ended ones, reads what is due, fuses
+    /// it, re-plans, records and delivers. `onEvent` sees each engine event first (the calibration feed).
+    public mutating func step(at t: Double, onEvent: (Engine.Event) -> Void = { _ in }) {
+        lastStepS = t
+        Self.updateSubscriptions(&state, &subscribers, registry: registry, timeS: t)
+        Self.stepEngine(&engine, &state, &subscribers, runtime: runtime, at: t, onEvent: onEvent)
+        Self.afterStep(&engine, &state, &subscribers, runtime: runtime, at: t)
+    }
+
+    /// Runs every step until the duration is over or `shouldStop()` says so, without pacing (harnesses, tests), and
+    /// returns what `finish()` returns.
+    @discardableResult
+    public mutating func runToEnd(shouldStop: () -> Bool = { false }, afterStep: (SessionCore) -> Void = { _ in }) -> [String] {
+        while !shouldStop(), let t = nextStepTimeS {
+            step(at: t)
+            afterStep(self)
+        }
+        return finish()
+    }
+
+    /// Ends the loop: the last STATUS to message subscribers, every stream finished, the recording closed and the
+    /// track written. Returns the problems met (recording or export errors, no sensor ever delivering), one line each.
+    @discardableResult
+    public mutating func finish() -> [String] {
+        guard !finished else { return [] }
+        finished = true
+        var problems: [String] = []
+        // Subscriptions that joined after the last step still get their header and status.
+        Self.updateSubscriptions(&state, &subscribers, registry: registry, timeS: lastStepS)
+        subscribers.finish(state: state, engine: engine, runtime: runtime, lastStepS: lastStepS)
+        state.recorder?.close()
+        if let e = state.recorder?.error { problems.append(e) }
+        if let track = state.track {
+            do throws(TrackExportError) { try track.write() } catch { problems.append(error.description) }
+        }
+        if !state.everDelivered {
+            problems.append("no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
+        }
+        return problems
+    }
+
+    /// The live view's lines for the plan and the combined delivery (none when unscheduled).
+    public var planLines: [String] { state.planLines }
+
+    /// A snapshot for status consumers (the live view, the quiet log).
+    public var status: SessionStatus { SessionStatus(self) }
+
+    /// The wire's STATUS message now.
+    public var statusMessage: Wire.Status { Self.statusMessage(state: state, engine: engine, runtime: runtime, timeS: state.timeS) }
+
+    // MARK: - The step
+
+    private static func stepEngine(_ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double,
+                                   onEvent: (Engine.Event) -> Void) {
+        state.timeS = t
+        guard t >= engine.nextDueS - 1e-9 else {
+            runtime.world?.advance(toTimeS: t)   // a heartbeat between sensor reads: the world moves, nothing is read
+            return
+        }
+        engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { event in
+            onEvent(event)
+            state.scheduling?.observe(event)
+            switch event {
+            case let .reading(sensor, r):
+                state.everDelivered = true
+                state.recorder?.add(r, from: sensor)
+                if let a = r.accelerationMps2 { state.lastAccelerationMps2 = a }
+                if let g = r.angularVelocityRadS { state.lastAngularVelocityRadS = g }
+                state.fusion.process(FusionSample(reading: r, sensor: sensor))
+                state.scheduling?.observe(activity: state.fusion.context.activity, timeS: r.timeS)
+                state.track?.add(state.fusion.location.latest)
+                subscribers.offer(reading: r, sensor: sensor, state: state)
+            case let .fix(sensor, f):
+                state.everDelivered = true
+                state.recorder?.add(f)
+                state.fusion.process(FusionSample(reading: SensorReading(timeS: f.timeS), fix: f))
+                if f.hasPosition { state.lastFixTimeS = f.timeS }
+                state.track?.add(state.fusion.location.latest)
+                subscribers.offer(fix: f, sensor: sensor, state: state)
+            case let .degraded(sensor, message, timeS):
+                state.note("\(sensor) degraded at t=\(formatFixed(timeS, digits: 2)) s: \(message); retrying")
+                subscribers.offer(notice: Wire.Notice(messageClass: "DEGRADED", tS: timeS, time: state.utc(timeS), sensor: sensor,
+                                                            message: message))
+            case let .recovered(sensor, timeS):
+                state.note("\(sensor) recovered at t=\(formatFixed(timeS, digits: 2)) s")
+                subscribers.offer(notice: Wire.Notice(messageClass: "RECOVERED", tS: timeS, time: state.utc(timeS), sensor: sensor,
+                                                            message: "delivering again"))
+            case .motionWake: break   // the scheduler consumes it (ScheduledSampling.observe)
+            }
+        }
+    }
+
+    private static func afterStep(_ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double) {
+        state.planChangedAtLastStep = false
+        state.deliveredAtLastStep = nil
+        var failures: [SourceError] = []
+        if state.scheduling != nil {
+            if case .changed(let f) = state.scheduling?.update(engine: &engine, timeS: t) {
+                state.planChangedAtLastStep = true
+                failures = f
+                for e in f {
+                    state.note("\(e.sensor) reconfiguration failed at t=\(formatFixed(t, digits: 2)) s, rolled back: \(e.message)")
+                }
+            }
+            let inputs = state.scheduling?.scheduler.inputs
+            state.deliveredAtLastStep = state.delivery?.offer(state.fusion.location.latest, timeS: t,
+                                                              stationary: inputs?.motion == .stationary,
+                                                              receiverOff: state.scheduling?.receiverState == .off)
+        }
+        if let world = runtime.world, state.recorder != nil { state.recorder?.add(truth: world.truthRow, timeS: t) }
+        if let e = state.recorder?.error { state.note(e); state.recorder = nil }
+        subscribers.afterStep(state: state, engine: engine, runtime: runtime, timeS: t, planFailures: failures)
+    }
+
+    private static func updateSubscriptions(_ state: inout State, _ subscribers: inout Subscribers, registry: SubscriptionRegistry, timeS: Double) {
+        var changed = subscribers.pruneEnded()
+        if let added = registry.take() {
+            for request in added { subscribers.add(request, state: state, timeS: timeS) }
+            changed = true
+        }
+        guard changed, state.scheduling != nil else { return }
+        state.scheduling?.setDemands(state.standingDemands + subscribers.demands, timeS: timeS)
+        state.delivery?.demand = state.scheduling?.scheduler.inputs.demand.location
+    }
+
+    static func statusMessage(state: State, engine: Engine, runtime: BoardRuntime, timeS: Double) -> Wire.Status {
+        var m = Wire.Status()
+        m.tS = timeS
+        m.time = state.utc(timeS)
+        m.sensors = engine.statuses.map(Wire.Status.Sensor.init)
+        m.degraded = m.sensors.filter { $0.health == "degraded" }.map(\.id)
+        m.truth = runtime.world?.truthSummary
+        m.plan = state.scheduling.map(Wire.PlanSummary.init)
+        return m
+    }
+}
+
+extension SessionCore.State {
+    /// The live view's lines for the plan and the combined delivery (none when unscheduled).
+    var planLines: [String] {
+        guard let scheduling else { return [] }
+        return scheduling.liveLines + (delivery?.liveLine(atS: timeS).map { ["          " + $0] } ?? [])
+    }
+
+    mutating func note(_ line: String) {
+        if notes.count >= SessionCore.noteCapacity { notes.removeFirst() }
+        notes.append(line)
+        noteCount += 1
+    }
+}
+
+/// What the live view and the quiet log show: a snapshot of the session once per period.
+public struct SessionStatus: Sendable {
+    /// Session time, s.
+    public var timeS: Double
+    /// Each source's health, rate and latest values.
+    public var sources: [Engine.SourceStatus]
+    /// The simulated board's truth.
+    public var truth: Wire.Status.Truth?
+    /// Fusion's live lines (orientation, altitude, activity, pedometer, location).
+    public var fusionLines: [String]
+    /// The plan's lines.
+    public var planLines: [String]
+    /// The latest notes (degraded, recovered, failed reconfigurations), and how many were made since the start.
+    public var notes: [String]
+    public var noteCount: Int
+    /// The wire's STATUS.
+    public var message: Wire.Status
+    /// The activity, the latest location's horizontal accuracy (95 %, m) and the heading's validity, for change logs.
+    public var activity: MotionActivity?
+    public var locationAccuracyM: Double?
+    public var headingAccuracyDeg: Double?
+    public var headingCalibrationNeeded: Bool
+
+    init(_ core: SessionCore) { self.init(state: core.state, engine: core.engine, runtime: core.runtime) }
+
+    init(state s: SessionCore.State, engine: Engine, runtime: BoardRuntime) {
+        timeS = s.timeS
+        sources = engine.statuses
+        truth = runtime.world?.truthSummary
+        fusionLines = s.fusion.liveLines
+        planLines = s.planLines
+        notes = s.notes
+        noteCount = s.noteCount
+        message = SessionCore.statusMessage(state: s, engine: engine, runtime: runtime, timeS: s.timeS)
+        activity = s.fusion.context.activity
+        locationAccuracyM = s.fusion.location.latest?.horizontalAccuracyM
+        headingAccuracyDeg = s.fusion.orientation.heading.map(\.headingAccuracyDeg)
+        headingCalibrationNeeded = s.fusion.orientation.heading?.calibrationNeeded ?? false
+    }
+}
