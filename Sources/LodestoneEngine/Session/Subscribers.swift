@@ -86,7 +86,7 @@ struct Subscribers {
         func prune<K, E>(_ list: inout [Subscriber<K, E>]) {
             var i = 0
             while i < list.count {
-                if list[i].buffer.isCancelled { list.remove(at: i); any = true } else { i += 1 }
+                if list[i].buffer.isCancelled || list[i].buffer.isFinished { list.remove(at: i); any = true } else { i += 1 }
             }
         }
         prune(&location); prune(&heading); prune(&deviceMotion); prune(&activity); prune(&pedometer); prune(&altitude)
@@ -157,10 +157,10 @@ struct Subscribers {
             for i in location.indices {
                 if let u = location[i].kind.offer(latest, timeS: t, stationary: stationary, receiverOff: receiverOff) {
                     location[i].buffer.push(u)
+                    // A one-shot request answered: its stream ends, and the next step drops it with its demand.
                     if location[i].kind.isDone { location[i].buffer.finish() }
                 }
             }
-            location.removeAll { $0.kind.isDone }
         }
         if !heading.isEmpty, let h = fusion.orientation.heading {
             for i in heading.indices where heading[i].kind.offer(h) { heading[i].buffer.push(HeadingUpdate(h)) }

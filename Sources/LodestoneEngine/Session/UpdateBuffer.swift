@@ -53,6 +53,7 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     let isLossless: Bool
     private let state: Mutex<State>
     private let cancelledFlag = Atomic<Bool>(false)
+    private let finishedFlag = Atomic<Bool>(false)
     private let dropped = Atomic<Int>(0)
     private let pushed = Atomic<Int>(0)
 
@@ -64,6 +65,8 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
 
     /// True once the consumer has gone (its loop ended or its task was cancelled).
     var isCancelled: Bool { cancelledFlag.load(ordering: .acquiring) }
+    /// True once the producer has finished the stream (a one-shot request answered, the session ended).
+    var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// Updates dropped because the consumer was behind.
     var droppedCount: Int { dropped.load(ordering: .relaxed) }
     /// Updates handed to the buffer (delivered, waiting or dropped later).
@@ -152,6 +155,7 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
             s.finished = true
             return (s.count == 0 ? s.waiting.take() : nil, s.spaceWaiter.take())
         }
+        finishedFlag.store(true, ordering: .releasing)
         w?.resume(returning: nil)
         space?.resume()
     }
