@@ -13,7 +13,7 @@ struct Run: ParsableCommand {
         \(BoardRuntime.scenarioNames.joined(separator: ", ")).
         """)
 
-    @Option(help: "Board file (JSON, see boards/README.md).") var board: String?
+    @Option(help: "Board file (JSON, see boards/README.md). Default: $LODESTONE_BOARD, /etc/lodestone/board.json, else the shipped simulated board.") var board: String?
     @Option(help: "Scenario of the simulated board (overrides the board file's).") var scenario: String?
     @Option(help: "Stop after this many seconds of engine time.") var duration: Double?
     @Option(help: "Seed of the simulated board's noise, for reproducible runs.") var seed: UInt64 = 1

@@ -25,11 +25,13 @@ enum CLI {
         return false
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, executable program: URL = executable) throws -> Result {
+    static func run(_ arguments: [String], stdin: String? = nil, executable program: URL = executable,
+                    directory: URL = repositoryRoot, environment: [String: String]? = nil) throws -> Result {
         let p = Process()
         p.executableURL = program
         p.arguments = arguments
-        p.currentDirectoryURL = repositoryRoot
+        p.currentDirectoryURL = directory
+        if let environment { p.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out
         p.standardError = err
