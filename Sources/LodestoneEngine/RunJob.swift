@@ -30,6 +30,8 @@ public struct RunOptions: Sendable {
     public var speed: Double
     /// Draw the live view in place (a terminal) rather than printing frames.
     public var isTerminal: Bool
+    /// The terminal's size, asked before every frame of the live view, which is fitted to it (`nil`: drawn unfitted).
+    public var terminalSize: (@Sendable () -> HumanView.Size?)?
     /// What fusion is told before it starts.
     public var fusion: FusionConfiguration
     /// Where to write the fused track when the run ends (GPX, GeoJSON).
@@ -117,7 +119,7 @@ public struct RunJob {
         } else if options.fusion.calibration.document != nil || options.fusion.calibration.disabled {
             errors.write(options.fusion.calibration.summary)
         }
-        var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
+        var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal, terminalSize: options.terminalSize)
         var fusion = FusionPipeline(configuration: options.fusion)
         var track: TrackExport?
         if let paths = options.export {

@@ -41,6 +41,9 @@ struct Run: ParsableCommand {
         var options = RunOptions(board: description, scenario: scenario, durationS: duration, seed: seed, json: json,
                                  recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal,
                                  export: export.paths)
+        if options.isTerminal {
+            options.terminalSize = { Terminal.size().map { HumanView.Size(columns: $0.columns, rows: $0.rows) } }
+        }
         orientation.apply(to: &options.fusion, nowUnixTimeS: Date().timeIntervalSince1970)
         options.fusion.calibration = calibration.configuration(board: description)
         motion.apply(to: &options.fusion)
