@@ -120,6 +120,7 @@ public struct RunJob {
             errors.write(options.fusion.calibration.summary)
         }
         var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal, terminalSize: options.terminalSize)
+        var changeLog = StateChangeLog()   // without a terminal: one line per state change, never the frame
         var fusion = FusionPipeline(configuration: options.fusion)
         var track: TrackExport?
         if let paths = options.export {
@@ -207,7 +208,13 @@ public struct RunJob {
                 if options.json, let l = fusion.location.latest { output.write(Wire.line(Wire.Location(l))) }
                 if let e = recorder?.error { errors.write(e); recorder = nil }
             }
-            if !options.json {
+            if !options.json, !options.isTerminal {
+                let lines = changeLog.update(timeS: t) {
+                    .init(timeS: t, boardName: options.board.name, statuses: engine.statuses, fusion: fusion, scheduling: scheduling, notes: notes)
+                }
+                for line in lines { output.write(line) }
+                if !lines.isEmpty { output.flush() }
+            } else if !options.json {
                 let now = clock.nowS()
                 if now >= nextRedrawWallS {
                     nextRedrawWallS = now + (options.isTerminal ? 0.25 : 1.0)
@@ -223,6 +230,10 @@ public struct RunJob {
         if let e = recorder?.error { errors.write(e) }
         if options.json {
             if lastStatusS != lastStepS { output.write(Wire.line(status(lastStepS, engine, runtime, scheduling))) }
+        } else if !options.isTerminal {
+            let last = StateChangeLog.Snapshot(timeS: lastStepS, boardName: options.board.name, statuses: engine.statuses,
+                                               fusion: fusion, scheduling: scheduling, notes: notes)
+            for line in changeLog.update(last) + [changeLog.endLine(timeS: lastStepS)] { output.write(line) }
         } else {
             output.writeRaw(view.frame(view.render(timeS: lastStepS, statuses: engine.statuses, truth: runtime.world?.truthSummary, fusion: fusion.liveLines,
                                                    plan: Self.planLines(scheduling, delivery, timeS: lastStepS), notes: notes)))

@@ -7,8 +7,8 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the engine: read every sensor of the board at its rate (default: the simulated board).",
         discussion: """
-        Without --json: a live view (per-sensor rate, health and SI values). With --json: one JSON object per \
-        line, the first {"class":"VERSION",...}. --record writes a trace (CSV; gzip when the name ends in .gz) \
+        Without --json: a live view in a terminal (per-sensor rate, health and SI values), else one log line per \
+        state change. With --json: one JSON object per line, the first {"class":"VERSION",...}. --record writes a trace (CSV; gzip when the name ends in .gz) \
         with the simulator's truth beside the samples. Scenarios of the simulated board: \
         \(BoardRuntime.scenarioNames.joined(separator: ", ")).
         """)
