@@ -69,6 +69,13 @@ static inline int lodestone_terminal_columns(int fd, unsigned short *columns) {
     if (ret == 0) *columns = ws.ws_col;
     return ret;
 }
+/* TIOCGWINSZ: rows and columns in character cells; returns -1 (errno set) when fd is no terminal. */
+static inline int lodestone_terminal_size(int fd, unsigned short *rows, unsigned short *columns) {
+    struct winsize ws;
+    int ret = ioctl(fd, TIOCGWINSZ, &ws);
+    if (ret == 0) { *rows = ws.ws_row; *columns = ws.ws_col; }
+    return ret;
+}
 /* deflateInit2 is a macro; windowBits 15 + 16 selects the gzip wrapper (RFC 1952). */
 static inline int lodestone_deflate_init_gzip(z_stream *strm, int level) {
     return deflateInit2(strm, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);

@@ -158,7 +158,12 @@ public struct CalibrationJob {
             feed = traceFeed
         } else {
             let scenario = o.scenario ?? (o.board.sensors.contains { $0.bus == .simulated } ? o.kind.simulatedScenario : nil)
-            let runtime = try BoardRuntime.assemble(o.board, seed: o.seed, scenario: scenario)
+            // The session's loop, unscheduled (every sensor at its board rate), no recording.
+            let core: SessionCore
+            do {
+                core = try SessionCore(configuration: SessionConfiguration(board: o.board, scenario: scenario, seed: o.seed, scheduling: nil))
+            } catch { throw JobError(error.description) }
+            let runtime = core.runtime
             assembled(runtime)
             for s in runtime.sources { labels[s.id] = s.label }
             if let world = runtime.world {
@@ -166,8 +171,7 @@ public struct CalibrationJob {
                 let t = world.board.truth
                 startPosition = (t.latitudeDeg, t.longitudeDeg, t.heightM)
             }
-            feed = LiveCalibrationFeed(engine: Engine(sources: runtime.sources), runtime: runtime, clock: clock,
-                                       speed: runtime.world == nil ? 1 : o.speed)
+            feed = LiveCalibrationFeed(core: core, clock: clock, speed: runtime.world == nil ? 1 : o.speed)
         }
 
         // What the guides need to know.
@@ -356,26 +360,24 @@ protocol CalibrationFeed {
     mutating func step(handle: (CalibrationFeedEvent) -> Void) throws(JobError) -> Double?
 }
 
-/// The live board through the engine, paced by the clock (`speed` × real time on the simulated board).
+/// The live board through the session's loop (`SessionCore`), paced by the clock (`speed` × real time on the simulated
+/// board).
 struct LiveCalibrationFeed: CalibrationFeed {
-    var engine: Engine
-    let runtime: BoardRuntime
+    var core: SessionCore
     let clock: EngineClock
     let speed: Double
     private var wallStartS: Double?
 
-    init(engine: Engine, runtime: BoardRuntime, clock: EngineClock, speed: Double) {
-        self.engine = engine; self.runtime = runtime; self.clock = clock; self.speed = speed
+    init(core: SessionCore, clock: EngineClock, speed: Double) {
+        self.core = core; self.clock = clock; self.speed = speed
     }
 
     mutating func step(handle: (CalibrationFeedEvent) -> Void) throws(JobError) -> Double? {
-        let t = engine.nextDueS
-        guard t.isFinite else { return nil }
+        guard let t = core.nextStepTimeS else { return nil }
         let start = wallStartS ?? clock.nowS()
         wallStartS = start
         if speed > 0 { clock.sleep(untilS: start + t / speed) }
-        let world = runtime.world
-        engine.step(prepare: { world?.advance(toTimeS: $0) }) { event in
+        core.step(at: t) { event in
             switch event {
             case let .reading(sensor, r): handle(.reading(sensor: sensor, r))
             case let .fix(_, f): handle(.fix(f))

@@ -104,16 +104,20 @@ public struct LocationTrial {
         guard let scenario = Scenario.named(options.scenario) else {
             throw JobError("unknown scenario \"\(options.scenario)\"; allowed: " + BoardRuntime.scenarioNames.joined(separator: ", "))
         }
-        let runtime = try BoardRuntime.assemble(Self.simulatedBoard(scenario: scenario.name), seed: options.seed,
-                                                scenario: scenario.name)
-        guard let world = runtime.world else { throw JobError("the simulated board has no world") }
-        var engine = Engine(sources: runtime.sources)
+        let duration = options.durationS ?? scenario.totalDurationS + 5
+        // The session's loop, unscheduled; the trial fuses the events itself (its own orientation and fix options).
+        var core: SessionCore
+        do {
+            core = try SessionCore(configuration: SessionConfiguration(board: Self.simulatedBoard(scenario: scenario.name),
+                                                                       scenario: scenario.name, seed: options.seed, durationS: duration,
+                                                                       speed: 0, scheduling: nil))
+        } catch { throw JobError(error.description) }
+        guard let world = core.runtime.world else { throw JobError("the simulated board has no world") }
         var configuration = FusionConfiguration()
         configuration.location.filter = options.filter
         var pipeline = FusionPipeline(configuration: configuration)
         var stage = LocationStage(configuration: configuration)
         var context = FusionContext()
-        let duration = options.durationS ?? scenario.totalDurationS + 5
         let optimism = max(options.receiverOptimism, 1e-3)
 
         var epochs: [Epoch] = []
@@ -140,10 +144,9 @@ public struct LocationTrial {
             }
         }
 
-        while engine.nextDueS <= duration + 1e-9 {
-            let t = engine.nextDueS
+        while let t = core.nextStepTimeS {
             var events: [Engine.Event] = []
-            engine.step(prepare: { world.advance(toTimeS: $0) }) { events.append($0) }
+            core.step(at: t) { events.append($0) }
             let truth = world.board.truth
             for event in events {
                 switch event {

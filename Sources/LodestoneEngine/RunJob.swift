@@ -29,8 +29,10 @@ public struct RunOptions: Sendable {
     public var recordPath: String?
     /// Simulation speed: 1 = real time, 10 = ten times faster, 0 = as fast as possible. Hardware runs at 1.
     public var speed: Double
-    /// Draw the live view in place (a terminal) rather than printing frames.
+    /// Draw the live view in place (a terminal); otherwise, without `json`, log one line per state change.
     public var isTerminal: Bool
+    /// The terminal's size, asked before every frame of the live view, which is fitted to it (`nil`: drawn unfitted).
+    public var terminalSize: (@Sendable () -> HumanView.Size?)?
     /// What fusion is told before it starts.
     public var fusion: FusionConfiguration
     /// Where to write the fused track when the run ends (GPX, GeoJSON).
@@ -131,23 +133,24 @@ public struct RunJob {
             let demand = readerDemand ?? Demand(client: "run")
             let stream = session.messages(options.classes, demand: demand,
                                           options: SubscriptionOptions(client: demand.client, buffering: .lossless(4096)))
+            var messages = stream.makeAsyncIterator()   // joins the loop before its first step
             await session.start()
-            for await message in stream {
+            while let message = await messages.next() {
                 output.write(message.line)
                 if let line = Self.errorLine(message) { errors.write(line) }
                 if paced { output.flush() }
                 if output.isBroken { await session.stop(); break }
             }
-        } else {
-            var view = HumanView(boardName: options.board.name, isTerminal: options.isTerminal)
-            let stream = session.statusUpdates(periodS: options.isTerminal ? 0.25 : 1, demand: readerDemand ?? Demand(client: "run"))
+        } else if options.isTerminal {
+            var view = HumanView(boardName: options.board.name, isTerminal: true, terminalSize: options.terminalSize)
+            let stream = session.statusUpdates(periodS: 0.25, demand: readerDemand ?? Demand(client: "run"))
+            var statuses = stream.makeAsyncIterator()
             await session.start()
             var notesShown = 0
             var last: SessionStatus?
-            for await status in stream {
+            while let status = await statuses.next() {
                 notesShown = Self.writeNewNotes(status, shown: notesShown, to: errors)
-                output.writeRaw(view.frame(view.render(timeS: status.timeS, statuses: status.sources, truth: status.truth,
-                                                       fusion: status.fusionLines, plan: status.planLines, notes: status.notes)))
+                output.writeRaw(view.frame(Self.screen(view, status)))
                 output.flush()
                 last = status
                 if output.isBroken { await session.stop(); break }
@@ -155,10 +158,26 @@ public struct RunJob {
             await session.waitUntilEnded()
             let final = await session.status
             _ = Self.writeNewNotes(final, shown: notesShown, to: errors)
-            if last?.timeS != final.timeS || last == nil {
-                output.writeRaw(view.frame(view.render(timeS: final.timeS, statuses: final.sources, truth: final.truth,
-                                                       fusion: final.fusionLines, plan: final.planLines, notes: final.notes)))
+            if last?.timeS != final.timeS { output.writeRaw(view.frame(Self.screen(view, final))) }
+        } else {
+            // No terminal: one log line per state change, never the frame.
+            var log = StateChangeLog()
+            let stream = session.statusUpdates(periodS: 1, demand: readerDemand ?? Demand(client: "run"),
+                                               options: SubscriptionOptions(buffering: .lossless(64)))
+            var statuses = stream.makeAsyncIterator()
+            await session.start()
+            var notesShown = 0
+            while let status = await statuses.next() {
+                notesShown = Self.writeNewNotes(status, shown: notesShown, to: errors)
+                let lines = log.update(status.changes)
+                for line in lines { output.write(line) }
+                if !lines.isEmpty { output.flush() }
+                if output.isBroken { await session.stop(); break }
             }
+            await session.waitUntilEnded()
+            let final = await session.status
+            _ = Self.writeNewNotes(final, shown: notesShown, to: errors)
+            for line in log.update(final.changes) + [log.endLine(timeS: final.timeS)] { output.write(line) }
         }
         await session.waitUntilEnded()
         output.flush()
@@ -181,6 +200,10 @@ public struct RunJob {
                 .joined(separator: "\n")
         default: nil
         }
+    }
+
+    static func screen(_ view: HumanView, _ s: SessionStatus) -> HumanView.Screen {
+        view.render(timeS: s.timeS, statuses: s.sources, truth: s.truth, fusion: s.fusionLines, plan: s.planLines, notes: s.notes)
     }
 
     /// Writes the status's notes not written yet; returns how many have been written in all.

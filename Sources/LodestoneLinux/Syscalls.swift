@@ -230,6 +230,13 @@ enum Syscalls {
         return call { lodestone_terminal_columns(fd, &columns) }.map { _ in Int(columns) }
     }
 
+    /// `ioctl(fd, TIOCGWINSZ)`: the terminal's rows and columns.
+    static func terminalSize(_ fd: Int32) -> Result<(rows: Int, columns: Int), Errno> {
+        var rows: UInt16 = 0
+        var columns: UInt16 = 0
+        return call { lodestone_terminal_size(fd, &rows, &columns) }.map { _ in (Int(rows), Int(columns)) }
+    }
+
     // MARK: I2C (i2c-dev ioctls and libi2c)
 
     /// `ioctl(fd, I2C_SLAVE)` or `ioctl(fd, I2C_SLAVE_FORCE)`.

@@ -29,6 +29,23 @@ public enum Terminal {
         return n
     }
 
+    /// A terminal's size in character cells.
+    public struct Size: Sendable, Equatable {
+        /// Rows (lines), ≥ 1.
+        public var rows: Int
+        /// Columns (character cells per line), ≥ 1.
+        public var columns: Int
+        public init(rows: Int, columns: Int) { self.rows = rows; self.columns = columns }
+    }
+
+    /// The terminal's size (`ioctl(TIOCGWINSZ)`), or `nil` when `stream` is not a terminal or reports 0 rows or
+    /// 0 columns (a serial console). Cheap (one ioctl): the live view reads it on every frame, so a resized
+    /// window is followed without a `SIGWINCH` handler.
+    public static func size(of stream: StandardStream = .output) -> Size? {
+        guard case .success(let s) = Syscalls.terminalSize(stream.rawValue), s.rows > 0, s.columns > 0 else { return nil }
+        return Size(rows: s.rows, columns: s.columns)
+    }
+
     /// The width to lay output out for: the terminal's, else `$COLUMNS` when it is a positive number, else
     /// `fallback` (default 80 columns).
     public static func width(of stream: StandardStream = .output, fallback: Int = 80) -> Int {

@@ -27,12 +27,13 @@ public enum Wire {
         /// What `lodestone run --json` emits without `--classes`: everything but `SAMPLE`, which floods the stream.
         public static let defaultSet: Set<Class> = Set(allCases).subtracting([.sample])
 
-        /// Classes named in a comma-separated list (`HEADING,ACTIVITY`; case-insensitive).
+        /// Classes named in a comma-separated list (`HEADING,ACTIVITY`; case-insensitive; `all` for every class).
         /// - Throws: `WireError` naming the unknown name and the allowed ones.
         public static func parseList(_ text: String) throws(WireError) -> Set<Class> {
             var set = Set<Class>()
             for part in text.split(separator: ",") {
                 let name = part.trimmingCharacters(in: .whitespaces).uppercased()
+                if name == "ALL" { set.formUnion(allCases); continue }
                 guard let c = Class(rawValue: name) else {
                     throw WireError("class \"\(part)\" is unknown; allowed: " + allCases.map(\.rawValue).joined(separator: ", "))
                 }

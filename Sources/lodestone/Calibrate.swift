@@ -23,7 +23,7 @@ struct Calibrate: ParsableCommand {
 
     @Argument(help: "What to calibrate: mag, accel, gyro or baro.") var kind: String?
     @Option(help: "Validate this calibration file and exit.") var check: String?
-    @Option(help: "Board file (JSON, see boards/README.md).") var board: String?
+    @Option(help: "Board file (JSON, see boards/README.md). Default: $LODESTONE_BOARD, /etc/lodestone/board.json, else the shipped simulated board.") var board: String?
     @Option(help: "Save here (default: see below).") var output: String?
     @Option(help: "Calibrate from a recorded trace (CSV or .csv.gz) instead of the live board.") var fromTrace: String?
     @Flag(help: "No questions: run through and save when every sensor succeeded.") var yes = false

@@ -21,14 +21,18 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 /// A line output on standard error.
 func standardErrorOutput() -> LineOutput { StandardOutput(handle: .standardError) }
 
-/// Where the shipped board files are: next to the executable's repository when run from a checkout,
-/// else `/usr/share/lodestone/boards`.
+/// The board file to use when `--board` is not given, from any working directory: `$LODESTONE_BOARD`,
+/// `/etc/lodestone/board.json`, the installed data directory, the checkout this executable was built in, then
+/// `boards/` in the working directory (``BoardLocator``). Fails with one line listing the places tried.
 func defaultBoardPath() -> String {
-    let candidates = [
-        FileManager.default.currentDirectoryPath + "/boards/simulated.json",
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("../../../boards/simulated.json").standardized.path,
-        "/usr/share/lodestone/boards/simulated.json",
-    ]
-    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    // /proc/self/exe has every symlink resolved, and works when the executable was found through $PATH
+    // (argv[0] is then a bare name).
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? Bundle.main.executableURL?.resolvingSymlinksInPath().path
+    do {
+        return try BoardLocator.defaultBoardPath(environment: ProcessInfo.processInfo.environment,
+                                                 fileExists: { FileManager.default.fileExists(atPath: $0) },
+                                                 executablePath: executable,
+                                                 currentDirectory: FileManager.default.currentDirectoryPath)
+    } catch { fail(error.description) }
 }

@@ -8,13 +8,13 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the engine: read every sensor of the board at its rate (default: the simulated board).",
         discussion: """
-        Without --json: a live view (per-sensor rate, health and SI values). With --json: one JSON object per \
-        line, the first {"class":"VERSION",...}. --record writes a trace (CSV; gzip when the name ends in .gz) \
+        Without --json: a live view in a terminal (per-sensor rate, health and SI values), else one log line per \
+        state change. With --json: one JSON object per line, the first {"class":"VERSION",...}. --record writes a trace (CSV; gzip when the name ends in .gz) \
         with the simulator's truth beside the samples. Scenarios of the simulated board: \
         \(BoardRuntime.scenarioNames.joined(separator: ", ")).
         """)
 
-    @Option(help: "Board file (JSON, see boards/README.md).") var board: String?
+    @Option(help: "Board file (JSON, see boards/README.md). Default: $LODESTONE_BOARD, /etc/lodestone/board.json, else the shipped simulated board.") var board: String?
     @Option(help: "Scenario of the simulated board (overrides the board file's).") var scenario: String?
     @Option(help: "Stop after this many seconds of engine time.") var duration: Double?
     @Option(help: "Seed of the simulated board's noise, for reproducible runs.") var seed: UInt64 = 1
@@ -44,6 +44,9 @@ struct Run: AsyncParsableCommand {
         var options = RunOptions(board: description, scenario: scenario, durationS: duration, seed: seed, json: json,
                                  recordPath: record, speed: speed, isTerminal: !json && Terminal.isStandardOutputATerminal,
                                  export: export.paths)
+        if options.isTerminal {
+            options.terminalSize = { Terminal.size().map { HumanView.Size(columns: $0.columns, rows: $0.rows) } }
+        }
         orientation.apply(to: &options.fusion, nowUnixTimeS: Date().timeIntervalSince1970)
         options.fusion.calibration = calibration.configuration(board: description)
         motion.apply(to: &options.fusion)

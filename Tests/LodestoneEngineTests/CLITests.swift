@@ -25,11 +25,13 @@ enum CLI {
         return false
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, executable program: URL = executable) throws -> Result {
+    static func run(_ arguments: [String], stdin: String? = nil, executable program: URL = executable,
+                    directory: URL = repositoryRoot, environment: [String: String]? = nil) throws -> Result {
         let p = Process()
         p.executableURL = program
         p.arguments = arguments
-        p.currentDirectoryURL = repositoryRoot
+        p.currentDirectoryURL = directory
+        if let environment { p.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -50,7 +52,7 @@ enum CLI {
         let start = Date()
         // Every sensor at the board file's rate: the always-on policy (the default adaptive one plans the barometer
         // down to 10 Hz while the carrier walks).
-        let r = try CLI.run(["run", "--duration", "5", "--json", "--policy", "always-on"])
+        let r = try CLI.run(["run", "--duration", "5", "--json", "--classes", "all", "--policy", "always-on"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Date().timeIntervalSince(start) >= 4.5)   // real time, not as fast as possible
         let lines = r.stdout.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:] }

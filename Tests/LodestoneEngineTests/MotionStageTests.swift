@@ -79,9 +79,15 @@ import Testing
         }
     }
 
-    @Test func aRunOnTheStairsScenarioShowsFloorsLive() throws {
-        let r = try CLI.run(["run", "--scenario", "stairs", "--duration", "200", "--speed", "0", "--floor-height-m", "3"])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("pedometer") && r.stdout.contains("floors ↑5 ↓2"), "\(r.stdout.suffix(600))")
+    /// What `lodestone run --scenario stairs --floor-height-m 3` shows in a terminal (the live view is drawn in a
+    /// terminal only; without one, `run` logs state changes).
+    @Test func aRunOnTheStairsScenarioShowsFloorsLive() async throws {
+        var options = RunOptions(board: try BoardDescription.load(path: RunJobTests.simulatedBoardPath), scenario: "stairs",
+                                 durationS: 200, speed: 0, isTerminal: true)
+        options.fusion.motion.floorHeightM = 3
+        options.scheduling = SchedulingConfiguration()
+        let out = CapturedOutput()
+        #expect(try await RunJob(options: options).run(output: out, errors: CapturedOutput()) == 0)
+        #expect(out.raw.contains("pedometer") && out.raw.contains("floors ↑5 ↓2"), "\(out.raw.suffix(600))")
     }
 }

@@ -187,7 +187,8 @@ import LodestoneScheduler
 
     @Test func liveViewShowsThePlanItsDrawAndWhy() async throws {
         let board = try BoardDescription.load(path: RunJobTests.simulatedBoardPath)
-        var options = RunOptions(board: board, scenario: "stop-and-go", durationS: 20, seed: 2, speed: 0)
+        // The live view is drawn in a terminal only (without one, `run` logs state changes: StateChangeLogTests).
+        var options = RunOptions(board: board, scenario: "stop-and-go", durationS: 20, seed: 2, speed: 0, isTerminal: true)
         options.scheduling = SchedulingConfiguration(policy: "raps", battery: .none)
         let out = CapturedOutput(), err = CapturedOutput()
         #expect(try await RunJob(options: options).run(output: out, errors: err) == 0)

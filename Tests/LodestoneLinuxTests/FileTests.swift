@@ -184,6 +184,8 @@ import Testing
         // Under `swift test` stdout is a pipe or a terminal; either way the answers must be consistent.
         let isTTY = Terminal.isTerminal(.output)
         if !isTTY { #expect(Terminal.columns(of: .output) == nil) }
+        if !isTTY { #expect(Terminal.size(of: .output) == nil) }
+        if let size = Terminal.size(of: .output) { #expect(size.rows > 0 && size.columns == Terminal.columns(of: .output)) }
         #expect(Terminal.width(of: .output, fallback: 77) > 0)
     }
 }

@@ -14,7 +14,7 @@ import LodestoneWire
 /// A step allocates nothing unless a subscriber is handed an update (or the plan changes): subscribers are kept in
 /// one array per kind, and each decides from the fused state whether it has something new before anything is built
 /// (benchmark `Session.stepWithSubscribers`).
-public struct SessionCore {
+public struct SessionCore: SubscriptionSource {
     /// The assembled board (sources and, on the simulated board, its world).
     public let runtime: BoardRuntime
     public let configuration: SessionConfiguration
@@ -51,6 +51,7 @@ public struct SessionCore {
         var track: TrackExport?
         var standingDemands: [Demand]
         let utcAtStartS: Double?
+        let boardName: String
         let header: [Wire.Message]
 
         /// The UTC of session time `t` as ISO 8601, when the session knows the date.
@@ -61,6 +62,8 @@ public struct SessionCore {
     public static let noteCapacity = 8
 
     let registry: SubscriptionRegistry
+    /// Where streams of this loop register (`SubscriptionSource`): a stream made here joins at the next `step`.
+    public var subscriptionRegistry: SubscriptionRegistry { registry }
     /// The subscribers, one array per kind.
     var subscribers = Subscribers()
     private var lastStepS = 0.0
@@ -113,7 +116,7 @@ public struct SessionCore {
                                       .calibration(calibration)]
         state = State(fusion: FusionPipeline(configuration: c.fusion), scheduling: scheduling, delivery: delivery,
                       recorder: recorder, track: track, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
-                      header: header)
+                      boardName: c.board.name, header: header)
     }
 
     /// Whether the loop has ended (duration over, no source left to read, or `finish()` called).
@@ -302,6 +305,8 @@ public struct SessionStatus: Sendable {
     public var locationAccuracyM: Double?
     public var headingAccuracyDeg: Double?
     public var headingCalibrationNeeded: Bool
+    /// What the quiet log compares from one second to the next.
+    public var changes: StateChangeLog.Snapshot
 
     init(_ core: SessionCore) { self.init(state: core.state, engine: core.engine, runtime: core.runtime) }
 
@@ -318,5 +323,7 @@ public struct SessionStatus: Sendable {
         locationAccuracyM = s.fusion.location.latest?.horizontalAccuracyM
         headingAccuracyDeg = s.fusion.orientation.heading.map(\.headingAccuracyDeg)
         headingCalibrationNeeded = s.fusion.orientation.heading?.calibrationNeeded ?? false
+        changes = StateChangeLog.Snapshot(timeS: s.timeS, boardName: s.boardName, statuses: sources, fusion: s.fusion,
+                                          scheduling: s.scheduling, notes: s.notes, noteCount: s.noteCount)
     }
 }

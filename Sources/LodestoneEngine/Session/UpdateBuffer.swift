@@ -213,7 +213,7 @@ public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
 
 /// Subscriptions waiting to join the session's loop: `Updates.makeAsyncIterator()` adds one from any task; the loop
 /// takes them at its next step (an atomic flag read per step when none wait).
-final class SubscriptionRegistry: Sendable {
+public final class SubscriptionRegistry: Sendable {
     private let pending = Mutex<[SubscriberRequest]>([])
     private let hasPending = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(1)

@@ -1,0 +1,94 @@
+// The session's per-sample path (issue 14): one `SessionCore.step` on the simulated board of boards/simulated.json
+// (`mixed-day`, the adaptive scheduler) with one stream of each kind attached and held open, never read (so each
+// typed update is pushed into a full ring: the oldest is dropped): locations (.fitness), headings (filter 0, at most
+// 20 Hz), device motion at 50 Hz, activity, pedometer, altitude at 1 Hz, raw samples of the barometer.
+//
+// `Session.stepWithTypedStreams`: those streams only, 1000 steps (≈ 6 s of the scenario) per measured iteration as in
+// every suite: a step no stream wants and a step whose typed update (a value type) is pushed must both allocate
+// nothing, so that even one allocation per 1000 steps shows.
+//
+// `Session.stepWithEveryStream`: the same plus the wire (`messages`, every class but SAMPLE, 1 Hz) and a status
+// stream (1 Hz). Those build messages and snapshots once a second, which allocates (strings, arrays) in about 1 step
+// of 165; so each measured iteration here is ONE step, and the p90 is the malloc count of a typical sample.
+
+import Benchmark
+import BenchmarkSupport
+import LodestoneCore
+import LodestoneEngine
+import LodestoneSimulation
+import LodestoneWire
+
+/// A session loop with streams attached, their iterators held so that they stay registered.
+final class SessionFixture {
+    private(set) var core: SessionCore
+    private var iterators: [Any] = []
+    let everyStream: Bool
+
+    init(everyStream: Bool) throws {
+        self.everyStream = everyStream
+        core = try Self.make()
+        attach()
+        // Warm up: the streams join, the first plan is applied, fusion and the rings are sized.
+        for _ in 0..<2000 { step() }
+    }
+
+    private static func make() throws -> SessionCore {
+        let board = LocationTrial.simulatedBoard(scenario: Scenario.defaultName)
+        return try SessionCore(configuration: SessionConfiguration(board: board, seed: 1, speed: 0))
+    }
+
+    private func attach() {
+        iterators = []
+        iterators.append(core.locationUpdates(.fitness).makeAsyncIterator())
+        iterators.append(core.headingUpdates(filterDeg: 0).makeAsyncIterator())
+        iterators.append(core.deviceMotionUpdates(rateHz: 50).makeAsyncIterator())
+        iterators.append(core.activityUpdates().makeAsyncIterator())
+        iterators.append(core.pedometerUpdates().makeAsyncIterator())
+        iterators.append(core.altitudeUpdates(rateHz: 1).makeAsyncIterator())
+        iterators.append(core.sensorUpdates(["baro"]).makeAsyncIterator())
+        if everyStream {
+            iterators.append(core.messages(Wire.Class.defaultSet, options: SubscriptionOptions(buffering: .newest(64))).makeAsyncIterator())
+            iterators.append(core.statusUpdates(periodS: 1).makeAsyncIterator())
+        }
+    }
+
+    func restart() throws {
+        core = try Self.make()
+        attach()
+        for _ in 0..<2000 { step() }
+    }
+
+    func step() {
+        guard let t = core.nextStepTimeS else { return }
+        core.step(at: t)
+    }
+}
+
+let sessionBenchmarks: @Sendable () -> Void = {
+    Benchmark("Session.stepWithTypedStreams", configuration: LodestoneBenchmarkPolicy.configuration) { benchmark, fixture in
+        if fixture.core.state.timeS > 3600 { try fixture.restart() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { fixture.step() }
+        benchmark.stopMeasurement()
+        blackHole(fixture.core.state.timeS)
+    } setup: {
+        try SessionFixture(everyStream: false)
+    }
+
+    var perStep = LodestoneBenchmarkPolicy.configuration
+    perStep.scalingFactor = .one
+    perStep.maxIterations = 20_000
+    Benchmark("Session.stepWithEveryStream", configuration: perStep) { benchmark, fixture in
+        if fixture.core.state.timeS > 3600 { try fixture.restart() }
+        benchmark.startMeasurement()
+        fixture.step()
+        benchmark.stopMeasurement()
+        blackHole(fixture.core.state.timeS)
+    } setup: {
+        try SessionFixture(everyStream: true)
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    sessionBenchmarks()
+}
