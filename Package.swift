@@ -97,6 +97,11 @@ let package = Package(
             dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
+        // Examples (README): built with the package, run briefly by the tests.
+        .executableTarget(name: "lodestone-compass", dependencies: ["LodestoneEngine"], path: "Examples/Compass", swiftSettings: strict),
+        .executableTarget(name: "lodestone-track-logger", dependencies: ["LodestoneEngine", "LodestoneLocation"],
+                          path: "Examples/TrackLogger", swiftSettings: strict),
+
         .testTarget(name: "LodestoneCoreTests", dependencies: ["LodestoneCore"], swiftSettings: strict),
         .testTarget(name: "LodestoneGeomagnetismTests", dependencies: ["LodestoneGeomagnetism"], swiftSettings: strict),
         .testTarget(name: "LodestoneDriversTests", dependencies: ["LodestoneDrivers", "LodestoneSimulation"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import Foundation
 /// Where `lodestone run`, `calibrate` and the other commands find their board file when `--board` is not given,
 /// from any working directory.
 ///
@@ -96,5 +97,27 @@ public enum BoardLocator {
             }
         }
         return "/" + parts.joined(separator: "/")
+    }
+}
+
+extension BoardLocator {
+    /// The default board's path for this process: its environment, working directory and executable (symlinks
+    /// resolved through `/proc/self/exe`, which also works when it was found through `$PATH`).
+    /// - Throws: `NotFound` listing every place tried.
+    public static func defaultBoardPath() throws(NotFound) -> String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? Bundle.main.executableURL?.resolvingSymlinksInPath().path
+        return try defaultBoardPath(environment: ProcessInfo.processInfo.environment,
+                                    fileExists: { FileManager.default.fileExists(atPath: $0) },
+                                    executablePath: executable, currentDirectory: FileManager.default.currentDirectoryPath)
+    }
+}
+
+extension BoardDescription {
+    /// The default board (`BoardLocator.defaultBoardPath()`: `$LODESTONE_BOARD`, `/etc/lodestone/board.json`, the
+    /// installed boards, the checkout's simulated board), loaded.
+    /// - Throws: `BoardLocator.NotFound`, or the board file's error naming file, key and what is allowed.
+    public static func loadDefault() throws -> BoardDescription {
+        try load(path: try BoardLocator.defaultBoardPath())
     }
 }

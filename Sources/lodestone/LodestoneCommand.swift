@@ -25,14 +25,5 @@ func standardErrorOutput() -> LineOutput { StandardOutput(handle: .standardError
 /// `/etc/lodestone/board.json`, the installed data directory, the checkout this executable was built in, then
 /// `boards/` in the working directory (``BoardLocator``). Fails with one line listing the places tried.
 func defaultBoardPath() -> String {
-    // /proc/self/exe has every symlink resolved, and works when the executable was found through $PATH
-    // (argv[0] is then a bare name).
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? Bundle.main.executableURL?.resolvingSymlinksInPath().path
-    do {
-        return try BoardLocator.defaultBoardPath(environment: ProcessInfo.processInfo.environment,
-                                                 fileExists: { FileManager.default.fileExists(atPath: $0) },
-                                                 executablePath: executable,
-                                                 currentDirectory: FileManager.default.currentDirectoryPath)
-    } catch { fail(error.description) }
+    do { return try BoardLocator.defaultBoardPath() } catch { fail(error.description) }
 }
