@@ -1,7 +1,9 @@
 import Foundation
 import LodestoneCalibration
 import LodestoneCore
+import LodestoneFusion
 import LodestoneLinux
+import LodestoneTrace
 
 /// Calibration files on disk: reading and validating one, writing one atomically, and finding a board's.
 ///

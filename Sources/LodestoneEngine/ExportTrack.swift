@@ -1,6 +1,8 @@
 import Foundation
 import LodestoneCore
+import LodestoneFusion
 import LodestoneLocation
+import LodestoneTrace
 
 /// A track file that cannot be written: which file and why.
 public struct TrackExportError: Error, Sendable, Hashable, CustomStringConvertible {

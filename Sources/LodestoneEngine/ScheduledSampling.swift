@@ -1,6 +1,8 @@
 import LodestoneCore
 import LodestoneMotion
 import LodestoneScheduler
+import LodestoneSources
+import LodestoneTrace
 
 /// Where a run's battery readings come from (`lodestone run --battery`).
 public enum BatteryChoice: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,8 @@
 import Foundation
+@testable import LodestoneCLI
 import LodestoneCalibration
 import LodestoneCore
+@testable import LodestoneFusion
 import LodestoneSimulation
 import Testing
 @testable import LodestoneEngine

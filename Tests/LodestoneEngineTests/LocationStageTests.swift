@@ -2,8 +2,12 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+@testable import LodestoneCLI
 import LodestoneCore
+@testable import LodestoneEvaluation
+@testable import LodestoneFusion
 import LodestoneLocation
+@testable import LodestoneTrace
 import Testing
 @testable import LodestoneEngine
 
@@ -180,6 +184,16 @@ import Testing
     @Test func harnessTrialThroughTheUrbanTunnelMeetsTheTargets() throws {
         let summary = try harnessTrialMeetsTheTargets(scenario: "urban-drive")
         #expect(summary.multipathFixes > 0)
+    }
+
+    /// The `String` form of a stage's cells is the bytes of its `CSVLine` form.
+    @Test func stringFormOfAStageIsItsLineForm() {
+        var line = CSVLine()
+        LocationStage(configuration: FusionConfiguration()).appendCells(to: &line)
+        var text = "t"
+        LocationStage(configuration: FusionConfiguration()).appendCells(to: &text)
+        #expect(text == "t" + line.text)
+        #expect(text == "t" + String(repeating: ",", count: LocationStage.locationColumns.count))
     }
 }
 

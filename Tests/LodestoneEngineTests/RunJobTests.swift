@@ -1,4 +1,6 @@
 import Foundation
+@testable import LodestoneCLI
+@testable import LodestoneTrace
 import Testing
 import LodestoneCore
 import LodestoneSimulation
