@@ -7,7 +7,7 @@ import LodestoneSimulation
 struct SensorOutcome {
     /// A failure: the reason and what was measured, then what to do.
     static func failed(_ id: String, _ e: CalibrationError, _ style: CalibrationStyle) -> SensorOutcome {
-        SensorOutcome(id: id, result: .failure(e), lines: [style.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: \(e.reason.advice)"])
+        SensorOutcome(id: id, result: .failure(e), lines: [style.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: " + CommandLineWording.naming(e.reason.advice)])
     }
 
     /// The board id.
@@ -198,7 +198,7 @@ struct MagnetometerGuide: CalibrationGuide {
                              "  hard iron \(formatVector(r.fit.hardIronMicroTesla, digits: 2)) µT",
                              "  soft iron correction [\(formatVector(w.row0, digits: 4)); \(formatVector(w.row1, digits: 4)); \(formatVector(w.row2, digits: 4))]",
                              "  mounting \(mounting); \(formatFixed(motion, digits: 1)) s of motion"]
-                for note in r.notes { lines.append("  note: " + note) }
+                for note in r.notes { lines.append("  note: " + CommandLineWording.naming(note)) }
                 return SensorOutcome(id: id, result: .success(entry), lines: lines)
             }
         }

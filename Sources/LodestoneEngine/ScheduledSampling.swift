@@ -169,7 +169,7 @@ public struct ScheduledSampling {
         case "duty-cycle": return FixedDutyCyclePolicy()
         case "raps": return RAPSPolicy()
         default:
-            throw JobError("--policy \(name) is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
+            throw JobError("policy \"\(name)\" is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
         }
     }
 

@@ -29,7 +29,7 @@ public struct CalibrationStage {
 
         /// One line saying what is applied: "calibration: FILE (imu: accelerometer, gyroscope; mag: magnetometer)".
         public var summary: String {
-            if disabled { return "calibration: off (--no-calibration); readings are used as the sensors give them" }
+            if disabled { return "calibration: off (turned off); readings are used as the sensors give them" }
             guard let document, let path else {
                 return searched.isEmpty ? "calibration: none"
                     : "calibration: none found (looked for " + searched.joined(separator: ", ") + "); readings are uncalibrated"

@@ -15,7 +15,7 @@ struct LodestoneCommand: ParsableCommand {
 
 /// Prints one line to standard error and exits with `code`: the single way commands report a failure.
 func fail(_ message: String, code: Int32 = 1) -> Never {
-    FileHandle.standardError.write(Data(("lodestone: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(("lodestone: " + CommandLineWording.naming(message) + "\n").utf8))
     Foundation.exit(code)
 }
 
