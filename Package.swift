@@ -15,7 +15,7 @@
 //   LodestoneTrace         trace rows, CSV text (parser on bytes, formatter, recorder), decimal parsing — Core only
 //                          (reading and writing files is the engine's: it imports no file system)
 //   LodestoneFusion        the fusion pipeline and its stages (calibration, orientation, motion, location)
-//                          — Core, Geomagnetism, Orientation, Motion, Location, Calibration, Trace
+//                          — Core, Orientation, Motion, Location, Calibration, Trace
 //   LodestoneSources       what the engine samples: the SensorSource protocols, SourceReading, SourceError — Core
 //   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
 //   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio — Core
@@ -102,8 +102,8 @@ let package = Package(
 
         // The fusion pipeline over the orientation, motion, location and calibration targets (issue 14).
         .target(name: "LodestoneFusion",
-                dependencies: ["LodestoneCore", "LodestoneGeomagnetism", "LodestoneOrientation", "LodestoneMotion",
-                               "LodestoneLocation", "LodestoneCalibration", "LodestoneTrace"],
+                dependencies: ["LodestoneCore", "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation",
+                               "LodestoneCalibration", "LodestoneTrace"],
                 swiftSettings: strict),
 
         // The source protocols the engine samples and the GNSS sources implement (issue 14).

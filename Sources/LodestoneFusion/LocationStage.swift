@@ -1,5 +1,4 @@
 import LodestoneCore
-import LodestoneGeomagnetism
 import LodestoneLocation
 import LodestoneTrace
 
@@ -102,50 +101,5 @@ public struct LocationStage: FusionStage {
         let s = filter.state
         second += "  (fixes used \(s.fixesUsed), rejected \(s.fixesRejected))"
         return [first, second]
-    }
-}
-
-/// UTC calendar arithmetic without Foundation: Unix time ↔ civil date (H. Hinnant's `days_from_civil` and
-/// `civil_from_days`, proleptic Gregorian), and decimal years (NOAA convention, `DecimalYear`).
-package enum UTCCalendar {
-    /// Days from 1970-01-01 to `year`-`month`-`day`.
-    package static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The civil date of a day count since 1970-01-01.
-    package static func civil(days z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// The decimal year of a Unix time (s since 1970-01-01T00:00:00Z); `nil` outside years 1…9999.
-    package static func decimalYear(unixS: Double) -> Double? {
-        guard unixS.isFinite, abs(unixS) < 2.5e11 else { return nil }
-        let dayCount = (unixS / 86_400).rounded(.down)
-        let seconds = unixS - dayCount * 86_400
-        let (year, month, day) = civil(days: Int(dayCount))
-        let hour = Int(seconds / 3600), minute = Int((seconds - Double(hour) * 3600) / 60)
-        return try? DecimalYear.from(year: year, month: month, day: day, hour: hour, minute: minute,
-                                     second: seconds - Double(hour) * 3600 - Double(minute) * 60)
-    }
-
-    /// The Unix time of a decimal year.
-    package static func unixSeconds(decimalYear: Double) -> Double {
-        let year = Int(decimalYear.rounded(.down))
-        let length = DecimalYear.isLeapYear(year) ? 366.0 : 365.0
-        return Double(days(year: year, month: 1, day: 1)) * 86_400 + (decimalYear - Double(year)) * length * 86_400
     }
 }
