@@ -52,24 +52,9 @@ public struct MagneticDeclination: Sendable {
     }
 
     /// The decimal year (UTC, NOAA convention) of a time in seconds since 1970-01-01T00:00:00Z, or `nil` for a
-    /// non-finite or pre-1970 time. Civil date from the day count by the algorithm of H. Hinnant,
-    /// *chrono-Compatible Low-Level Date Algorithms* (`civil_from_days`).
+    /// non-finite or pre-1970 time (`UTCCalendar.decimalYear(unixS:)`).
     public static func decimalYear(unixTimeS: Double) -> Double? {
-        guard unixTimeS.isFinite, unixTimeS >= 0, unixTimeS < 253_402_300_800 else { return nil }
-        let days = Int((unixTimeS / 86_400).rounded(.down))
-        let secondsOfDay = unixTimeS - Double(days) * 86_400
-        let z = days + 719_468
-        let era = z / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let hour = Int(secondsOfDay / 3600)
-        let minute = Int((secondsOfDay - Double(hour) * 3600) / 60)
-        let second = secondsOfDay - Double(hour) * 3600 - Double(minute) * 60
-        return try? DecimalYear.from(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard unixTimeS.isFinite, unixTimeS >= 0 else { return nil }
+        return UTCCalendar.decimalYear(unixS: unixTimeS)
     }
 }
