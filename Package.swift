@@ -2,7 +2,8 @@
 //
 // Layering (dependencies point one way, math at the bottom):
 //
-//   LodestoneCore          units, vectors, quaternions, frames, bus protocols, byte decoding — imports nothing
+//   LodestoneCore          units, vectors, quaternions, frames, bus protocols, byte decoding, decimal parsing, the UTC
+//                          calendar — imports nothing
 //                          but swift-numerics' RealModule (pure math: sin/atan2/exp without Foundation or Glibc)
 //   LodestoneGeomagnetism  World Magnetic Model                     — Core only
 //   LodestoneDrivers       chip drivers, generic over RegisterBus    — Core only
@@ -12,7 +13,7 @@
 //   LodestoneCalibration   magnetometer/accelerometer/gyro/baro calibration — Core, Geomagnetism
 //   LodestoneScheduler     demands, battery and motion state, energy model, sampling policies — Core only
 //   LodestoneSimulation    register-file simulator bus, chip models, scenarios — Core, Drivers, Geomagnetism
-//   LodestoneTrace         trace rows, CSV text (parser on bytes, formatter, recorder), decimal parsing — Core only
+//   LodestoneTrace         trace rows, CSV text (parser on bytes, formatter, recorder) — Core only
 //                          (reading and writing files is the engine's: it imports no file system)
 //   LodestoneFusion        the fusion pipeline and its stages (calibration, orientation, motion, location)
 //                          — Core, Orientation, Motion, Location, Calibration, Trace

@@ -1,3 +1,5 @@
+import LodestoneCore
+
 /// One line of CSV output (`lodestone replay`'s rows, a recording's rows) assembled as UTF-8 bytes in a buffer that
 /// is reused from line to line: once the buffer has grown to the longest line, appending allocates nothing.
 ///
@@ -38,7 +40,7 @@ public struct CSVLine: Sendable {
     public mutating func appendCell(_ value: Double?, digits: Int) {
         precondition((0...19).contains(digits), "appendCell: digits must be 0…19")
         guard let value, value.isFinite else { return append(byte: UInt8(ascii: ",")) }
-        let scaled = abs(value) * DecimalParsing.powerOfTen(digits)
+        let scaled = abs(value) * DecimalParsing.exactPowerOfTen(digits)
         guard scaled < 9e18 else {
             append(byte: UInt8(ascii: ","))
             return append("\(value)")
@@ -119,7 +121,7 @@ public struct CSVLine: Sendable {
     public mutating func appendFixed(_ value: Double, digits: Int) {
         precondition((0...19).contains(digits), "appendFixed: digits must be 0…19")
         guard value.isFinite else { return append(value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf")) }
-        let scaled = abs(value) * DecimalParsing.powerOfTen(digits)
+        let scaled = abs(value) * DecimalParsing.exactPowerOfTen(digits)
         guard scaled < 9e18 else { return append("\(value)") }
         reserve(Self.longestNumberCell)
         count = storage.withUnsafeMutableBufferPointer { p in

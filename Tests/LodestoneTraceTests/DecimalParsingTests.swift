@@ -1,6 +1,7 @@
 import LodestoneSimulation
 import Testing
-@testable import LodestoneTrace
+@testable import LodestoneCore
+import LodestoneTrace
 
 /// `DecimalParsing.double` against the standard library's `Double(String)`, the oracle: the same value, bit for
 /// bit (so `-0` stays negative), and the same verdict on what is not a number.
@@ -99,5 +100,25 @@ import Testing
         default: break
         }
         return text
+    }
+
+    /// The leading number of a field, as gpsd's `safe_atof` reads NMEA fields: what follows the number is ignored,
+    /// an exponent counts only with digits, and the value is correctly rounded however many digits there are.
+    @Test(arguments: [
+        ("12.5", 12.5), (" 12.5xyz", 12.5), ("+3", 3.0), ("-.5", -0.5), ("5.", 5.0), ("1.5e", 1.5), ("1.5e2,", 150.0),
+        ("4807.038", 4807.038), ("0.00320", 0.0032), ("1e-23", 1e-23), ("-0", -0.0),
+        ("123456789012345678901234.5", 123456789012345678901234.5), ("0.1234567890123456789012", 0.1234567890123456789012),
+    ])
+    func leadingNumbersAreReadAsGpsdReadsThem(text: String, value: Double) {
+        var text = text
+        let v = text.withUTF8 { DecimalParsing.leadingDouble($0) }
+        #expect(v?.bitPattern == value.bitPattern, "\(text): \(String(describing: v))")
+    }
+
+    @Test func aFieldWithoutANumberHasNone() {
+        for text in ["", " ", ".", "-", "+.", "abc", "e5"] {
+            var t = text
+            #expect(t.withUTF8 { DecimalParsing.leadingDouble($0) } == nil, "\(text)")
+        }
     }
 }
