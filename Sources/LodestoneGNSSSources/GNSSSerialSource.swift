@@ -173,16 +173,9 @@ public enum UBXPowerCommands {
     /// recommends ON/OFF for periods above 10 s).
     public static let cyclicTrackingMaximumPeriodS = 10.0
 
-    /// One UBX frame: sync `B5 62`, class, id, little-endian payload length, payload, `CK_A CK_B`.
+    /// One UBX frame (`UBXFrame.frame`): sync `B5 62`, class, id, little-endian payload length, payload, `CK_A CK_B`.
     public static func frame(messageClass: UInt8, id: UInt8, payload: [UInt8]) -> [UInt8] {
-        var body: [UInt8] = [messageClass, id, UInt8(truncatingIfNeeded: payload.count), UInt8(truncatingIfNeeded: payload.count >> 8)]
-        body += payload
-        var a: UInt8 = 0, b: UInt8 = 0
-        for byte in body {
-            a &+= byte
-            b &+= a
-        }
-        return [0xB5, 0x62] + body + [a, b]
+        UBXFrame.frame(messageClass: messageClass, id: id, payload: payload)
     }
 
     private static func le16(_ v: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
