@@ -2,20 +2,31 @@
 //
 // Layering (dependencies point one way, math at the bottom):
 //
-//   LodestoneCore          units, vectors, quaternions, frames, bus protocols, byte decoding — imports nothing
+//   LodestoneCore          units, vectors, quaternions, frames, bus protocols, byte decoding, decimal parsing, the UTC
+//                          calendar — imports nothing
 //                          but swift-numerics' RealModule (pure math: sin/atan2/exp without Foundation or Glibc)
 //   LodestoneGeomagnetism  World Magnetic Model                     — Core only
 //   LodestoneDrivers       chip drivers, generic over RegisterBus    — Core only
-//   LodestoneFusion        orientation filter, heading (magnetic/true) — Core, Geomagnetism
+//   LodestoneOrientation   orientation filter, heading (magnetic/true), declination — Core, Geomagnetism
 //   LodestoneMotion        altitude, activity, pedometer              — Core
 //   LodestoneLocation      NMEA/UBX decoding, geodesy, location fusion — Core, Geomagnetism
 //   LodestoneCalibration   magnetometer/accelerometer/gyro/baro calibration — Core, Geomagnetism
 //   LodestoneScheduler     demands, battery and motion state, energy model, sampling policies — Core only
 //   LodestoneSimulation    register-file simulator bus, chip models, scenarios — Core, Drivers, Geomagnetism
+//   LodestoneTrace         trace rows, CSV text (parser on bytes, formatter, recorder) — Core only
+//                          (reading and writing files is the engine's: it imports no file system)
+//   LodestoneFusion        the fusion pipeline and its stages (calibration, orientation, motion, location)
+//                          — Core, Orientation, Motion, Location, Calibration, Trace
+//   LodestoneSources       what the engine samples: the SensorSource protocols, SourceReading, SourceError — Core
 //   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
-//   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio
-//   LodestoneEngine        board files, traces, the sampling engine  — everything above
-//   lodestone              the command line (swift-argument-parser)
+//   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio — Core
+//   LodestoneGNSSSources   GNSS receivers as sources: serial port, gpsd, recorded log, GPX — Core, Sources, Location, Linux
+//   LodestoneEngine        the runtime: board files, the sampling engine, driver and IIO sources, the scheduler's glue,
+//                          trace and calibration files, the JSON wire — everything above
+//   LodestoneCLI           the command line's testable core: one job per command, the live views (not a product)
+//   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy) — CLI, Engine; a product only because
+//                          the harness packages under benchmarks/ can import nothing else; not for apps
+//   lodestone              the command line (swift-argument-parser) — CLI
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -31,13 +42,18 @@ let package = Package(
         .library(name: "LodestoneDrivers", targets: ["LodestoneDrivers"]),
         .library(name: "LodestoneSimulation", targets: ["LodestoneSimulation"]),
         .library(name: "LodestoneGeomagnetism", targets: ["LodestoneGeomagnetism"]),
-        .library(name: "LodestoneFusion", targets: ["LodestoneFusion"]),
+        .library(name: "LodestoneOrientation", targets: ["LodestoneOrientation"]),
         .library(name: "LodestoneMotion", targets: ["LodestoneMotion"]),
         .library(name: "LodestoneLocation", targets: ["LodestoneLocation"]),
         .library(name: "LodestoneCalibration", targets: ["LodestoneCalibration"]),
         .library(name: "LodestoneScheduler", targets: ["LodestoneScheduler"]),
         .library(name: "LodestoneWire", targets: ["LodestoneWire"]),
+        .library(name: "LodestoneTrace", targets: ["LodestoneTrace"]),
+        .library(name: "LodestoneFusion", targets: ["LodestoneFusion"]),
+        .library(name: "LodestoneGNSSSources", targets: ["LodestoneGNSSSources"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
+        // For the harness packages under benchmarks/accuracy (another package can import products only); not for apps.
+        .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -53,7 +69,7 @@ let package = Package(
         .target(name: "LodestoneDrivers", dependencies: ["LodestoneCore"], swiftSettings: strict),
 
         // Orientation and heading (issue 4).
-        .target(name: "LodestoneFusion",
+        .target(name: "LodestoneOrientation",
                 dependencies: ["LodestoneCore", "LodestoneGeomagnetism", .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: strict),
 
@@ -82,19 +98,59 @@ let package = Package(
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneGeomagnetism",
                            .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strict),
+
+        // Traces and CSV text, on bytes (issue 14): no file system, so that the motion tests read a trace without the engine.
+        .target(name: "LodestoneTrace", dependencies: ["LodestoneCore"], swiftSettings: strict),
+
+        // The fusion pipeline over the orientation, motion, location and calibration targets (issue 14).
+        .target(name: "LodestoneFusion",
+                dependencies: ["LodestoneCore", "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation",
+                               "LodestoneCalibration", "LodestoneTrace"],
+                swiftSettings: strict),
+
+        // The source protocols the engine samples and the GNSS sources implement (issue 14).
+        .target(name: "LodestoneSources", dependencies: ["LodestoneCore"], swiftSettings: strict),
+
         .systemLibrary(name: "CLodestoneLinux", path: "Sources/CLodestoneLinux", pkgConfig: "libiio",
                        providers: [.apt(["libi2c-dev", "libiio-dev", "zlib1g-dev"])]),
         .target(name: "LodestoneLinux", dependencies: ["LodestoneCore", "CLodestoneLinux"], swiftSettings: strict),
         // The wire: versioned Codable messages (Foundation's JSON only), shared by `run --json`, the daemon and clients.
         .target(name: "LodestoneWire", swiftSettings: strict),
+
+        // GNSS receivers as sources (issue 14).
+        .target(name: "LodestoneGNSSSources",
+                dependencies: ["LodestoneCore", "LodestoneSources", "LodestoneLocation", "LodestoneLinux"],
+                swiftSettings: strict),
+
+        // The runtime and the session: the one run loop, live streams, the scheduler's glue.
         .target(
             name: "LodestoneEngine",
-            dependencies: ["LodestoneCore", "LodestoneWire", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
-                           "LodestoneFusion", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler"],
+            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
+                           "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
+                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire"],
             swiftSettings: strict),
+
+        // The command line's testable core (issue 14): every job and the live views. Not a product.
+        .target(
+            name: "LodestoneCLI",
+            dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
+                           "LodestoneOrientation", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
+                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneEngine", "LodestoneWire"],
+            swiftSettings: strict),
+
+        // Evaluation harnesses, out of the engine (issue 14).
+        .target(
+            name: "LodestoneEvaluation",
+            dependencies: ["LodestoneCore", "LodestoneSimulation", "LodestoneMotion", "LodestoneLocation", "LodestoneScheduler",
+                           "LodestoneOrientation", "LodestoneFusion", "LodestoneEngine", "LodestoneCLI",
+                           .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strict),
+
         .executableTarget(
             name: "lodestone",
-            dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LodestoneCore", "LodestoneCLI", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers",
+                           "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
         // Examples (README): built with the package, run briefly by the tests.
@@ -106,13 +162,23 @@ let package = Package(
         .testTarget(name: "LodestoneGeomagnetismTests", dependencies: ["LodestoneGeomagnetism"], swiftSettings: strict),
         .testTarget(name: "LodestoneDriversTests", dependencies: ["LodestoneDrivers", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneSimulationTests", dependencies: ["LodestoneSimulation"], swiftSettings: strict),
-        .testTarget(name: "LodestoneFusionTests", dependencies: ["LodestoneFusion", "LodestoneSimulation", "LodestoneLinux"], swiftSettings: strict),
-        .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation", "LodestoneDrivers", "LodestoneEngine"], swiftSettings: strict),
+        .testTarget(name: "LodestoneOrientationTests", dependencies: ["LodestoneOrientation", "LodestoneSimulation", "LodestoneLinux"],
+                    swiftSettings: strict),
+        .testTarget(name: "LodestoneMotionTests", dependencies: ["LodestoneMotion", "LodestoneSimulation", "LodestoneDrivers",
+                                                                 "LodestoneTrace", "LodestoneLinux"], swiftSettings: strict),
         .testTarget(name: "LodestoneLocationTests", dependencies: ["LodestoneLocation", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneCalibrationTests", dependencies: ["LodestoneCalibration", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneSchedulerTests", dependencies: ["LodestoneScheduler", "LodestoneDrivers"], swiftSettings: strict),
         .testTarget(name: "LodestoneLinuxTests", dependencies: ["LodestoneLinux"], swiftSettings: strict),
         .testTarget(name: "LodestoneWireTests", dependencies: ["LodestoneWire"], swiftSettings: strict),
-        .testTarget(name: "LodestoneEngineTests", dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneScheduler", "lodestone"], swiftSettings: strict),
+        .testTarget(name: "LodestoneTraceTests", dependencies: ["LodestoneTrace", "LodestoneSimulation"], swiftSettings: strict),
+        .testTarget(name: "LodestoneGNSSSourcesTests",
+                    dependencies: ["LodestoneGNSSSources", "LodestoneSources", "LodestoneLocation", "LodestoneLinux"],
+                    swiftSettings: strict),
+        .testTarget(name: "LodestoneEngineTests",
+                    dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneCLI", "LodestoneEvaluation", "LodestoneFusion",
+                                   "LodestoneTrace", "LodestoneSources", "LodestoneGNSSSources", "LodestoneOrientation",
+                                   "LodestoneScheduler", "LodestoneLocation", "lodestone"],
+                    swiftSettings: strict),
     ]
 )

@@ -38,17 +38,22 @@ public enum CalibrationFailure: String, Sendable, Hashable, Codable, CaseIterabl
     /// The pressure changed during the barometer capture (moving, a door, wind, ventilation).
     case pressureUnstable
 
+    /// Remedies in the library's words that a caller's settings carry out (the command line names its flags instead):
+    /// a longer session, and the board's position.
+    public static let giveMoreTime = "give the session more time"
+    public static let givePosition = "give the board's position (latitude and longitude)"
+
     /// What to do about it, one sentence.
     public var advice: String {
         switch self {
         case .noSamples:
-            "check that the sensor is on the board file and answering (lodestone run shows its state)"
+            "check that the sensor is on the board file and answering (a run's status shows its state)"
         case .sensorFailed:
-            "check the wiring and the bus (lodestone run shows the sensor's state), then calibrate again"
+            "check the wiring and the bus (a run's status shows the sensor's state), then calibrate again"
         case .cancelled:
             "nothing was saved; run the calibration again when ready"
         case .timedOut:
-            "follow the prompts more quickly, or give more time with --timeout"
+            "follow the prompts more quickly, or \(Self.giveMoreTime)"
         case .incompleteCoverage:
             "keep turning the board until every part of the sphere is filled: turn it over, stand it on each edge"
         case .fitFailed:
@@ -58,7 +63,7 @@ public enum CalibrationFailure: String, Sendable, Hashable, Codable, CaseIterabl
         case .fieldOutOfRange:
             "check the sensor's range setting, and keep magnets and steel away from the board"
         case .fieldDisagreesWithModel:
-            "calibrate away from buildings, vehicles and steel structures, or give the board's position (--latitude/--longitude) if it is wrong"
+            "calibrate away from buildings, vehicles and steel structures, or \(Self.givePosition) if it is wrong"
         case .hardIronTooLarge:
             "move the magnetometer away from magnets, speakers, screws and battery leads"
         case .softIronTooStrong:

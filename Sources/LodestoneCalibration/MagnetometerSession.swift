@@ -277,7 +277,7 @@ public struct MagnetometerSession: Sendable {
                 notes.append("field \(fmt(abs(d) * 100, 0)) % " + (d > 0 ? "above" : "below") + " the WMM's \(fmt(e.strengthMicroTesla)) µT")
             }
         } else {
-            notes.append("field strength not compared with the WMM: position unknown (give --latitude and --longitude)")
+            notes.append("field strength not compared with the WMM: position unknown (\(CalibrationFailure.givePosition))")
         }
         if case .notChecked(let why) = mounting { notes.append("mounting not checked: " + why) }
         if f.outlierCount > 0 { notes.append("\(f.outlierCount) outlying samples ignored") }

@@ -1,6 +1,7 @@
 import Foundation
 import LodestoneCore
 import LodestoneDrivers
+import LodestoneGNSSSources
 import LodestoneLinux
 import LodestoneScheduler
 
@@ -107,19 +108,11 @@ extension BoardDescription {
     /// The chips a board file may name: every register driver in the catalog, and `iio`.
     public static var knownChips: [String] { ChipCatalog.names + ["iio"] + gnssChips }
 
-    /// GNSS sources: `nmea` and `ublox` (one decoder reads NMEA 0183 and UBX, mixed) on a serial port or from a
-    /// recorded log file; `gpsd` (a running gpsd); `gpx` (a GPX file played back as a simulated receiver).
-    public static let gnssChips = ["nmea", "ublox", "gpsd", "gpx"]
+    /// GNSS sources: `GNSSSourceChips.names`.
+    public static var gnssChips: [String] { GNSSSourceChips.names }
 
-    /// The energy model of a GNSS source without a `"model"` key: `ublox` → `ublox-m8`, `nmea` and `gpsd` → `generic`,
-    /// `gpx` (a recorded track, no receiver) and non-GNSS chips → `nil`.
-    public static func defaultReceiverModel(chip: String) -> String? {
-        switch chip {
-        case "ublox": "ublox-m8"
-        case "nmea", "gpsd": "generic"
-        default: nil
-        }
-    }
+    /// The energy model of a GNSS source without a `"model"` key (`GNSSSourceChips.defaultReceiverModel(chip:)`).
+    public static func defaultReceiverModel(chip: String) -> String? { GNSSSourceChips.defaultReceiverModel(chip: chip) }
 
     /// Default poll rate of GNSS sources, Hz (how often the engine looks for new bytes; not the fix rate).
     public static let defaultGNSSPollRateHz = 20.0

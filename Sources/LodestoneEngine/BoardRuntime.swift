@@ -1,9 +1,13 @@
 import LodestoneCore
 import LodestoneWire
 import LodestoneDrivers
+import LodestoneFusion
+import LodestoneGNSSSources
 import LodestoneLinux
 import LodestoneScheduler
 import LodestoneSimulation
+import LodestoneSources
+import LodestoneTrace
 
 /// A board made ready to run: one source per sensor, and the simulated world when the board is simulated.
 public struct BoardRuntime {
@@ -203,7 +207,7 @@ extension SPIDevBus {
     /// Opens the chip select at `path` with `chip`'s framing (from `ChipCatalog.spiFramings`) and `speedHz` (nil:
     /// `SPISettings`' default).
     /// - Throws: `BusError` `.unsupported` when `chip` is not read over SPI, or what `init` throws.
-    static func opening(path: String, chip: String, speedHz: UInt32?) throws(BusError) -> SPIDevBus {
+    package static func opening(path: String, chip: String, speedHz: UInt32?) throws(BusError) -> SPIDevBus {
         guard let framing = ChipCatalog.spiFraming(forChip: chip) else {
             throw BusError(kind: .unsupported, bus: path, operation: "\(chip) is not read over SPI; SPI chips: "
                                + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))

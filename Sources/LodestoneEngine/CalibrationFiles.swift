@@ -1,7 +1,9 @@
 import Foundation
 import LodestoneCalibration
 import LodestoneCore
+import LodestoneFusion
 import LodestoneLinux
+import LodestoneTrace
 
 /// Calibration files on disk: reading and validating one, writing one atomically, and finding a board's.
 ///
@@ -12,6 +14,18 @@ import LodestoneLinux
 /// 4. `calibration/NAME.json` beside the board file's directory (`boards/../calibration/`): the examples
 ///    shipped in the repository.
 public enum CalibrationFiles {
+    /// What to do about a calibration file, in the library's words (the command line names its flags instead).
+    public enum Remedy {
+        /// Fusion can run without any calibration.
+        public static let runWithout = "run without calibration"
+        /// The calibration is saved elsewhere.
+        public static let chooseAnotherOutput = "choose another output path"
+        /// The output must name a file.
+        public static let giveAFile = "give a file path as the output"
+        /// A broken file is replaced by a new calibration.
+        public static let makeANewOne = "make a new one by calibrating"
+    }
+
     /// The system directory deployed boards keep their calibration in.
     public static let systemDirectory = "/var/lib/lodestone"
     /// The environment variable naming a directory searched first (and written to by default).
@@ -51,14 +65,14 @@ public enum CalibrationFiles {
     public static func load(path: String) throws(JobError) -> CalibrationDocument {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw JobError("\(path): cannot read the calibration file (\(BoardDescription.reason(error))); check the path, or run without it (--no-calibration)")
+            throw JobError("\(path): cannot read the calibration file (\(BoardDescription.reason(error))); check the path, or \(Remedy.runWithout)")
         }
         return try parse(data, path: path)
     }
 
     /// Parses and validates calibration JSON; `path` is for messages.
     public static func parse(_ data: Data, path: String) throws(JobError) -> CalibrationDocument {
-        let redo = "fix it, or make a new one with lodestone calibrate"
+        let redo = "fix it, or \(Remedy.makeANewOne)"
         do {
             return try JSONDecoder().decode(CalibrationDocument.self, from: data)
         } catch let e as CalibrationDocumentError {
@@ -96,17 +110,17 @@ public enum CalibrationFiles {
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw JobError("\(path): is a directory; give a file path to --output")
+            throw JobError("\(path): is a directory; \(Remedy.giveAFile)")
         }
         if directory == systemDirectory, !FileManager.default.fileExists(atPath: directory) {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o755])
         }
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw JobError("\(path): the directory \(directory) does not exist; create it or choose another --output")
+            throw JobError("\(path): the directory \(directory) does not exist; create it or \(Remedy.chooseAnotherOutput)")
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw JobError("\(path): permission denied: cannot write in \(directory); run as a user who may (e.g. sudo), or choose another --output")
+            throw JobError("\(path): permission denied: cannot write in \(directory); run as a user who may (e.g. sudo), or \(Remedy.chooseAnotherOutput)")
         }
     }
 
@@ -116,10 +130,10 @@ public enum CalibrationFiles {
         guard FileManager.default.fileExists(atPath: path) else { return CalibrationDocument(board: board.name) }
         let document: CalibrationDocument
         do { document = try load(path: path) } catch {
-            throw JobError(error.message + "; it is left as it is: move it away or choose another --output")
+            throw JobError(error.message + "; it is left as it is: move it away or \(Remedy.chooseAnotherOutput)")
         }
         guard document.board == board.name else {
-            throw JobError("\(path): holds the calibration of board \"\(document.board)\", not \"\(board.name)\"; choose another --output")
+            throw JobError("\(path): holds the calibration of board \"\(document.board)\", not \"\(board.name)\"; \(Remedy.chooseAnotherOutput)")
         }
         return document
     }
@@ -127,7 +141,7 @@ public enum CalibrationFiles {
     /// Checks that `document` belongs to `board`: same board name, and each sensor on the board with the same
     /// chip and mount matrix. One line naming the file, the sensor and what to do when not.
     public static func check(_ document: CalibrationDocument, path: String, against board: BoardDescription) throws(JobError) {
-        let redo = "calibrate again, or run without it (--no-calibration)"
+        let redo = "calibrate again, or \(Remedy.runWithout)"
         guard document.board == board.name else {
             throw JobError("\(path): made for board \"\(document.board)\", but the board is \"\(board.name)\"; \(redo)")
         }

@@ -1,5 +1,6 @@
 import LodestoneCore
 import LodestoneScheduler
+import LodestoneSources
 
 /// The sampling engine's synchronous core: reads each source when it is due, keeps going when a source
 /// fails (retrying with a bounded back-off and re-probing a vanished chip), and reports what happened.

@@ -1,6 +1,8 @@
 import Foundation
 import LodestoneCore
+import LodestoneFusion
 import LodestoneLocation
+import LodestoneTrace
 
 /// A track file that cannot be written: which file and why.
 public struct TrackExportError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -155,17 +157,8 @@ public final class TrackExport {
         return "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}\n"
     }
 
-    /// `2026-07-02T12:00:01.250Z` for a Unix time (s).
-    static func isoTime(_ unixS: Double) -> String {
-        let milliseconds = (unixS * 1000).rounded()
-        let dayCount = (milliseconds / 86_400_000).rounded(.down)
-        let msOfDay = Int(milliseconds - dayCount * 86_400_000)
-        let (y, m, d) = UTCCalendar.civil(days: Int(dayCount))
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        func three(_ v: Int) -> String { v < 10 ? "00\(v)" : (v < 100 ? "0\(v)" : "\(v)") }
-        let seconds = msOfDay / 1000
-        return "\(y)-\(two(m))-\(two(d))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(three(msOfDay % 1000))Z"
-    }
+    /// ISO 8601 with milliseconds (`UTCCalendar.iso8601`): `2026-07-02T12:00:00.250Z`.
+    static func isoTime(_ unixS: Double) -> String { UTCCalendar.iso8601(unixS: unixS, fractionDigits: 3) }
 
     static func xmlEscaped(_ s: String) -> String {
         var out = ""

@@ -1,5 +1,6 @@
 import LodestoneCore
 import LodestoneLinux
+import LodestoneSources
 
 /// A kernel IIO device as an engine source, read through libiio. The kernel's `mount_matrix` (when the driver
 /// publishes one) is applied first, then the board file's mount.

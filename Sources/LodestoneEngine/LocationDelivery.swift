@@ -1,6 +1,7 @@
 import LodestoneCore
 import LodestoneLocation
 import LodestoneScheduler
+import LodestoneTrace
 
 /// A location handed to the clients, with how old the information in it is.
 public struct DeliveredLocation: Sendable, Hashable {

@@ -1,6 +1,8 @@
 import LodestoneCore
 import LodestoneMotion
 import LodestoneScheduler
+import LodestoneSources
+import LodestoneTrace
 
 /// Where a run's battery readings come from (`lodestone run --battery`).
 public enum BatteryChoice: Sendable, Hashable, CustomStringConvertible {
@@ -167,7 +169,7 @@ public struct ScheduledSampling {
         case "duty-cycle": return FixedDutyCyclePolicy()
         case "raps": return RAPSPolicy()
         default:
-            throw JobError("--policy \(name) is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
+            throw JobError("policy \"\(name)\" is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
         }
     }
 

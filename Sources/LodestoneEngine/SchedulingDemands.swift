@@ -15,12 +15,15 @@ import LodestoneScheduler
 /// `max_age_s` (s, > 0; default 10)}, `heading` {`filter_deg` (°, ≥ 0; default 1), `true_north` (default true)},
 /// `activity`, `altitude` (default false), `foreground` (default true).
 public enum DemandsFile {
+    /// What to do when the file cannot be read, in the library's words (the command line names its flag instead).
+    public static let checkPathRemedy = "check the demands file's path"
+
     /// Reads and checks the file at `path`.
     /// - Throws: `JobError`, one line naming the file, the client's place in the list and the key.
     public static func load(path: String) throws(JobError) -> [Demand] {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw JobError("\(path): cannot read the demands file (\((error as NSError).localizedDescription)); check --demands")
+            throw JobError("\(path): cannot read the demands file (\((error as NSError).localizedDescription)); \(checkPathRemedy)")
         }
         return try parse(data, path: path)
     }

@@ -1,4 +1,5 @@
 import LodestoneFusion
+import LodestoneOrientation
 import LodestoneScheduler
 
 /// The quiet output of `lodestone run` without a terminal and without `--json` (a service, a pipe, a journal): one

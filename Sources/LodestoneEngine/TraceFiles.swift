@@ -1,5 +1,6 @@
 import Foundation
 import LodestoneLinux
+import LodestoneTrace
 
 /// Opening trace files for reading and writing.
 public enum TraceSinks {
@@ -47,68 +48,41 @@ public enum TraceFiles {
     }
 }
 
-/// The bytes a `TraceParser` reads: all of them in memory, or a window on a plain or gzip file that is refilled
-/// as the parser consumes it (`bytes[start..<end]` is what has been read and not consumed yet).
-struct TraceInput {
-    /// The window: room for one read, doubled when a line does not fit.
-    private(set) var bytes: [UInt8]
-    /// The first byte not consumed yet.
-    var start = 0
-    /// The end of the bytes read so far.
-    private(set) var end: Int
-    /// The file, until it has ended (`nil` for bytes in memory).
-    private var reader: GzipReader?
+/// A plain or gzip-compressed trace file as the byte stream a `TraceParser` reads (`GzipReader` reads both).
+final class TraceFileReader: TraceByteReader {
+    private let reader: GzipReader
 
-    /// Bytes read per refill.
-    static let chunkBytes = 64 * 1024
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-        end = bytes.count
-    }
-
-    /// The file at `path`, read `chunkBytes` at a time (at least 1).
-    init(path: String, chunkBytes: Int = chunkBytes) throws(TraceError) {
+    init(path: String) throws(TraceError) {
         do { reader = try GzipReader(path: path) } catch { throw TraceError(path: path, problem: error.description) }
-        bytes = Array(repeating: 0, count: max(chunkBytes, 1))
-        end = 0
     }
 
-    /// Reads more of the file after what is unconsumed (moved to the front of the window first). Returns false
-    /// when the file has ended (or the bytes were all in memory).
-    /// - Throws: the file's reading error (`GzipReader.read`), as a `TraceError` naming the file.
-    mutating func readMore() throws(TraceError) -> Bool {
-        guard let reader else { return false }
-        if start > 0 {
-            let unconsumed = end - start
-            bytes.withUnsafeMutableBytes { window in
-                guard let base = window.baseAddress else { return }
-                base.copyMemory(from: base + start, byteCount: unconsumed)
-            }
-            start = 0
-            end = unconsumed
-        }
-        if end == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
-        let from = end
-        let result = bytes.withUnsafeMutableBytes { window in
-            Result { () throws(FileError) in try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: window[from...])) }
-        }
-        let n: Int
-        do { n = try result.get() } catch {
-            self.reader = nil
-            throw TraceError(path: reader.path, problem: error.description)
-        }
-        if n == 0 { self.reader = nil }
-        end += n
-        return n > 0
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
+        do { return try reader.read(into: buffer) } catch { throw TraceError(path: reader.path, problem: error.description) }
+    }
+}
+
+extension TraceParser {
+    /// Streams the trace at `path`, plain or gzip-compressed, in chunks.
+    /// - Throws: `TraceError` when the file cannot be opened (its reading errors come from `next()`, after the
+    ///   rows before them).
+    public init(reading path: String) throws(TraceError) {
+        try self.init(reading: path, chunkBytes: TraceParser.chunkBytes)
     }
 
-    /// True when everything has been consumed and the file has ended (reading more to find out).
-    mutating func isExhausted() throws(TraceError) -> Bool {
-        while start == end {
-            if try !readMore() { return true }
+    /// Streams with reads of `chunkBytes` (tests use tiny ones so that lines straddle reads).
+    init(reading path: String, chunkBytes: Int) throws(TraceError) {
+        try self.init(reading: TraceFileReader(path: path), path: path, chunkBytes: chunkBytes)
+    }
+}
+
+extension TraceRecorder {
+    /// Opens `path` for writing (gzip-compressed when it ends in `.gz`).
+    public convenience init(path: String, columns: [TraceColumn] = TraceFormatter.fullColumns) throws(TraceError) {
+        let sink: any TraceSink
+        do { sink = try TraceSinks.open(path: path) } catch {
+            throw TraceError(path: path, problem: "cannot record: \(error)")
         }
-        return false
+        self.init(sink: sink, path: path, columns: columns)
     }
 }
 

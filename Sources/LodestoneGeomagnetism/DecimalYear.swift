@@ -1,23 +1,16 @@
+import LodestoneCore
+
 /// Calendar dates as decimal years, the time argument of the World Magnetic Model.
 ///
 /// NOAA convention (WMM2025 README; NOAA `geomaglib.util.calc_dec_year`): `year + (dayOfYear − 1 +
 /// fractionOfDay) / daysInYear`, with 365 or 366 days (Gregorian leap years), UTC.
 /// Example: 2026-11-22T00:00Z = 2026 + 325/365 = 2026.890411.
 public enum DecimalYear {
-    /// True for Gregorian leap years (divisible by 4, except centuries not divisible by 400).
-    @inlinable public static func isLeapYear(_ year: Int) -> Bool {
-        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-    }
+    /// True for Gregorian leap years (`UTCCalendar.isLeapYear`).
+    @inlinable public static func isLeapYear(_ year: Int) -> Bool { UTCCalendar.isLeapYear(year) }
 
-    /// Days in `month` (1…12) of `year`; 0 for a month outside 1…12.
-    public static func daysInMonth(_ month: Int, year: Int) -> Int {
-        switch month {
-        case 1, 3, 5, 7, 8, 10, 12: 31
-        case 4, 6, 9, 11: 30
-        case 2: isLeapYear(year) ? 29 : 28
-        default: 0
-        }
-    }
+    /// Days in `month` (1…12) of `year`; 0 for a month outside 1…12 (`UTCCalendar.daysInMonth`).
+    public static func daysInMonth(_ month: Int, year: Int) -> Int { UTCCalendar.daysInMonth(month, year: year) }
 
     /// The decimal year of a UTC date and time.
     ///
@@ -38,10 +31,6 @@ public enum DecimalYear {
         else {
             throw .invalidDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         }
-        var dayOfYear = day
-        for m in 1..<month { dayOfYear += daysInMonth(m, year: year) }
-        let fractionOfDay = (Double(hour) * 3600 + Double(minute) * 60 + second) / 86_400
-        let daysInYear = isLeapYear(year) ? 366.0 : 365.0
-        return Double(year) + (Double(dayOfYear - 1) + fractionOfDay) / daysInYear
+        return UTCCalendar.decimalYear(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 }

@@ -15,56 +15,16 @@ public struct UTCTime: Sendable, Hashable, Comparable {
     public static func < (a: UTCTime, b: UTCTime) -> Bool { (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds) }
 
     /// POSIX seconds of a civil UTC date and time. Out-of-range days and months roll over like `timegm(3)`
-    /// (day 32 of January is 1 February), which is how a midnight wrap within an epoch is carried.
-    /// Days-from-civil after H. Hinnant, "chrono-Compatible Low-Level Date Algorithms" (2013).
+    /// (day 32 of January is 1 February), which is how a midnight wrap within an epoch is carried (`UTCCalendar`).
     public static func secondsSince1970(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64 {
-        var y = year + (month - 1).floorDiv(12)
-        let m = (month - 1).floorMod(12) + 1
-        y -= m <= 2 ? 1 : 0
-        let era = y.floorDiv(400)
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468 + (day - 1)
-        return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        UTCCalendar.unixSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    /// The civil date and time of the instant (proleptic Gregorian, UTC).
-    public var civil: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        let days = Int(seconds.floorDiv(86_400))
-        let secs = Int(seconds - Int64(days) * 86_400)
-        let z = days + 719_468
-        let era = z.floorDiv(146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d, secs / 3600, secs / 60 % 60, secs % 60)
-    }
+    /// The civil date and time of the instant (proleptic Gregorian, UTC; `UTCCalendar`).
+    public var civil: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) { UTCCalendar.civil(unixS: seconds) }
 
     /// ISO 8601 with milliseconds, as gpsd prints it (`2010-07-08T00:59:47.000Z`; rounded to the millisecond).
-    public var iso8601: String {
-        var t = self
-        var millis = (Int(nanoseconds) + 500_000) / 1_000_000
-        if millis >= 1000 { t.seconds += 1; millis = 0 }
-        let c = t.civil
-        func pad(_ v: Int, _ width: Int) -> String {
-            let s = String(v)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-        }
-        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)).\(pad(millis, 3))Z"
-    }
-}
-
-extension Int {
-    @inlinable func floorDiv(_ d: Int) -> Int { let q = self / d; return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q }
-    @inlinable func floorMod(_ d: Int) -> Int { self - floorDiv(d) * d }
-}
-
-extension Int64 {
-    @inlinable func floorDiv(_ d: Int64) -> Int64 { let q = self / d; return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q }
+    public var iso8601: String { UTCCalendar.iso8601(unixS: seconds, nanoseconds: nanoseconds, fractionDigits: 3) }
 }
 
 /// One report of a receiver's solution, with gpsd's TPV fields (`gpsd_json(5)`), SI units. Absent values are

@@ -164,8 +164,7 @@ public struct GNSSFramer {
             ubxLength += 1
             guard ubxLength == 4 + ubxExpected + 2 else { return nil }
             state = .idle
-            var a: UInt8 = 0, b: UInt8 = 0
-            for i in 0..<(4 + ubxExpected) { a &+= ubx[i]; b &+= a }
+            let (a, b) = UBXFrame.checksum(ubx[0..<(4 + ubxExpected)])
             guard a == ubx[4 + ubxExpected], b == ubx[5 + ubxExpected] else { bad(.ubxBadChecksum); return nil }
             ubxCount += 1
             packetKind = .ubx

@@ -1,3 +1,5 @@
+import LodestoneCore
+
 /// One comma-separated field of an NMEA 0183 sentence, as bytes: the one tested vocabulary for field parsing
 /// (numbers, hhmmss.ss times, ddmmyy dates, ddmm.mmmm angles), after gpsd's `safe_atof`, `atoi` and `DD()`.
 ///
@@ -56,64 +58,9 @@ public struct NMEAField {
     }
 
     /// The leading decimal number, like gpsd's locale-independent `safe_atof`: optional sign, digits, a `.` and
-    /// more digits, an optional exponent. `nil` when the field does not start with a number.
-    ///
-    /// The mantissa's first 18 significant digits are kept exactly and divided once by an exact power of ten,
-    /// so every value an NMEA field carries (≤ 15 significant digits) comes out correctly rounded.
-    @inlinable public var double: Double? {
-        var i = 0
-        let n = bytes.count
-        while i < n, bytes[i] == 0x20 { i += 1 }
-        var negative = false
-        if i < n, bytes[i] == 0x2D || bytes[i] == 0x2B { negative = bytes[i] == 0x2D; i += 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0, scale = 0, sawDigit = false
-        while i < n, Self.isDigit(bytes[i]) {
-            sawDigit = true
-            if digits < 18 { mantissa = mantissa * 10 + UInt64(bytes[i] - 0x30); if mantissa > 0 { digits += 1 } } else { scale -= 1 }
-            i += 1
-        }
-        if i < n, bytes[i] == 0x2E {
-            i += 1
-            while i < n, Self.isDigit(bytes[i]) {
-                sawDigit = true
-                if digits < 18 { mantissa = mantissa * 10 + UInt64(bytes[i] - 0x30); if mantissa > 0 { digits += 1 }; scale += 1 }
-                i += 1
-            }
-        }
-        guard sawDigit else { return nil }
-        var exponent = 0
-        if i < n, bytes[i] == 0x65 || bytes[i] == 0x45 {
-            var j = i + 1
-            var negativeExponent = false
-            if j < n, bytes[j] == 0x2D || bytes[j] == 0x2B { negativeExponent = bytes[j] == 0x2D; j += 1 }
-            if j < n, Self.isDigit(bytes[j]) {
-                while j < n, Self.isDigit(bytes[j]) { if exponent < 400 { exponent = exponent * 10 + Int(bytes[j] - 0x30) }; j += 1 }
-                if negativeExponent { exponent = -exponent }
-            }
-        }
-        let e = exponent - scale
-        var v = Double(mantissa)
-        if e < 0 {
-            v = -e <= 22 ? v / Self.powerOfTen(-e) : v / Self.powerOfTen(22) / Self.powerOfTen(min(-e - 22, 300))
-        } else if e > 0 {
-            v = e <= 22 ? v * Self.powerOfTen(e) : v * Self.powerOfTen(22) * Self.powerOfTen(min(e - 22, 300))
-        }
-        return negative ? -v : v
-    }
-
-    /// 10ⁿ; exact for n ≤ 22.
-    @inlinable static func powerOfTen(_ n: Int) -> Double {
-        var r = 1.0
-        var k = n
-        var base = 10.0
-        while k > 0 {
-            if k & 1 == 1 { r *= base }
-            base *= base
-            k >>= 1
-        }
-        return r
-    }
+    /// more digits, an optional exponent. `nil` when the field does not start with a number. Correctly rounded
+    /// (`DecimalParsing.leadingDouble`, the project's one decimal parser).
+    @inlinable public var double: Double? { DecimalParsing.leadingDouble(bytes) }
 
     /// The number, or NaN when the field holds none (the decoder's internal state uses NaN for "unknown",
     /// as gpsd's does; it never leaves the decoder as NaN).

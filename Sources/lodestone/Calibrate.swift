@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import LodestoneCLI
+import LodestoneCore
 import LodestoneEngine
 import LodestoneLinux
 
@@ -110,10 +112,7 @@ struct Calibrate: ParsableCommand {
 
     /// `2026-07-02T10:15:00Z`.
     static func timestamp(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        f.timeZone = TimeZone(identifier: "UTC")
-        return f.string(from: date)
+        UTCCalendar.iso8601(unixS: date.timeIntervalSince1970.rounded(.down), fractionDigits: 0)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LodestoneCLI
 import LodestoneEngine
 
 /// `run`'s calibration options: which calibration file fusion applies (default: the board's, found by

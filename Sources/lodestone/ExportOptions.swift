@@ -1,4 +1,5 @@
 import ArgumentParser
+import LodestoneCLI
 import LodestoneEngine
 
 /// `--gpx FILE` and `--geojson FILE`: write the fused track when the run or replay ends.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LodestoneCLI
 import LodestoneEngine
 
 @main
@@ -14,7 +15,7 @@ struct LodestoneCommand: AsyncParsableCommand {
 
 /// Prints one line to standard error and exits with `code`: the single way commands report a failure.
 func fail(_ message: String, code: Int32 = 1) -> Never {
-    FileHandle.standardError.write(Data(("lodestone: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(("lodestone: " + CommandLineWording.naming(message) + "\n").utf8))
     Foundation.exit(code)
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LodestoneCLI
 import LodestoneEngine
 
 extension OrientationStage.Configuration.Mode: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LodestoneCLI
 import LodestoneDrivers
 import LodestoneEngine
 

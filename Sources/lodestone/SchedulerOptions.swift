@@ -1,4 +1,5 @@
 import ArgumentParser
+import LodestoneCLI
 import LodestoneEngine
 import LodestoneLinux
 import LodestoneScheduler

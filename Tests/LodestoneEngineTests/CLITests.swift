@@ -1,4 +1,5 @@
 import Foundation
+@testable import LodestoneTrace
 import Testing
 @testable import LodestoneEngine
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LodestoneCLI
 import Testing
 @testable import LodestoneEngine
 

@@ -3,7 +3,8 @@ import Testing
 @testable import LodestoneEngine
 
 @Suite(.serialized) struct GNSSDecodeCLITests {
-    static let firefly = GNSSTestData.nmea.appendingPathComponent("firefly-II.log").path
+    static let firefly = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/datasets/nmea/firefly-II.log").standardized.path
 
     @Test func jsonIsOneTPVPerEpochAndTheSummaryCountsBadSentences() throws {
         let r = try CLI.run(["gnss", "decode", "--input", Self.firefly, "--json"])

@@ -2,28 +2,14 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+@testable import LodestoneCLI
 import LodestoneCore
+@testable import LodestoneEvaluation
+@testable import LodestoneFusion
 import LodestoneLocation
+@testable import LodestoneTrace
 import Testing
 @testable import LodestoneEngine
-
-@Suite struct UTCCalendarTests {
-    /// Known answers from Python's `calendar.timegm` (2026-07-02T12:00:00Z, and a leap day).
-    @Test func unixTimeAndDecimalYearsAgree() throws {
-        #expect(UTCCalendar.days(year: 1970, month: 1, day: 1) == 0)
-        #expect(UTCCalendar.days(year: 2026, month: 7, day: 2) * 86_400 + 43_200 == 1_782_993_600)
-        #expect(UTCCalendar.days(year: 2024, month: 2, day: 29) * 86_400 + 21_600 == 1_709_186_400)
-        #expect(UTCCalendar.civil(days: 19_782) == (2024, 2, 29))
-        #expect(UTCCalendar.civil(days: -1) == (1969, 12, 31))
-        // 2026.5 is day 182.5 of 365: 2026-07-02T12:00Z.
-        #expect(abs(UTCCalendar.unixSeconds(decimalYear: 2026.5) - 1_782_993_600) < 1e-3)
-        let year = try #require(UTCCalendar.decimalYear(unixS: 1_782_993_600))
-        #expect(abs(year - 2026.5) < 1e-9)
-        #expect(UTCCalendar.decimalYear(unixS: .nan) == nil)
-        #expect(TrackExport.isoTime(1_782_993_600.25) == "2026-07-02T12:00:00.250Z")
-        #expect(TrackExport.isoTime(1_709_186_400) == "2024-02-29T06:00:00.000Z")
-    }
-}
 
 @Suite(.serialized) struct LocationStageTests {
     static func temporary(_ name: String) -> String {
@@ -181,6 +167,16 @@ import Testing
     @Test func harnessTrialThroughTheUrbanTunnelMeetsTheTargets() throws {
         let summary = try harnessTrialMeetsTheTargets(scenario: "urban-drive")
         #expect(summary.multipathFixes > 0)
+    }
+
+    /// The `String` form of a stage's cells is the bytes of its `CSVLine` form.
+    @Test func stringFormOfAStageIsItsLineForm() {
+        var line = CSVLine()
+        LocationStage(configuration: FusionConfiguration()).appendCells(to: &line)
+        var text = "t"
+        LocationStage(configuration: FusionConfiguration()).appendCells(to: &text)
+        #expect(text == "t" + line.text)
+        #expect(text == "t" + String(repeating: ",", count: LocationStage.locationColumns.count))
     }
 }
 

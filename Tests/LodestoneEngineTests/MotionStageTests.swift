@@ -1,5 +1,6 @@
 import Foundation
 import LodestoneCore
+@testable import LodestoneFusion
 import LodestoneMotion
 import Testing
 @testable import LodestoneEngine

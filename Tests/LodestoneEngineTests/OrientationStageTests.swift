@@ -1,8 +1,11 @@
 import Foundation
+@testable import LodestoneCLI
 import LodestoneCore
 @testable import LodestoneEngine
-import LodestoneFusion
+import LodestoneOrientation
+@testable import LodestoneFusion
 import LodestoneLinux
+@testable import LodestoneTrace
 import Testing
 
 /// The orientation stage as `replay` and `run` drive it: its columns on a real BROAD recording, true heading from
@@ -92,26 +95,6 @@ import Testing
         #expect(last["heading_true_deg"] == "")
         #expect(last["mag_disturbed"] == "" && last["mag_x_ut"] == "")
         #expect(Double(last["roll_deg"]!) != nil)
-    }
-
-    @Test func fastCellsWriteExactlyWhatAppendCellWrites() {
-        // Property: the stage's cells (`CSVLine`) are the text the former `String.appendCell` (formatFixed) wrote,
-        // byte for byte (`CSVLineTests.referenceCell` is that code).
-        var values: [Double?] = [nil, .nan, .infinity, 0, -0.0, 0.004, -0.004, 0.005, -0.005, 1, -1, 359.995, 1e-9, -1e-9,
-                                 123_456.789, -0.0000001, 9.999_999_95]
-        var seed: UInt64 = 42
-        for _ in 0..<2000 {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let unit = Double(seed >> 11) / Double(1 << 53)
-            values.append((unit - 0.5) * [1e-6, 1e-3, 1, 400, 1e5][Int(seed % 5)])
-        }
-        for digits in [0, 2, 3, 6, 7] {
-            var expected = ""
-            for v in values { expected += CSVLineTests.referenceCell(v, digits: digits) }
-            var line = CSVLine(capacity: 16)
-            for v in values { line.appendCell(v, digits: digits) }
-            #expect(line.text == expected, "digits \(digits)")
-        }
     }
 
     @Test func theStageWritesOrientationAndRestIntoTheContext() throws {

@@ -2,8 +2,10 @@ import Foundation
 @testable import LodestoneEngine
 import LodestoneCore
 import LodestoneDrivers
+@testable import LodestoneEvaluation
 import LodestoneScheduler
 import LodestoneSimulation
+@testable import LodestoneSources
 import Testing
 
 /// Plans applied through the drivers on the simulated board (`boards/simulated.json`: MPU-9250, LIS3MDL, BMP280 and

@@ -1,5 +1,7 @@
 import Foundation
 import LodestoneWire
+@testable import LodestoneCLI
+@testable import LodestoneTrace
 import Testing
 import LodestoneCore
 import LodestoneSimulation

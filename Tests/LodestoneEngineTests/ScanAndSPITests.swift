@@ -1,4 +1,5 @@
 import Foundation
+@testable import LodestoneCLI
 import LodestoneCore
 import LodestoneDrivers
 import LodestoneSimulation

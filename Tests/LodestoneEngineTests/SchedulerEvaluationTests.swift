@@ -1,4 +1,6 @@
 import Foundation
+@testable import LodestoneCLI
+@testable import LodestoneEvaluation
 import Testing
 import LodestoneCore
 import LodestoneLocation

@@ -2,6 +2,7 @@ import Foundation
 import LodestoneCore
 import LodestoneLinux
 import LodestoneSimulation
+@testable import LodestoneTrace
 import Testing
 @testable import LodestoneEngine
 

@@ -1,6 +1,5 @@
 import Foundation
 import LodestoneCore
-import LodestoneEngine
 import LodestoneSimulation
 import Testing
 @testable import LodestoneMotion

@@ -1,8 +1,9 @@
 import Foundation
 import LodestoneCore
-import LodestoneEngine
+import LodestoneLinux
 import LodestoneMotion
 import LodestoneSimulation
+import LodestoneTrace
 
 /// Where the repository and the shared datasets are (`../shared` beside the checkout, as in CI).
 enum Paths {
@@ -13,9 +14,10 @@ enum Paths {
     static func fixture(_ name: String) -> String { repository.appendingPathComponent("Tests/Fixtures/motion/\(name)").path }
 }
 
-/// Reads a trace (a dataset file) into rows.
+/// Reads a trace (a dataset file, plain or gzip) into rows: the bytes through LodestoneLinux, the rows through
+/// LodestoneTrace (no engine needed).
 func readTrace(_ path: String) throws -> [TraceRow] {
-    var parser = TraceParser(text: try TraceFiles.readText(path: path), path: path)
+    var parser = TraceParser(bytes: try GzipFile.readAll(path: path), path: path)
     var rows: [TraceRow] = []
     while let r = try parser.next() { rows.append(r) }
     return rows

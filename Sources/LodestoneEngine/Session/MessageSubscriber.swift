@@ -1,5 +1,6 @@
 import LodestoneCore
 import LodestoneFusion
+import LodestoneOrientation
 import LodestoneLocation
 import LodestoneMotion
 import LodestoneScheduler

@@ -28,6 +28,8 @@ public struct SessionConfiguration: Sendable {
     public var utcAtStartS: Double?
     /// Reads the system's battery for `BatteryChoice.auto` (`nil`: none present).
     public var systemBattery: (@Sendable () -> BatteryState?)?
+    /// Where samples come from: the board (default) or a recorded trace.
+    public var input: SessionInput = .board
 
     public init(board: BoardDescription, scenario: String? = nil, seed: UInt64 = 1, durationS: Double? = nil, speed: Double = 1,
                 fusion: FusionConfiguration = FusionConfiguration(), scheduling: SchedulingConfiguration? = SchedulingConfiguration(demands: []),

@@ -1,8 +1,10 @@
 import LodestoneCore
 import LodestoneFusion
+import LodestoneOrientation
 import LodestoneLocation
 import LodestoneMotion
 import LodestoneScheduler
+import LodestoneTrace
 import LodestoneWire
 
 /// The package's one run loop, synchronous: each `step(at:)` reads the sensors due, fuses what they said, lets the
@@ -49,6 +51,8 @@ public struct SessionCore: SubscriptionSource {
         var lastAngularVelocityRadS: Vector3?
         var recorder: TraceRecorder?
         var track: TrackExport?
+        /// The trace a replay reads (`SessionInput.trace`).
+        var trace: TraceInput?
         var standingDemands: [Demand]
         let utcAtStartS: Double?
         let boardName: String
@@ -68,6 +72,8 @@ public struct SessionCore: SubscriptionSource {
     var subscribers = Subscribers()
     private var lastStepS = 0.0
     private var finished = false
+    /// Writing the fused track failed at `finish()`.
+    public private(set) var exportError: TrackExportError?
 
     /// Assembles the board and the fusion pipeline, the scheduler and the recorder of `configuration`.
     /// - Throws: `SessionError.setup` saying what could not be opened or is unknown.
@@ -78,9 +84,18 @@ public struct SessionCore: SubscriptionSource {
     init(configuration c: SessionConfiguration, registry: SubscriptionRegistry) throws(SessionError) {
         self.configuration = c
         self.registry = registry
-        do {
-            runtime = try BoardRuntime.assemble(c.board, seed: c.seed, scenario: c.scenario)
-        } catch { throw .setup(error.message) }
+        var trace: TraceInput?
+        var fusionConfiguration = c.fusion
+        if case .trace(let path) = c.input {
+            do { trace = try TraceInput(path: path) } catch { throw .input(error) }
+            // The location columns appear only when the trace has GNSS: the header decides the output's columns.
+            fusionConfiguration.location.showsColumns = trace?.knownColumns.contains(.latDeg) ?? false
+            runtime = BoardRuntime(sources: [], world: nil)
+        } else {
+            do {
+                runtime = try BoardRuntime.assemble(c.board, seed: c.seed, scenario: c.scenario)
+            } catch { throw .setup(error.message) }
+        }
         engine = Engine(sources: runtime.sources)
         var scheduling: ScheduledSampling?
         var delivery: LocationDelivery?
@@ -98,7 +113,7 @@ public struct SessionCore: SubscriptionSource {
         var track: TrackExport?
         if let paths = c.export {
             do throws(TrackExportError) { track = try TrackExport(paths: paths, name: c.board.name) } catch {
-                throw .setup(error.description)
+                throw .export(error)
             }
         }
         let isSimulated = runtime.world != nil
@@ -114,8 +129,8 @@ public struct SessionCore: SubscriptionSource {
         calibration.time = board.time
         let header: [Wire.Message] = [.version(Wire.Version(release: Lodestone.version, time: board.time)), .board(board),
                                       .calibration(calibration)]
-        state = State(fusion: FusionPipeline(configuration: c.fusion), scheduling: scheduling, delivery: delivery,
-                      recorder: recorder, track: track, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
+        state = State(fusion: FusionPipeline(configuration: fusionConfiguration), scheduling: scheduling, delivery: delivery,
+                      recorder: recorder, track: track, trace: trace, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
                       boardName: c.board.name, header: header)
     }
 
@@ -125,6 +140,10 @@ public struct SessionCore: SubscriptionSource {
     /// When the next step is due, s; `nil` when the loop has ended.
     public var nextStepTimeS: Double? {
         guard !finished else { return nil }
+        if let trace = state.trace {
+            guard let t = trace.pending?.timeS, t <= (configuration.durationS ?? .infinity) + 1e-9 else { return nil }
+            return t
+        }
         let due = engine.nextDueS
         // A scheduled session steps at least once a second: the scheduler's timers run even while every sensor sleeps.
         let t = state.scheduling == nil ? due : min(due, lastStepS + ScheduledSampling.heartbeatS)
@@ -165,9 +184,12 @@ public struct SessionCore: SubscriptionSource {
         state.recorder?.close()
         if let e = state.recorder?.error { problems.append(e) }
         if let track = state.track {
-            do throws(TrackExportError) { try track.write() } catch { problems.append(error.description) }
+            do throws(TrackExportError) { try track.write() } catch {
+                exportError = error
+                problems.append(error.description)
+            }
         }
-        if !state.everDelivered {
+        if !state.everDelivered, state.trace == nil {
             problems.append("no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
         }
         return problems
@@ -175,6 +197,19 @@ public struct SessionCore: SubscriptionSource {
 
     /// The live view's lines for the plan and the combined delivery (none when unscheduled).
     public var planLines: [String] { state.planLines }
+
+    /// The trace's error, when a replay's input ended in one (after every row before it was processed).
+    public var inputError: TraceError? { state.trace?.error }
+    /// Rows of the trace processed so far.
+    public var inputRowCount: Int { state.trace?.count ?? 0 }
+    /// The trace's header could not be read at all (no column named): a replay writes nothing.
+    public var inputHeaderUnreadable: Bool { state.trace?.headerUnreadable ?? false }
+
+    /// The output columns of `lodestone replay`, `t_s` first.
+    public var columns: [String] { state.fusion.columns }
+
+    /// Appends the replay row of the last step (no newline) to `line`; allocates nothing once `line` has grown.
+    public func appendLine(to line: inout CSVLine) { state.fusion.appendLine(timeS: state.timeS, to: &line) }
 
     /// A snapshot for status consumers (the live view, the quiet log).
     public var status: SessionStatus { SessionStatus(self) }
@@ -187,6 +222,16 @@ public struct SessionCore: SubscriptionSource {
     private static func stepEngine(_ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double,
                                    onEvent: (Engine.Event) -> Void) {
         state.timeS = t
+        if state.trace != nil {
+            guard let row = state.trace?.take() else { return }
+            let sample = FusionSample(traceRow: row)
+            state.everDelivered = true
+            state.fusion.process(sample)
+            state.track?.add(state.fusion.location.latest)
+            if let f = sample.fix { state.lastFixTimeS = f.hasPosition ? f.timeS : state.lastFixTimeS }
+            subscribers.offer(reading: sample.reading, sensor: "trace", state: state)
+            return
+        }
         guard t >= engine.nextDueS - 1e-9 else {
             runtime.world?.advance(toTimeS: t)   // a heartbeat between sensor reads: the world moves, nothing is read
             return

@@ -1,8 +1,10 @@
 import LodestoneCore
 import LodestoneFusion
+import LodestoneOrientation
 import LodestoneLocation
 import LodestoneMotion
 import LodestoneScheduler
+import LodestoneTrace
 
 /// What a live location stream is for, as Core Location's `CLLocationUpdate.LiveConfiguration`: it sets the accuracy
 /// asked of the scheduler and whether the stream pauses while the carrier is still.
@@ -177,12 +179,18 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case sessionEnded
     /// The board could not be assembled, or another setup problem (the message says what).
     case setup(String)
+    /// The input trace could not be opened.
+    case input(TraceError)
+    /// The track export cannot be written there.
+    case export(TrackExportError)
 
     public var description: String {
         switch self {
         case .locationUnavailable(let t): "no location within \(formatFixed(t, digits: 0)) s"
         case .sessionEnded: "the session ended before an answer"
         case .setup(let m): m
+        case .input(let e): e.description
+        case .export(let e): e.description
         }
     }
 }

@@ -12,7 +12,7 @@ import BenchmarkSupport
 import Foundation
 import LodestoneCore
 import LodestoneEngine
-import LodestoneFusion
+import LodestoneOrientation
 
 /// The trial: `LODESTONE_BROAD_TRIAL` if set, else trial 21 in the shared datasets beside the repository.
 let trialPath = ProcessInfo.processInfo.environment["LODESTONE_BROAD_TRIAL"]

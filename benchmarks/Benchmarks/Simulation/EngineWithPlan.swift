@@ -11,6 +11,7 @@ import Benchmark
 import BenchmarkSupport
 import LodestoneCore
 import LodestoneEngine
+import LodestoneEvaluation
 import LodestoneScheduler
 import LodestoneSimulation
 

@@ -7,6 +7,7 @@
 
 import Foundation
 import LodestoneEngine
+import LodestoneEvaluation
 import LodestoneLocation
 
 func f(_ x: Double?, _ digits: Int = 1) -> String {

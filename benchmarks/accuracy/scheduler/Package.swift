@@ -18,7 +18,7 @@ let package = Package(
                            .product(name: "LodestoneSimulation", package: "Lodestone"),
                            .product(name: "LodestoneLocation", package: "Lodestone"),
                            .product(name: "LodestoneMotion", package: "Lodestone"),
-                           .product(name: "LodestoneFusion", package: "Lodestone"),
+                           .product(name: "LodestoneEvaluation", package: "Lodestone"),
                            .product(name: "LodestoneCore", package: "Lodestone")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
     ]

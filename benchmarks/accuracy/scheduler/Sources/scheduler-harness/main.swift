@@ -8,6 +8,7 @@
 //     python3 benchmarks/accuracy/scheduler/report.py /tmp/sched
 import Foundation
 import LodestoneEngine
+import LodestoneEvaluation
 import LodestoneScheduler
 
 /// The demands compared (stated in results.md).

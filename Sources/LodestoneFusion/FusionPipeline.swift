@@ -1,0 +1,155 @@
+import LodestoneCore
+import LodestoneMotion
+import LodestoneTrace
+
+/// One instant of input to fusion: what the sensors said at `reading.timeS` (board axes, SI units), and the
+/// receiver's fix if one arrived at that instant. Sensors run at different rates, so any part may be absent:
+/// a magnetometer-only sample, a barometer-only sample, a fix alone.
+public struct FusionSample: Sendable {
+    /// The sensor values (board axes, SI). Calibration is applied by `FusionPipeline` before the stages see it.
+    public var reading: SensorReading
+    /// A receiver fix, or a receiver's speed alone (mode `.unknown`, only `speedMps` set), when one arrived.
+    public var fix: ReceiverFix?
+    /// The board file's id of the sensor the reading came from (`run`); `nil` for a trace row, whose columns
+    /// are one sensor per quantity. Calibration applies by this id.
+    public var sensor: String?
+
+    public init(reading: SensorReading, fix: ReceiverFix? = nil, sensor: String? = nil) {
+        self.reading = reading
+        self.fix = fix
+        self.sensor = sensor
+    }
+
+    /// Time of the sample, s, on the engine's (or the trace's) clock.
+    public var timeS: Double { reading.timeS }
+}
+
+/// What the stages estimated, shared between them. It persists across samples: within one sample, each stage
+/// sees what the stages before it wrote for this sample and what the later ones wrote for earlier samples.
+public struct FusionContext: Sendable {
+    /// Orientation, rotating board-frame vectors into East-North-Up (Hamilton, scalar first); `nil` before the
+    /// orientation stage has initialised.
+    public var boardToENU: Quaternion?
+    /// True while the orientation stage detects rest.
+    public var atRest: Bool?
+    /// Best known position: geodetic latitude and longitude (deg, WGS84) and height above the ellipsoid (m),
+    /// from the location stage, else the configured one.
+    public var latitudeDeg: Double?
+    public var longitudeDeg: Double?
+    public var heightAboveEllipsoidM: Double?
+    /// The date of the samples as a decimal year (World Magnetic Model), from the receiver's UTC or configured.
+    public var decimalYear: Double?
+    /// The carrier's activity from the motion stage; `nil` while unknown.
+    public var activity: MotionActivity?
+    /// Altitude above mean sea level (m), its 1σ (m) and the vertical speed (m/s, + up) from the motion stage.
+    public var altitudeM: Double?
+    public var altitudeAccuracyM: Double?
+    public var verticalSpeedMps: Double?
+
+    public init() {}
+}
+
+/// What fusion is told before it starts. Each stage reads the part that concerns it.
+public struct FusionConfiguration: Sendable {
+    /// A fixed position (latitude deg, longitude deg, height above the ellipsoid m) used until a fix arrives;
+    /// without one, anything that needs a position (true heading) is invalid until a fix arrives.
+    public var latitudeDeg: Double?
+    public var longitudeDeg: Double?
+    public var heightAboveEllipsoidM: Double?
+    /// The date of the recording as a decimal year, when it is not known from a receiver.
+    public var decimalYear: Double?
+    /// Each stage's own settings (defined beside the stage).
+    public var calibration = CalibrationStage.Configuration()
+    public var orientation = OrientationStage.Configuration()
+    public var motion = MotionStage.Configuration()
+    public var location = LocationStage.Configuration()
+
+    public init() {}
+}
+
+/// One stage of fusion (orientation, motion, location). Stages are synchronous value types owned by one task;
+/// `process` must not allocate once warmed up.
+public protocol FusionStage {
+    /// The columns this stage adds to `lodestone replay`'s output, in order.
+    var columns: [String] { get }
+    /// Consumes one sample, reading and updating the shared context.
+    mutating func process(_ sample: FusionSample, context: inout FusionContext)
+    /// Appends one cell per column for the latest sample, each preceded by a comma; an empty cell where the
+    /// value is unknown (never `nan`). `replay` calls this once per row: it must not allocate.
+    func appendCells(to line: inout CSVLine)
+    /// Lines for the live view of `lodestone run` (human-readable, units shown).
+    var liveLines: [String] { get }
+}
+
+/// The fusion core as `run` and `replay` drive it: calibration, then orientation, motion and location, in
+/// that order, over one stream of samples.
+public struct FusionPipeline {
+    public let configuration: FusionConfiguration
+    public var calibration: CalibrationStage
+    public var orientation: OrientationStage
+    public var motion: MotionStage
+    public var location: LocationStage
+    /// What the stages estimated so far.
+    public private(set) var context: FusionContext
+
+    public init(configuration: FusionConfiguration = FusionConfiguration()) {
+        self.configuration = configuration
+        calibration = CalibrationStage(configuration: configuration)
+        orientation = OrientationStage(configuration: configuration)
+        motion = MotionStage(configuration: configuration)
+        location = LocationStage(configuration: configuration)
+        context = FusionContext()
+        context.latitudeDeg = configuration.latitudeDeg
+        context.longitudeDeg = configuration.longitudeDeg
+        context.heightAboveEllipsoidM = configuration.heightAboveEllipsoidM
+        context.decimalYear = configuration.decimalYear
+    }
+
+    /// The output columns of `lodestone replay`, `t_s` first.
+    public var columns: [String] { ["t_s"] + orientation.columns + motion.columns + location.columns }
+
+    /// Runs every stage over one sample.
+    public mutating func process(_ sample: FusionSample) {
+        var s = sample
+        calibration.apply(to: &s)
+        orientation.process(s, context: &context)
+        motion.process(s, context: &context)
+        location.process(s, context: &context)
+    }
+
+    /// Appends the output line for the latest sample (no newline) to `line`: `t_s` (4 decimals), then each
+    /// stage's cells. Allocates nothing once `line` has grown to the line's length.
+    public func appendLine(timeS: Double, to line: inout CSVLine) {
+        line.appendFixed(timeS, digits: 4)
+        orientation.appendCells(to: &line)
+        motion.appendCells(to: &line)
+        location.appendCells(to: &line)
+    }
+
+    /// The output line for the latest sample (no newline).
+    public func line(timeS: Double) -> String {
+        var line = CSVLine()
+        appendLine(timeS: timeS, to: &line)
+        return line.text
+    }
+
+    /// Lines for the live view.
+    public var liveLines: [String] { calibration.liveLines + orientation.liveLines + motion.liveLines + location.liveLines }
+}
+
+extension FusionStage {
+    /// The same cells appended to a `String` (one `String` per call; tests and tools, not the per-row path).
+    public func appendCells(to line: inout String) {
+        var cells = CSVLine()
+        appendCells(to: &cells)
+        line += cells.text
+    }
+}
+
+extension String {
+    /// Appends `,` and the value with `digits` decimals, or just `,` when the value is unknown or not finite.
+    @inlinable public mutating func appendCell(_ value: Double?, digits: Int) {
+        append(",")
+        if let v = value, v.isFinite { append(formatFixed(v, digits: digits)) }
+    }
+}
