@@ -108,11 +108,11 @@ extension BoardDescription {
     /// The chips a board file may name: every register driver in the catalog, and `iio`.
     public static var knownChips: [String] { ChipCatalog.names + ["iio"] + gnssChips }
 
-    /// GNSS sources: `GNSSSourceChips.names`.
-    public static var gnssChips: [String] { GNSSSourceChips.names }
+    /// GNSS sources: `GNSSChip`'s names.
+    public static var gnssChips: [String] { GNSSChip.allCases.map(\.rawValue) }
 
-    /// The energy model of a GNSS source without a `"model"` key (`GNSSSourceChips.defaultReceiverModel(chip:)`).
-    public static func defaultReceiverModel(chip: String) -> String? { GNSSSourceChips.defaultReceiverModel(chip: chip) }
+    /// The energy model of a GNSS source without a `"model"` key (`GNSSChip.defaultReceiverModel`); `nil` for other chips.
+    public static func defaultReceiverModel(chip: String) -> String? { GNSSChip(rawValue: chip)?.defaultReceiverModel }
 
     /// Default poll rate of GNSS sources, Hz (how often the engine looks for new bytes; not the fix rate).
     public static let defaultGNSSPollRateHz = 20.0
