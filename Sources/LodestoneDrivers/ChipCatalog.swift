@@ -6,8 +6,10 @@ import LodestoneCore
 public enum ChipCatalog {
     /// One chip.
     public struct Entry: Sendable, Hashable {
+        /// The chip.
+        public var id: ChipID
         /// Canonical name, as used in board files (`bmp280`).
-        public var name: String
+        public var name: String { id.rawValue }
         /// What it measures.
         public var kinds: [SensorKind]
         /// 7-bit I2C addresses it can have; the first is the default.
@@ -33,79 +35,79 @@ public enum ChipCatalog {
 
     /// The table, one entry per driver name.
     public static let entries: [Entry] = [
-        Entry(name: "bmp280", kinds: [.barometer, .thermometer], addresses: BMP280Datasheet.addresses,
+        Entry(id: .bmp280, kinds: [.barometer, .thermometer], addresses: BMP280Datasheet.addresses,
               idRegister: BMP280Datasheet.Register.id.rawValue, idValues: BMP280Datasheet.chipIDs,
               description: "Bosch BMP280 barometric pressure and temperature sensor"),
-        Entry(name: "lis3mdl", kinds: [.magnetometer, .thermometer], addresses: LIS3MDLDatasheet.addresses,
+        Entry(id: .lis3mdl, kinds: [.magnetometer, .thermometer], addresses: LIS3MDLDatasheet.addresses,
               idRegister: LIS3MDLDatasheet.Register.whoAmI.rawValue, idValues: [LIS3MDLDatasheet.whoAmIValue],
               description: "ST LIS3MDL 3-axis magnetometer"),
-        Entry(name: "mpu6050", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
+        Entry(id: .mpu6050, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
               idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu6050.whoAmIValues,
               description: "InvenSense MPU-6050 6-axis accelerometer and gyroscope"),
-        Entry(name: "mpu6500", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
+        Entry(id: .mpu6500, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
               idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu6500.whoAmIValues,
               description: "InvenSense MPU-6500 6-axis accelerometer and gyroscope"),
-        Entry(name: "mpu9250", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
+        Entry(id: .mpu9250, kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
               addresses: MPU6xxxDatasheet.addresses,
               idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu9250.whoAmIValues,
               description: "InvenSense MPU-9250/9255 9-axis accelerometer, gyroscope and AK8963 magnetometer"),
         // Before the AK8963: an AK09916 also reads 0x48 at 0x00 (WIA1); its WIA2 (0x01) = 0x09 tells them apart.
-        Entry(name: "ak09916", kinds: [.magnetometer], addresses: AK09916Datasheet.addresses,
+        Entry(id: .ak09916, kinds: [.magnetometer], addresses: AK09916Datasheet.addresses,
               idRegister: AK09916Datasheet.Register.wia2.rawValue, idValues: [AK09916Datasheet.wia2Value],
               description: "AKM AK09916 3-axis magnetometer (inside the ICM-20948, at 0x0C once its bypass is on)"),
-        Entry(name: "ak8963", kinds: [.magnetometer], addresses: AK8963Datasheet.addresses,
+        Entry(id: .ak8963, kinds: [.magnetometer], addresses: AK8963Datasheet.addresses,
               idRegister: AK8963Datasheet.Register.wia.rawValue, idValues: [AK8963Datasheet.wiaValue],
               description: "AKM AK8963 3-axis magnetometer (inside the MPU-9250, at 0x0C once its bypass is on)"),
         // Issue 3, IMUs.
-        Entry(name: "icm20948", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer], addresses: ICM20948Datasheet.addresses,
+        Entry(id: .icm20948, kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer], addresses: ICM20948Datasheet.addresses,
               idRegister: ICM20948Datasheet.Register.whoAmI.rawValue, idValues: [ICM20948Datasheet.whoAmIValue],
               description: "TDK InvenSense ICM-20948 9-axis accelerometer, gyroscope and AK09916 magnetometer (read through its I2C master)"),
-        Entry(name: "lsm6ds3", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+        Entry(id: .lsm6ds3, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
               idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6ds3.whoAmI],
               description: "ST LSM6DS3 6-axis accelerometer and gyroscope"),
-        Entry(name: "lsm6dsl", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+        Entry(id: .lsm6dsl, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
               idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsl.whoAmI],
               description: "ST LSM6DSL (or LSM6DS3TR-C) 6-axis accelerometer and gyroscope"),
-        Entry(name: "lsm6dsox", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+        Entry(id: .lsm6dsox, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
               idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsox.whoAmI],
               description: "ST LSM6DSOX 6-axis accelerometer and gyroscope"),
-        Entry(name: "lsm9ds1", kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM9DS1Datasheet.addresses,
+        Entry(id: .lsm9ds1, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM9DS1Datasheet.addresses,
               idRegister: LSM9DS1Datasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1Datasheet.whoAmIValue],
               description: "ST LSM9DS1 accelerometer and gyroscope (its magnetometer is the separate device lsm9ds1-mag)"),
-        Entry(name: "lsm9ds1-mag", kinds: [.magnetometer], addresses: LSM9DS1MagnetometerDatasheet.addresses,
+        Entry(id: .lsm9ds1Magnetometer, kinds: [.magnetometer], addresses: LSM9DS1MagnetometerDatasheet.addresses,
               idRegister: LSM9DS1MagnetometerDatasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1MagnetometerDatasheet.whoAmIValue],
               description: "ST LSM9DS1 magnetometer (same identity as the LIS3MDL: scan names it so when an LSM9DS1 shares the bus)"),
-        Entry(name: "adxl345", kinds: [.accelerometer], addresses: ADXL345Datasheet.addresses,
+        Entry(id: .adxl345, kinds: [.accelerometer], addresses: ADXL345Datasheet.addresses,
               idRegister: ADXL345Datasheet.Register.devid.rawValue, idValues: [ADXL345Datasheet.devidValue],
               description: "Analog Devices ADXL345 3-axis accelerometer"),
         // Barometers and magnetometers of the driver catalogue (issue 3, part A).
-        Entry(name: "bme280", kinds: [.barometer, .thermometer], addresses: BME280Datasheet.addresses,
+        Entry(id: .bme280, kinds: [.barometer, .thermometer], addresses: BME280Datasheet.addresses,
               idRegister: BME280Datasheet.Register.id.rawValue, idValues: [BME280Datasheet.chipID],
               description: "Bosch BME280 pressure, temperature and humidity sensor"),
-        Entry(name: "bmp388", kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
+        Entry(id: .bmp388, kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
               idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp388.chipID],
               description: "Bosch BMP388 barometric pressure and temperature sensor"),
-        Entry(name: "bmp390", kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
+        Entry(id: .bmp390, kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
               idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp390.chipID],
               description: "Bosch BMP390 barometric pressure and temperature sensor"),
-        Entry(name: "ms5611", kinds: [.barometer, .thermometer], addresses: MS5611Datasheet.addresses,
+        Entry(id: .ms5611, kinds: [.barometer, .thermometer], addresses: MS5611Datasheet.addresses,
               idRegister: MS5611Datasheet.promAddress(word: 7), idValues: [],
               description: "TE MS5611-01BA03 barometric pressure sensor (no ID register: recognised by its PROM CRC-4; "
                   + "a part that has not been reset since power-on may not show its PROM until `lodestone read` resets it)",
               signature: .ms5611PROM),
-        Entry(name: "lps22hb", kinds: [.barometer, .thermometer], addresses: LPS22HBDatasheet.addresses,
+        Entry(id: .lps22hb, kinds: [.barometer, .thermometer], addresses: LPS22HBDatasheet.addresses,
               idRegister: LPS22HBDatasheet.Register.whoAmI.rawValue, idValues: [LPS22HBDatasheet.whoAmIValue],
               description: "ST LPS22HB barometric pressure sensor"),
-        Entry(name: "lps25h", kinds: [.barometer, .thermometer], addresses: LPS25HDatasheet.addresses,
+        Entry(id: .lps25h, kinds: [.barometer, .thermometer], addresses: LPS25HDatasheet.addresses,
               idRegister: LPS25HDatasheet.Register.whoAmI.rawValue, idValues: [LPS25HDatasheet.whoAmIValue],
               description: "ST LPS25H barometric pressure sensor (Raspberry Pi Sense HAT)"),
-        Entry(name: "hmc5883l", kinds: [.magnetometer], addresses: HMC5883LDatasheet.addresses,
+        Entry(id: .hmc5883l, kinds: [.magnetometer], addresses: HMC5883LDatasheet.addresses,
               idRegister: HMC5883LDatasheet.Register.identificationA.rawValue, idValues: [HMC5883LDatasheet.identification[0]],
               description: "Honeywell HMC5883L 3-axis magnetometer", signature: .idBytes(HMC5883LDatasheet.identification)),
-        Entry(name: "qmc5883l", kinds: [.magnetometer], addresses: QMC5883LDatasheet.addresses,
+        Entry(id: .qmc5883l, kinds: [.magnetometer], addresses: QMC5883LDatasheet.addresses,
               idRegister: QMC5883LDatasheet.Register.chipID.rawValue, idValues: [QMC5883LDatasheet.chipIDValue],
               description: "QST QMC5883L 3-axis magnetometer (on many \"HMC5883L\" GY-271 boards)"),
-        Entry(name: "mmc5983ma", kinds: [.magnetometer], addresses: MMC5983MADatasheet.addresses,
+        Entry(id: .mmc5983ma, kinds: [.magnetometer], addresses: MMC5983MADatasheet.addresses,
               idRegister: MMC5983MADatasheet.Register.productID.rawValue, idValues: [MMC5983MADatasheet.productIDValue],
               description: "MEMSIC MMC5983MA 3-axis magnetometer"),
     ]
@@ -115,8 +117,13 @@ public enum ChipCatalog {
 
     /// The entry named `name` (case-insensitive), if any.
     public static func entry(named name: String) -> Entry? {
-        let key = name.lowercased()
-        return entries.first { $0.name == key }
+        ChipID(name: name).map(entry)
+    }
+
+    /// The entry of `id`.
+    public static func entry(_ id: ChipID) -> Entry {
+        // Every ChipID has an entry (ChipCatalogTests checks the table against ChipID.allCases).
+        entries.first { $0.id == id }!
     }
 
     /// The entries whose chip can sit at `address`.
@@ -194,34 +201,30 @@ public enum ChipCatalog {
                 detail: "address \(hex(address)) is not one the chip can have: "
                     + entry.addresses.map(hex).joined(separator: ", "))
         }
-        switch entry.name {
-        case "bmp280": return BMP280(bus: bus, address: address, delay: delay)
-        case "lis3mdl": return LIS3MDL(bus: bus, address: address, delay: delay)
-        case "mpu6050": return MPU6xxx(bus: bus, address: address, variant: .mpu6050, delay: delay)
-        case "mpu6500": return MPU6xxx(bus: bus, address: address, variant: .mpu6500, delay: delay)
-        case "mpu9250": return MPU6xxx(bus: bus, address: address, variant: .mpu9250, delay: delay)
-        case "ak8963": return AK8963(bus: bus, address: address, delay: delay)
-        case "ak09916": return AK09916(bus: bus, address: address, delay: delay)
-        case "icm20948": return ICM20948(bus: bus, address: address, delay: delay)
-        case "lsm6ds3": return LSM6DSx(bus: bus, address: address, variant: .lsm6ds3, delay: delay)
-        case "lsm6dsl": return LSM6DSx(bus: bus, address: address, variant: .lsm6dsl, delay: delay)
-        case "lsm6dsox": return LSM6DSx(bus: bus, address: address, variant: .lsm6dsox, delay: delay)
-        case "lsm9ds1": return LSM9DS1(bus: bus, address: address, delay: delay)
-        case "lsm9ds1-mag": return LSM9DS1Magnetometer(bus: bus, address: address, delay: delay)
-        case "adxl345": return ADXL345(bus: bus, address: address, delay: delay)
-        case "bme280": return BME280(bus: bus, address: address, delay: delay)
-        case "bmp388": return BMP3xx(bus: bus, address: address, variant: .bmp388, delay: delay)
-        case "bmp390": return BMP3xx(bus: bus, address: address, variant: .bmp390, delay: delay)
-        case "ms5611": return MS5611(bus: bus, address: address, delay: delay)
-        case "lps22hb": return LPS22HB(bus: bus, address: address, delay: delay)
-        case "lps25h": return LPS25H(bus: bus, address: address, delay: delay)
-        case "hmc5883l": return HMC5883L(bus: bus, address: address, delay: delay)
-        case "qmc5883l": return QMC5883L(bus: bus, address: address, delay: delay)
-        case "mmc5983ma": return MMC5983MA(bus: bus, address: address, delay: delay)
-        default:
-            // Reached only if `entries` gains a name without a case here; LodestoneDrivers.docc/AddingADriver.md
-            // lists both places.
-            throw .unsupportedConfiguration(chip: entry.name, detail: "listed in ChipCatalog.entries but has no driver case")
+        switch entry.id {
+        case .bmp280: return BMP280(bus: bus, address: address, delay: delay)
+        case .lis3mdl: return LIS3MDL(bus: bus, address: address, delay: delay)
+        case .mpu6050: return MPU6xxx(bus: bus, address: address, variant: .mpu6050, delay: delay)
+        case .mpu6500: return MPU6xxx(bus: bus, address: address, variant: .mpu6500, delay: delay)
+        case .mpu9250: return MPU6xxx(bus: bus, address: address, variant: .mpu9250, delay: delay)
+        case .ak8963: return AK8963(bus: bus, address: address, delay: delay)
+        case .ak09916: return AK09916(bus: bus, address: address, delay: delay)
+        case .icm20948: return ICM20948(bus: bus, address: address, delay: delay)
+        case .lsm6ds3: return LSM6DSx(bus: bus, address: address, variant: .lsm6ds3, delay: delay)
+        case .lsm6dsl: return LSM6DSx(bus: bus, address: address, variant: .lsm6dsl, delay: delay)
+        case .lsm6dsox: return LSM6DSx(bus: bus, address: address, variant: .lsm6dsox, delay: delay)
+        case .lsm9ds1: return LSM9DS1(bus: bus, address: address, delay: delay)
+        case .lsm9ds1Magnetometer: return LSM9DS1Magnetometer(bus: bus, address: address, delay: delay)
+        case .adxl345: return ADXL345(bus: bus, address: address, delay: delay)
+        case .bme280: return BME280(bus: bus, address: address, delay: delay)
+        case .bmp388: return BMP3xx(bus: bus, address: address, variant: .bmp388, delay: delay)
+        case .bmp390: return BMP3xx(bus: bus, address: address, variant: .bmp390, delay: delay)
+        case .ms5611: return MS5611(bus: bus, address: address, delay: delay)
+        case .lps22hb: return LPS22HB(bus: bus, address: address, delay: delay)
+        case .lps25h: return LPS25H(bus: bus, address: address, delay: delay)
+        case .hmc5883l: return HMC5883L(bus: bus, address: address, delay: delay)
+        case .qmc5883l: return QMC5883L(bus: bus, address: address, delay: delay)
+        case .mmc5983ma: return MMC5983MA(bus: bus, address: address, delay: delay)
         }
     }
 }

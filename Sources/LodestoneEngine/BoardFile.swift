@@ -108,11 +108,11 @@ extension BoardDescription {
     /// The chips a board file may name: every register driver in the catalog, and `iio`.
     public static var knownChips: [String] { ChipCatalog.names + ["iio"] + gnssChips }
 
-    /// GNSS sources: `GNSSSourceChips.names`.
-    public static var gnssChips: [String] { GNSSSourceChips.names }
+    /// GNSS sources: `GNSSChip`'s names.
+    public static var gnssChips: [String] { GNSSChip.allCases.map(\.rawValue) }
 
-    /// The energy model of a GNSS source without a `"model"` key (`GNSSSourceChips.defaultReceiverModel(chip:)`).
-    public static func defaultReceiverModel(chip: String) -> String? { GNSSSourceChips.defaultReceiverModel(chip: chip) }
+    /// The energy model of a GNSS source without a `"model"` key (`GNSSChip.defaultReceiverModel`); `nil` for other chips.
+    public static func defaultReceiverModel(chip: String) -> String? { GNSSChip(rawValue: chip)?.defaultReceiverModel }
 
     /// Default poll rate of GNSS sources, Hz (how often the engine looks for new bytes; not the fix rate).
     public static let defaultGNSSPollRateHz = 20.0
@@ -126,110 +126,17 @@ extension BoardDescription {
         return try parse(data, path: path)
     }
 
-    /// Parses and validates board JSON; `path` is used in messages only.
+    /// Parses and validates board JSON (`Decodable`); `path` is used in messages only.
     public static func parse(_ data: Data, path: String) throws(BoardFileError) -> BoardDescription {
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+        do {
+            var board = try JSONDecoder().decode(BoardDescription.self, from: data)
+            board.path = path
+            return board
+        } catch let error as DecodingError {
+            throw BoardFileError(path: path, error)
+        } catch {
             throw BoardFileError(path: path, key: "", problem: "not valid JSON (\(Self.reason(error)))")
         }
-        let p = Validator(path: path)
-        guard let root = object as? [String: Any] else { throw p.fail("", "the top level must be a JSON object") }
-        try p.allowOnly(root, ["format", "name", "description", "sensors", "simulation"], at: "")
-        let format = try p.string(root, "format", at: "")
-        guard format == formatTag else { throw p.fail("format", "\"\(format)\" is not supported; allowed: \"\(formatTag)\"") }
-        let name = try p.string(root, "name", at: "")
-        let summary = try p.optionalString(root, "description", at: "") ?? ""
-        guard let list = root["sensors"] as? [Any], !list.isEmpty else {
-            throw p.fail("sensors", "must be a non-empty array of sensor objects")
-        }
-        var sensors: [SensorEntry] = []
-        var seen: Set<String> = []
-        for (i, item) in list.enumerated() {
-            let at = "sensors[\(i)]"
-            guard let s = item as? [String: Any] else { throw p.fail(at, "must be an object") }
-            try p.allowOnly(s, ["id", "chip", "bus", "address", "mount", "rateHz", "description", "model"], at: at)
-            let id = try p.string(s, "id", at: at)
-            guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-                throw p.fail(at + ".id", "\"\(id)\" is not allowed; use letters, digits, - and _")
-            }
-            guard seen.insert(id).inserted else { throw p.fail(at + ".id", "\"\(id)\" is used twice; ids must be unique") }
-            let chip = try p.string(s, "chip", at: at).lowercased()
-            guard knownChips.contains(chip) else {
-                throw p.fail(at + ".chip", "\"\(chip)\" is not a known chip; allowed: " + knownChips.joined(separator: ", "))
-            }
-            let bus = try p.bus(s["bus"], at: at + ".bus", chip: chip)
-            var address: UInt8?
-            if let a = s["address"] {
-                guard let text = a as? String, let v = Self.parseAddress(text) else {
-                    throw p.fail(at + ".address", "\(Self.show(a)) is not an I2C address; allowed: a string \"0x03\" … \"0x77\"")
-                }
-                address = v
-            }
-            if case .iio = bus, address != nil { throw p.fail(at + ".address", "not allowed for an IIO device (the kernel driver owns the address)") }
-            if case .spi = bus, address != nil { throw p.fail(at + ".address", "not allowed on SPI (the chip select picks the chip)") }
-            var mount = Matrix3.identity
-            if let m = s["mount"] {
-                guard let nums = m as? [Any], let values = Optional(nums.compactMap { ($0 as? NSNumber).map(\.doubleValue) }),
-                      values.count == 9, nums.count == 9, let mm = Matrix3(rowMajor: values) else {
-                    throw p.fail(at + ".mount", "must be 9 numbers, row-major, with v_board = M · v_chip (like IIO's mount_matrix)")
-                }
-                guard abs(abs(mm.determinant) - 1) < 1e-3 else {
-                    throw p.fail(at + ".mount", "determinant \(mm.determinant) is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)")
-                }
-                mount = mm
-            }
-            let isGNSS = gnssChips.contains(chip)
-            if isGNSS, address != nil { throw p.fail(at + ".address", "not allowed for a GNSS source") }
-            let rateValue: Double
-            if isGNSS && s["rateHz"] == nil {
-                rateValue = defaultGNSSPollRateHz
-            } else {
-                guard let rate = s["rateHz"] as? NSNumber, rate.doubleValue.isFinite, rate.doubleValue > 0, rate.doubleValue <= 8000 else {
-                    throw p.fail(at + ".rateHz", "\(Self.show(s["rateHz"])) is not allowed; use a number of Hz in (0, 8000]")
-                }
-                rateValue = rate.doubleValue
-            }
-            var model: String?
-            if let m = s["model"] {
-                guard isGNSS, chip != "gpx" else {
-                    throw p.fail(at + ".model", "only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key")
-                }
-                guard let text = m as? String, !text.isEmpty,
-                      text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" }) else {
-                    throw p.fail(at + ".model", "\(Self.show(m)) is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\"")
-                }
-                guard EnergyModel.receiver(text) != nil else {
-                    throw p.fail(at + ".model", "\"\(text)\" is not a receiver the energy model knows; known: "
-                                     + EnergyModel.receiverModels.joined(separator: ", "))
-                }
-                model = text
-            }
-            sensors.append(SensorEntry(id: id, chip: chip, bus: bus, address: address, mount: mount, rateHz: rateValue,
-                                       receiverModel: model))
-        }
-        var simulation: SimulationSettings?
-        if let simAny = root["simulation"] {
-            guard let sim = simAny as? [String: Any] else { throw p.fail("simulation", "must be an object") }
-            try p.allowOnly(sim, ["scenario", "hardIronMicroTesla", "softIron"], at: "simulation")
-            let scenario = try p.string(sim, "scenario", at: "simulation")
-            var hard = Vector3.zero
-            if let h = sim["hardIronMicroTesla"] {
-                guard let a = h as? [NSNumber], a.count == 3 else { throw p.fail("simulation.hardIronMicroTesla", "must be 3 numbers (µT, board axes)") }
-                hard = Vector3(a[0].doubleValue, a[1].doubleValue, a[2].doubleValue)
-            }
-            var soft = Matrix3.identity
-            if let sAny = sim["softIron"] {
-                guard let a = sAny as? [NSNumber], let m = Matrix3(rowMajor: a.map(\.doubleValue)) else {
-                    throw p.fail("simulation.softIron", "must be 9 numbers, row-major")
-                }
-                soft = m
-            }
-            simulation = SimulationSettings(scenario: scenario, hardIronMicroTesla: hard, softIron: soft)
-        }
-        if simulation == nil, let s = sensors.first(where: { $0.bus == .simulated }) {
-            throw p.fail("simulation", "missing, but sensor \"\(s.id)\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}")
-        }
-        return BoardDescription(name: name, summary: summary, sensors: sensors, simulation: simulation, path: path)
     }
 
     /// Parses `0x76` / `118`; nil unless a 7-bit address in the usable range 0x03–0x77.
@@ -240,12 +147,6 @@ extension BoardDescription {
         return UInt8(v)
     }
 
-    static func show(_ v: Any?) -> String {
-        guard let v else { return "missing" }
-        if let s = v as? String { return "\"\(s)\"" }
-        return "\(v)"
-    }
-
     static func reason(_ error: Error) -> String {
         let ns = error as NSError
         if let d = ns.userInfo["NSDebugDescription"] as? String { return d }
@@ -254,102 +155,343 @@ extension BoardDescription {
     }
 }
 
-private struct Validator {
-    let path: String
+// MARK: - Decoding
+//
+// The board file is `Decodable`: each type reads its own keys through a keyed container, refuses keys it does not
+// know, and reports a value it cannot use as a `DecodingError.dataCorrupted` at the key's coding path, whose
+// description says what is wrong and what is allowed. `BoardFileError(path:_:)` turns the coding path into the key
+// of the one-line message (`sensors[0].bus.spi`).
 
-    func fail(_ key: String, _ problem: String) -> BoardFileError { BoardFileError(path: path, key: key, problem: problem) }
-
-    func join(_ at: String, _ key: String) -> String { at.isEmpty ? key : at + "." + key }
-
-    func allowOnly(_ o: [String: Any], _ keys: [String], at: String) throws(BoardFileError) {
-        for k in o.keys.sorted() where !keys.contains(k) {
-            throw fail(join(at, k), "unknown key; allowed here: " + keys.joined(separator: ", "))
+extension BoardFileError {
+    /// The one line for a decoding failure of the file at `path`.
+    init(path: String, _ error: DecodingError) {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // Every problem the decoding itself finds has a key: at the top level it is the JSON text.
+            let reason = context.underlyingError.map(BoardDescription.reason) ?? context.debugDescription
+            self.init(path: path, key: "", problem: "not valid JSON (\(reason))")
+        case .dataCorrupted(let context):
+            self.init(path: path, key: Self.key(context.codingPath), problem: context.debugDescription)
+        case .typeMismatch(let type, let context):
+            let problem = context.codingPath.isEmpty ? "the top level must be a JSON object" : "must be " + Self.describe(type)
+            self.init(path: path, key: Self.key(context.codingPath), problem: problem)
+        case .valueNotFound(let type, let context):
+            self.init(path: path, key: Self.key(context.codingPath), problem: "must be " + Self.describe(type) + ", not null")
+        case .keyNotFound(let key, let context):
+            self.init(path: path, key: Self.key(context.codingPath + [key]), problem: "missing")
+        @unknown default:
+            self.init(path: path, key: "", problem: "not a valid board file (\(error))")
         }
     }
 
-    func string(_ o: [String: Any], _ key: String, at: String) throws(BoardFileError) -> String {
-        guard let v = o[key] else { throw fail(join(at, key), "missing; a string is required") }
-        guard let s = v as? String else { throw fail(join(at, key), "\(BoardDescription.show(v)) must be a string") }
+    /// `sensors[0].bus.spi` for a coding path.
+    static func key(_ path: [any CodingKey]) -> String {
+        var key = ""
+        for k in path {
+            if let i = k.intValue { key += "[\(i)]" } else { key += (key.isEmpty ? "" : ".") + k.stringValue }
+        }
+        return key
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        if type == String.self { return "a string" }
+        if type == Bool.self { return "true or false" }
+        if type == Double.self || type == Int.self { return "a number" }
+        if type is [Any].Type { return "an array" }
+        return "an object"
+    }
+}
+
+/// Any key of a JSON object, so that a container can list the keys it was given.
+struct BoardFileKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { stringValue = String(intValue); self.intValue = intValue }
+}
+
+/// A JSON value as the file has it, to say in a message what was given (`-1 is not allowed`).
+enum BoardFileValue: Decodable, CustomStringConvertible {
+    case null, bool(Bool), number(Double), string(String), array([BoardFileValue]), object([String: BoardFileValue])
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([BoardFileValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: BoardFileValue].self)) }
+    }
+
+    var number: Double? { if case .number(let n) = self { n } else { nil } }
+    var string: String? { if case .string(let s) = self { s } else { nil } }
+
+    /// The value as the message quotes it: `"text"`, `12.5`, `-1`, `true`.
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let b): "\(b)"
+        case .number(let n): n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
+        case .string(let s): "\"\(s)\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+extension KeyedDecodingContainer where Key == BoardFileKey {
+    /// A `dataCorrupted` error at `key` (the container itself for `""`) saying `problem`.
+    func fail(_ key: String, _ problem: String) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: codingPath + (key.isEmpty ? [] : [BoardFileKey(key)]), debugDescription: problem))
+    }
+
+    /// Refuses the first key (in sorted order) that is not in `keys`.
+    func allowOnly(_ keys: [String]) throws {
+        for k in allKeys.map(\.stringValue).sorted() where !keys.contains(k) {
+            throw fail(k, "unknown key; allowed here: " + keys.joined(separator: ", "))
+        }
+    }
+
+    /// The value at `key` as given, `nil` when absent.
+    func value(_ key: String) throws -> BoardFileValue? { try decodeIfPresent(BoardFileValue.self, forKey: BoardFileKey(key)) }
+
+    /// A required string.
+    func string(_ key: String) throws -> String {
+        guard let v = try value(key) else { throw fail(key, "missing; a string is required") }
+        guard let s = v.string else { throw fail(key, "\(v) must be a string") }
         return s
     }
 
-    func optionalString(_ o: [String: Any], _ key: String, at: String) throws(BoardFileError) -> String? {
-        guard o[key] != nil else { return nil }
-        return try string(o, key, at: at)
+    /// An optional string.
+    func optionalString(_ key: String) throws -> String? {
+        guard try value(key) != nil else { return nil }
+        return try string(key)
     }
 
-    func bus(_ v: Any?, at: String, chip: String) throws(BoardFileError) -> BoardDescription.BusLocation {
-        let allowed = "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
-        guard let o = v as? [String: Any] else { throw fail(at, "\(BoardDescription.show(v)) is not a bus; " + allowed) }
-        if BoardDescription.gnssChips.contains(chip) { return try gnssBus(o, at: at, chip: chip) }
-        if let dev = o["i2c"] {
-            try allowOnly(o, ["i2c"], at: at)
-            guard let d = dev as? String, d.hasPrefix("/dev/") else { throw fail(at + ".i2c", "\(BoardDescription.show(dev)) must be a device path like \"/dev/i2c-1\"") }
-            guard chip != "iio" else { throw fail(at, "chip \"iio\" needs an iio bus; " + allowed) }
-            return .i2c(path: d)
+    /// `count` numbers, or `nil` when the value is anything else.
+    func numbers(_ key: String, count: Int) throws -> [Double]? {
+        guard case .array(let items)? = try value(key), items.count == count else { return nil }
+        let values = items.compactMap(\.number)
+        return values.count == count ? values : nil
+    }
+}
+
+/// What a board file's `chip` names: a register chip (`ChipCatalog`), a kernel IIO device, or a GNSS source.
+enum BoardChip: Equatable {
+    case register(ChipID), iio, gnss(GNSSChip)
+
+    init?(_ name: String) {
+        if name == "iio" { self = .iio }
+        else if let g = GNSSChip(rawValue: name) { self = .gnss(g) }
+        else if let id = ChipID(rawValue: name) { self = .register(id) }
+        else { return nil }
+    }
+}
+
+extension BoardDescription: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: BoardFileKey.self)
+        try c.allowOnly(["format", "name", "description", "sensors", "simulation"])
+        let format = try c.string("format")
+        guard format == Self.formatTag else { throw c.fail("format", "\"\(format)\" is not supported; allowed: \"\(Self.formatTag)\"") }
+        name = try c.string("name")
+        summary = try c.optionalString("description") ?? ""
+        guard case .array(let items)? = try c.value("sensors"), !items.isEmpty else {
+            throw c.fail("sensors", "must be a non-empty array of sensor objects")
         }
-        if let dev = o["iio"] {
-            try allowOnly(o, ["iio", "uri"], at: at)
-            guard let d = dev as? String, !d.isEmpty else { throw fail(at + ".iio", "must be an IIO device name (e.g. \"lsm6dsl_accel\") or id (\"iio:device0\")") }
-            let uri = (o["uri"] as? String) ?? "local:"
-            guard uri.hasPrefix("local:") || uri.hasPrefix("ip:") else { throw fail(at + ".uri", "\"\(uri)\" is not allowed; use \"local:\" or \"ip:HOST\"") }
-            guard chip == "iio" else { throw fail(at, "an IIO device needs \"chip\": \"iio\" (the kernel driver does the chip work)") }
-            return .iio(device: d, uri: uri)
+        var list = try c.nestedUnkeyedContainer(forKey: BoardFileKey("sensors"))
+        var sensors: [SensorEntry] = []
+        var seen: Set<String> = []
+        while !list.isAtEnd {
+            let index = list.currentIndex
+            let entry = try list.decode(SensorEntry.self)
+            guard seen.insert(entry.id).inserted else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [BoardFileKey("sensors"), BoardFileKey(intValue: index)!, BoardFileKey("id")],
+                                                        debugDescription: "\"\(entry.id)\" is used twice; ids must be unique"))
+            }
+            sensors.append(entry)
         }
-        if let dev = o["spi"] {
-            try allowOnly(o, ["spi", "speedHz"], at: at)
-            guard let d = dev as? String, d.hasPrefix("/dev/") else { throw fail(at + ".spi", "\(BoardDescription.show(dev)) must be a device path like \"/dev/spidev0.1\"") }
-            guard ChipCatalog.spiFraming(forChip: chip) != nil else {
-                throw fail(at, "chip \"\(chip)\" is not read over SPI; SPI chips: " + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
+        self.sensors = sensors
+        if let v = try c.value("simulation") {
+            guard case .object = v else { throw c.fail("simulation", "must be an object") }
+            simulation = try c.decode(SimulationSettings.self, forKey: BoardFileKey("simulation"))
+        } else {
+            simulation = nil
+        }
+        if simulation == nil, let s = sensors.first(where: { $0.bus == .simulated }) {
+            throw c.fail("simulation", "missing, but sensor \"\(s.id)\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}")
+        }
+        path = nil
+    }
+}
+
+extension BoardDescription.SensorEntry: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c: KeyedDecodingContainer<BoardFileKey>
+        do { c = try decoder.container(keyedBy: BoardFileKey.self) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "must be an object"))
+        }
+        try c.allowOnly(["id", "chip", "bus", "address", "mount", "rateHz", "description", "model"])
+        let id = try c.string("id")
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw c.fail("id", "\"\(id)\" is not allowed; use letters, digits, - and _")
+        }
+        let name = try c.string("chip").lowercased()
+        guard let chip = BoardChip(name) else {
+            throw c.fail("chip", "\"\(name)\" is not a known chip; allowed: " + BoardDescription.knownChips.joined(separator: ", "))
+        }
+        guard let busValue = try c.value("bus"), case .object = busValue else {
+            throw c.fail("bus", "\((try c.value("bus")).map(\.description) ?? "missing") is not a bus; " + BoardDescription.BusLocation.allowed)
+        }
+        let bus = try BoardDescription.BusLocation(from: c.superDecoder(forKey: BoardFileKey("bus")), chip: chip)
+        var address: UInt8?
+        if let a = try c.value("address") {
+            guard let text = a.string, let v = BoardDescription.parseAddress(text) else {
+                throw c.fail("address", "\(a) is not an I2C address; allowed: a string \"0x03\" … \"0x77\"")
+            }
+            address = v
+        }
+        if case .iio = bus, address != nil { throw c.fail("address", "not allowed for an IIO device (the kernel driver owns the address)") }
+        if case .spi = bus, address != nil { throw c.fail("address", "not allowed on SPI (the chip select picks the chip)") }
+        var mount = Matrix3.identity
+        if try c.value("mount") != nil {
+            guard let values = try c.numbers("mount", count: 9), let m = Matrix3(rowMajor: values) else {
+                throw c.fail("mount", "must be 9 numbers, row-major, with v_board = M · v_chip (like IIO's mount_matrix)")
+            }
+            guard abs(abs(m.determinant) - 1) < 1e-3 else {
+                throw c.fail("mount", "determinant \(m.determinant) is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)")
+            }
+            mount = m
+        }
+        var gnss: GNSSChip?
+        if case .gnss(let g) = chip { gnss = g }
+        if gnss != nil, address != nil { throw c.fail("address", "not allowed for a GNSS source") }
+        let rate = try c.value("rateHz")
+        let rateHz: Double
+        if gnss != nil && rate == nil {
+            rateHz = BoardDescription.defaultGNSSPollRateHz
+        } else {
+            guard let r = rate?.number, r.isFinite, r > 0, r <= 8000 else {
+                throw c.fail("rateHz", "\(rate.map(\.description) ?? "missing") is not allowed; use a number of Hz in (0, 8000]")
+            }
+            rateHz = r
+        }
+        var model: String?
+        if let m = try c.value("model") {
+            guard let g = gnss, g != .gpx else {
+                throw c.fail("model", "only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key")
+            }
+            guard let text = m.string, !text.isEmpty, text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" }) else {
+                throw c.fail("model", "\(m) is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\"")
+            }
+            guard EnergyModel.receiver(text) != nil else {
+                throw c.fail("model", "\"\(text)\" is not a receiver the energy model knows; known: " + EnergyModel.receiverModels.joined(separator: ", "))
+            }
+            model = text
+        }
+        self.init(id: id, chip: name, bus: bus, address: address, mount: mount, rateHz: rateHz, receiverModel: model)
+    }
+}
+
+extension BoardDescription.SimulationSettings: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: BoardFileKey.self)
+        try c.allowOnly(["scenario", "hardIronMicroTesla", "softIron"])
+        let scenario = try c.string("scenario")
+        var hard = Vector3.zero
+        if try c.value("hardIronMicroTesla") != nil {
+            guard let v = try c.numbers("hardIronMicroTesla", count: 3) else { throw c.fail("hardIronMicroTesla", "must be 3 numbers (µT, board axes)") }
+            hard = Vector3(v[0], v[1], v[2])
+        }
+        var soft = Matrix3.identity
+        if try c.value("softIron") != nil {
+            guard let v = try c.numbers("softIron", count: 9), let m = Matrix3(rowMajor: v) else { throw c.fail("softIron", "must be 9 numbers, row-major") }
+            soft = m
+        }
+        self.init(scenario: scenario, hardIronMicroTesla: hard, softIron: soft)
+    }
+}
+
+extension BoardDescription.BusLocation {
+    /// What a register chip's `bus` may be.
+    static let allowed = "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
+
+    /// The bus object of a sensor whose chip is `chip`.
+    init(from decoder: any Decoder, chip: BoardChip) throws {
+        let c = try decoder.container(keyedBy: BoardFileKey.self)
+        if case .gnss(let g) = chip { self = try Self.gnss(c, chip: g); return }
+        if let dev = try c.value("i2c") {
+            try c.allowOnly(["i2c"])
+            guard let d = dev.string, d.hasPrefix("/dev/") else { throw c.fail("i2c", "\(dev) must be a device path like \"/dev/i2c-1\"") }
+            guard chip != .iio else { throw c.fail("", "chip \"iio\" needs an iio bus; " + Self.allowed) }
+            self = .i2c(path: d)
+        } else if let dev = try c.value("iio") {
+            try c.allowOnly(["iio", "uri"])
+            guard let d = dev.string, !d.isEmpty else { throw c.fail("iio", "must be an IIO device name (e.g. \"lsm6dsl_accel\") or id (\"iio:device0\")") }
+            let uri = try c.value("uri")?.string ?? "local:"
+            guard uri.hasPrefix("local:") || uri.hasPrefix("ip:") else { throw c.fail("uri", "\"\(uri)\" is not allowed; use \"local:\" or \"ip:HOST\"") }
+            guard chip == .iio else { throw c.fail("", "an IIO device needs \"chip\": \"iio\" (the kernel driver does the chip work)") }
+            self = .iio(device: d, uri: uri)
+        } else if let dev = try c.value("spi") {
+            try c.allowOnly(["spi", "speedHz"])
+            guard let d = dev.string, d.hasPrefix("/dev/") else { throw c.fail("spi", "\(dev) must be a device path like \"/dev/spidev0.1\"") }
+            guard case .register(let id) = chip, id.spiFraming != nil else {
+                let name = if case .register(let id) = chip { id.rawValue } else { "iio" }
+                throw c.fail("", "chip \"\(name)\" is not read over SPI; SPI chips: " + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
             }
             var speedHz: UInt32?
-            if let v = o["speedHz"] {
-                guard let n = v as? NSNumber, n.doubleValue.rounded() == n.doubleValue, n.doubleValue >= 1000, n.doubleValue <= 50_000_000 else {
-                    throw fail(at + ".speedHz", "\(BoardDescription.show(v)) is not allowed; use a whole number of Hz in [1000, 50000000]")
+            if let v = try c.value("speedHz") {
+                guard let n = v.number, n.rounded() == n, n >= 1000, n <= 50_000_000 else {
+                    throw c.fail("speedHz", "\(v) is not allowed; use a whole number of Hz in [1000, 50000000]")
                 }
-                speedHz = n.uint32Value
+                speedHz = UInt32(n)
             }
-            return .spi(path: d, speedHz: speedHz)
+            self = .spi(path: d, speedHz: speedHz)
+        } else if let s = try c.value("simulated") {
+            try c.allowOnly(["simulated"])
+            guard case .bool(true) = s else { throw c.fail("simulated", "must be true") }
+            guard chip != .iio else { throw c.fail("", "the simulated bus carries register chips, not \"iio\"") }
+            self = .simulated
+        } else {
+            throw c.fail("", "no bus given; " + Self.allowed)
         }
-        if let s = o["simulated"] {
-            try allowOnly(o, ["simulated"], at: at)
-            guard (s as? Bool) == true else { throw fail(at + ".simulated", "must be true") }
-            guard chip != "iio" else { throw fail(at, "the simulated bus carries register chips, not \"iio\"") }
-            return .simulated
-        }
-        throw fail(at, "no bus given; " + allowed)
     }
 
     /// The bus of a GNSS source: `{"serial": "/dev/ttyS0", "baudRate": 9600}` or `{"file": "log.nmea"}` for
     /// `nmea`/`ublox`; `{"gpsd": "127.0.0.1:2947"}` for `gpsd`; `{"file": "track.gpx"}` for `gpx`.
-    func gnssBus(_ o: [String: Any], at: String, chip: String) throws(BoardFileError) -> BoardDescription.BusLocation {
+    private static func gnss(_ c: KeyedDecodingContainer<BoardFileKey>, chip: GNSSChip) throws -> Self {
         switch chip {
-        case "gpsd":
-            try allowOnly(o, ["gpsd"], at: at)
-            guard let text = o["gpsd"] as? String, let colon = text.lastIndex(of: ":"),
+        case .gpsd:
+            try c.allowOnly(["gpsd"])
+            let given = try c.value("gpsd")
+            guard let text = given?.string, let colon = text.lastIndex(of: ":"),
                   let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port), colon > text.startIndex else {
-                throw fail(at + ".gpsd", "\(BoardDescription.show(o["gpsd"])) must be \"HOST:PORT\", e.g. \"127.0.0.1:2947\"")
+                throw c.fail("gpsd", "\(given.map(\.description) ?? "missing") must be \"HOST:PORT\", e.g. \"127.0.0.1:2947\"")
             }
             var host = String(text[..<colon])
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             return .gpsd(host: host, port: port)
-        case "gpx":
-            try allowOnly(o, ["file"], at: at)
-            guard let f = o["file"] as? String, !f.isEmpty else { throw fail(at + ".file", "must be the path of a GPX file") }
+        case .gpx:
+            try c.allowOnly(["file"])
+            guard let f = try c.value("file")?.string, !f.isEmpty else { throw c.fail("file", "must be the path of a GPX file") }
             return .file(path: f)
-        default:
-            if let f = o["file"] {
-                try allowOnly(o, ["file"], at: at)
-                guard let path = f as? String, !path.isEmpty else { throw fail(at + ".file", "must be the path of a recorded receiver log") }
+        case .nmea, .ublox:
+            if let f = try c.value("file") {
+                try c.allowOnly(["file"])
+                guard let path = f.string, !path.isEmpty else { throw c.fail("file", "must be the path of a recorded receiver log") }
                 return .file(path: path)
             }
-            try allowOnly(o, ["serial", "baudRate"], at: at)
-            guard let d = o["serial"] as? String, d.hasPrefix("/dev/") else {
-                throw fail(at + ".serial", "\(BoardDescription.show(o["serial"])) must be a device path like \"/dev/ttyS0\" (or give {\"file\": LOG})")
+            try c.allowOnly(["serial", "baudRate"])
+            let serial = try c.value("serial")
+            guard let d = serial?.string, d.hasPrefix("/dev/") else {
+                throw c.fail("serial", "\(serial.map(\.description) ?? "missing") must be a device path like \"/dev/ttyS0\" (or give {\"file\": LOG})")
             }
-            let baud = (o["baudRate"] as? NSNumber)?.intValue ?? 9600
-            guard o["baudRate"] == nil || (o["baudRate"] is NSNumber && SerialPort.supportedBaudRates.contains(baud)) else {
-                throw fail(at + ".baudRate", "\(BoardDescription.show(o["baudRate"])) is not a baud rate; allowed: 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600")
+            let baudValue = try c.value("baudRate")
+            let baud = baudValue?.number.flatMap { Int(exactly: $0) } ?? 9600
+            guard baudValue == nil || (baudValue?.number != nil && SerialPort.supportedBaudRates.contains(baud)) else {
+                throw c.fail("baudRate", "\(baudValue!) is not a baud rate; allowed: 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600")
             }
             return .serial(path: d, baudRate: baud)
         }

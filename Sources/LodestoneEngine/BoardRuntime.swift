@@ -63,7 +63,7 @@ public struct BoardRuntime {
                 sources.append(GNSSGpsdSource(id: s.id, host: host, port: port, rateHz: s.rateHz, receiverModel: s.receiverModel))
             case .file(let path):
                 let resolved = Self.resolve(path, relativeTo: board.path)
-                if s.chip == "gpx" {
+                if GNSSChip(rawValue: s.chip) == .gpx {
                     sources.append(GNSSGPXSource(id: s.id, path: resolved, rateHz: s.rateHz))
                 } else {
                     sources.append(GNSSLogSource(id: s.id, path: resolved, rateHz: s.rateHz, receiverModel: s.receiverModel))

@@ -47,7 +47,7 @@ public struct GNSSSerialSource: GNSSPowerControllable {
     /// The mode last set.
     public private(set) var mode: GNSSReceiverMode = .continuous(rateHz: 1)
     /// True for a u-blox receiver (UBX commands); an NMEA talker keeps running.
-    public var canCommandPower: Bool { chip == "ublox" }
+    public var canCommandPower: Bool { GNSSChip(rawValue: chip)?.canCommandPower ?? false }
     /// The power state, for energy accounting. An NMEA talker: always `.tracking`. A u-blox receiver: `.off` in backup;
     /// continuous: `.acquiring` from its wake-up until its first fix, then `.tracking`; power save: `.powerSaveIdle`
     /// (the receiver cycles through acquisition, tracking and sleep on its own, unseen from here; the energy model's
@@ -71,7 +71,7 @@ public struct GNSSSerialSource: GNSSPowerControllable {
 
     public init(id: String, path: String, baudRate: Int, rateHz: Double = 20, chip: String = "nmea", receiverModel: String? = nil) {
         self.id = id; self.path = path; self.baudRate = baudRate; self.rateHz = rateHz; self.chip = chip
-        self.receiverModel = receiverModel ?? GNSSSourceChips.defaultReceiverModel(chip: chip) ?? "generic"
+        self.receiverModel = receiverModel ?? GNSSChip(rawValue: chip)?.defaultReceiverModel ?? "generic"
         label = "GNSS receiver @ \(path) \(baudRate) bit/s"
     }
 

@@ -7,82 +7,78 @@ import LodestoneCore
 /// `Sources/LodestoneDrivers`); this file follows them. `sources` lists every figure with its document and whether it
 /// was confirmed in the document itself.
 public enum EnergyChipTables {
-    /// The chips the table knows, in `ChipCatalog` order.
-    public static let chips: [String] = [
-        "bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "ak09916", "ak8963", "icm20948", "lsm6ds3", "lsm6dsl",
-        "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345", "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h",
-        "hmc5883l", "qmc5883l", "mmc5983ma",
-    ]
+    /// The chips the table knows: every `ChipID` (the switch in `draw` is exhaustive), in `ChipCatalog` order.
+    public static var chips: [String] { ChipID.allCases.map(\.rawValue) }
 
-    /// Case-insensitive; an exact (lower-case) name takes no allocation, as the scheduler's re-planning requires.
+    /// Case-insensitive; `nil` for a name that is not a register chip. An exact (lower-case) name takes no allocation,
+    /// as the scheduler's re-planning requires.
     static func draw(chip: String, configuration c: SensorConfiguration, enabled: Bool) -> PowerDraw? {
-        if let draw = drawExact(chip: chip, configuration: c, enabled: enabled) { return draw }
-        let lower = chip.lowercased()
-        return lower == chip ? nil : drawExact(chip: lower, configuration: c, enabled: enabled)
+        guard let id = ChipID(name: chip) else { return nil }
+        return draw(chip: id, configuration: c, enabled: enabled)
     }
 
-    private static func drawExact(chip: String, configuration c: SensorConfiguration, enabled: Bool) -> PowerDraw? {
+    private static func draw(chip: ChipID, configuration c: SensorConfiguration, enabled: Bool) -> PowerDraw {
         let mode = enabled ? c.powerMode : .suspend
         let rate = max(c.rateHz, 0)
         let microAmp: Double, supplyV: Double
         switch chip {
-        case "bmp280":
+        case .bmp280:
             supplyV = BMP280.supplyV
             microAmp = mode == .suspend ? BMP280.sleepMicroAmp
                 : BMP280.standbyMicroAmp + rate * BMP280.chargePerMeasurementMicroAmpS(oversampling: mode == .lowPower ? 1 : c.oversampling)
-        case "bme280":
+        case .bme280:
             supplyV = BME280.supplyV
             microAmp = mode == .suspend ? BME280.sleepMicroAmp
                 : BME280.standbyMicroAmp + rate * BME280.chargePerMeasurementMicroAmpS(oversampling: mode == .lowPower ? 1 : c.oversampling)
-        case "bmp388", "bmp390":
-            let is388 = chip == "bmp388"
+        case .bmp388, .bmp390:
+            let is388 = chip == .bmp388
             supplyV = BMP3.supplyV
             microAmp = mode == .suspend ? BMP3.sleepMicroAmp
                 : BMP3.sleepMicroAmp + rate * BMP3.chargePerMeasurementMicroAmpS(bmp388: is388, oversampling: mode == .lowPower ? 1 : c.oversampling)
-        case "ms5611":
+        case .ms5611:
             supplyV = MS5611.supplyV
             microAmp = mode == .suspend ? MS5611.standbyMicroAmp
                 : MS5611.standbyMicroAmp + MS5611.conversionChargeRate(rateHz: rate, oversampling: mode == .lowPower ? 1 : c.oversampling)
-        case "lps22hb":
+        case .lps22hb:
             supplyV = LPS22HB.supplyV
             microAmp = mode == .suspend ? LPS22HB.powerDownMicroAmp
                 : LPS22HB.powerDownMicroAmp + rate * (mode == .lowPower ? LPS22HB.lowCurrentChargeMicroAmpS : LPS22HB.lowNoiseChargeMicroAmpS)
-        case "lps25h":
+        case .lps25h:
             supplyV = LPS25H.supplyV
             // AN4450's equation has no static term: it is the whole supply current while measuring.
             microAmp = mode == .suspend ? LPS25H.powerDownMicroAmp
                 : max(LPS25H.powerDownMicroAmp, LPS25H.microAmp(rateHz: rate, oversampling: mode == .lowPower ? 1 : c.oversampling))
-        case "lis3mdl", "lsm9ds1-mag":
+        case .lis3mdl, .lsm9ds1Magnetometer:
             supplyV = LIS3MDL.supplyV
             microAmp = mode == .suspend ? LIS3MDL.powerDownMicroAmp : LIS3MDL.microAmp(rateHz: rate, lowPower: mode == .lowPower)
-        case "hmc5883l":
+        case .hmc5883l:
             supplyV = HMC5883L.supplyV
             let averaged = mode == .lowPower ? 1 : HMC5883L.samplesAveraged(oversampling: c.oversampling)
             microAmp = mode == .suspend ? HMC5883L.idleMicroAmp
                 : HMC5883L.idleMicroAmp + min(rate * Double(averaged), HMC5883L.maximumMeasurementsPerS)
                     * HMC5883L.chargePerMeasurementMicroAmpS
-        case "qmc5883l":
+        case .qmc5883l:
             supplyV = QMC5883L.supplyV
             microAmp = mode == .suspend ? QMC5883L.standbyMicroAmp : QMC5883L.standbyMicroAmp + rate * QMC5883L.chargePerSampleMicroAmpS
-        case "mmc5983ma":
+        case .mmc5983ma:
             supplyV = MMC5983MA.supplyV
             microAmp = mode == .suspend ? MMC5983MA.sleepMicroAmp : MMC5983MA.microAmp(rateHz: rate, lowPower: mode == .lowPower)
-        case "ak8963":
+        case .ak8963:
             supplyV = AK8963.supplyV
             // The driver: continuous mode 2 (100 Hz) unless `rateHz` ≤ 8, then mode 1 (8 Hz); `.lowPower` mode 1.
             microAmp = mode == .suspend ? AK8963.powerDownMicroAmp : AK8963.microAmp(rateHz: mode == .lowPower || rate <= 8 ? 8 : 100)
-        case "ak09916":
+        case .ak09916:
             supplyV = AK09916.supplyV
             microAmp = mode == .suspend ? AK09916.powerDownMicroAmp : AK09916.microAmp(rateHz: mode == .lowPower ? 10 : rate)
-        case "mpu6050":
+        case .mpu6050:
             supplyV = MPU6050.supplyV
             microAmp = switch mode {
             case .suspend: MPU6050.idleMicroAmp
             case .lowPower: interpolatedMicroAmp(MPU6050.cycleModeMicroAmp, staticMicroAmp: MPU6050.idleMicroAmp, rateHz: rate)
             case .normal: MPU6050.gyroscopeAndAccelerometerMicroAmp
             }
-        case "mpu6500", "mpu9250":
-            let t = chip == "mpu9250" ? MPU6500Family.mpu9250 : MPU6500Family.mpu6500
+        case .mpu6500, .mpu9250:
+            let t = chip == .mpu9250 ? MPU6500Family.mpu9250 : MPU6500Family.mpu6500
             supplyV = t.supplyV
             microAmp = switch mode {
             case .suspend: t.sleepMicroAmp
@@ -91,7 +87,7 @@ public enum EnergyChipTables {
             case .normal: t.gyroscopeMicroAmp + t.accelerometerMicroAmp
                 + (t.hasAK8963 ? AK8963.microAmp(rateHz: rate <= 8 ? 8 : 100) - AK8963.powerDownMicroAmp : 0)
             }
-        case "icm20948":
+        case .icm20948:
             supplyV = ICM20948.supplyV
             microAmp = switch mode {
             case .suspend: ICM20948.sleepMicroAmp
@@ -99,7 +95,7 @@ public enum EnergyChipTables {
                 + AK09916.microAmp(rateHz: 10) - AK09916.powerDownMicroAmp
             case .normal: ICM20948.nineAxisLowNoiseMicroAmp
             }
-        case "lsm6ds3", "lsm6dsl", "lsm6dsox":
+        case .lsm6ds3, .lsm6dsl, .lsm6dsox:
             let t = LSM6DSx.table(chip)
             supplyV = t.supplyV
             microAmp = switch mode {
@@ -107,18 +103,16 @@ public enum EnergyChipTables {
             case .lowPower: interpolatedMicroAmp(t.accelerometerLowPowerMicroAmp, staticMicroAmp: t.powerDownMicroAmp, rateHz: rate)
             case .normal: t.comboHighPerformanceMicroAmp
             }
-        case "lsm9ds1":
+        case .lsm9ds1:
             supplyV = LSM9DS1.supplyV
             microAmp = switch mode {
             case .suspend: LSM9DS1.powerDownMicroAmp
             case .lowPower: LSM9DS1.accelerometerOnlyMicroAmp
             case .normal: interpolatedMicroAmp(LSM9DS1.gyroscopeAndAccelerometerMicroAmp, staticMicroAmp: LSM9DS1.powerDownMicroAmp, rateHz: max(rate, 14.9))
             }
-        case "adxl345":
+        case .adxl345:
             supplyV = ADXL345.supplyV
             microAmp = mode == .suspend ? ADXL345.standbyMicroAmp : ADXL345.microAmp(rateHz: rate, lowPower: mode == .lowPower)
-        default:
-            return nil
         }
         return PowerDraw(milliAmp: microAmp / 1000, supplyV: supplyV)
     }
@@ -380,10 +374,10 @@ public enum EnergyChipTables {
         var accelerometerLowPowerMicroAmp: [(rateHz: Double, microAmp: Double)]
         var powerDownMicroAmp: Double
 
-        static func table(_ chip: String) -> LSM6DSx {
+        static func table(_ chip: ChipID) -> LSM6DSx {
             switch chip {
-            case "lsm6ds3": lsm6ds3
-            case "lsm6dsl": lsm6dsl
+            case .lsm6ds3: lsm6ds3
+            case .lsm6dsl: lsm6dsl
             default: lsm6dsox
             }
         }

@@ -35,10 +35,7 @@ public final class SimulatedBoard {
     }
 
     /// Chip names a simulated board can carry.
-    public static let supportedChips = ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250",
-                                        "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345", "ak09916",
-                                        "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h",
-                                        "hmc5883l", "qmc5883l", "mmc5983ma"]
+    public static let supportedChips = ChipID.allCases.filter { $0 != .ak8963 }.map(\.rawValue)
 
     private enum Model {
         case barometer(any SimulatedBarometer)
@@ -101,17 +98,21 @@ public final class SimulatedBoard {
                 throw SimulationError("simulated board: two chips at address \(hex(p.address)) (\(p.id))")
             }
             let model: Model
-            switch p.chip {
-            case "bmp280":
+            guard let chip = ChipID(name: p.chip) else {
+                throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
+                                      + Self.supportedChips.joined(separator: ", "))
+            }
+            switch chip {
+            case .bmp280:
                 let m = BMP280Model()
                 bus.attach(m, at: p.address)
                 model = .barometer(m)
-            case "lis3mdl":
+            case .lis3mdl:
                 let m = LIS3MDLModel()
                 bus.attach(m, at: p.address)
                 model = .magnetometer(m)
-            case "mpu6050", "mpu6500", "mpu9250":
-                let variant: MPUVariant = p.chip == "mpu6050" ? .mpu6050 : (p.chip == "mpu6500" ? .mpu6500 : .mpu9250)
+            case .mpu6050, .mpu6500, .mpu9250:
+                let variant: MPUVariant = chip == .mpu6050 ? .mpu6050 : (chip == .mpu6500 ? .mpu6500 : .mpu9250)
                 let m = MPUModel(variant: variant, magnetometer: variant == .mpu9250 ? AK8963Model() : nil)
                 if variant == .mpu9250 {
                     guard used.insert(AK8963Datasheet.addresses[0]).inserted else {
@@ -120,47 +121,48 @@ public final class SimulatedBoard {
                 }
                 m.attach(to: bus, at: p.address)
                 model = .inertial(m)
-            case "icm20948":
+            case .icm20948:
                 guard used.insert(AK09916Datasheet.addresses[0]).inserted else {
                     throw SimulationError("simulated board: the ICM-20948's AK09916 needs address 0x0C, which is taken")
                 }
                 let m = ICM20948Model()
                 m.attach(to: bus, at: p.address)
                 model = .inertial(m)
-            case "lsm6ds3", "lsm6dsl", "lsm6dsox":
-                let m = LSM6DSxModel(variant: LSM6DSxVariant(rawValue: p.chip) ?? .lsm6dsl)
+            case .lsm6ds3, .lsm6dsl, .lsm6dsox:
+                let m = LSM6DSxModel(variant: LSM6DSxVariant(rawValue: chip.rawValue) ?? .lsm6dsl)
                 bus.attach(m, at: p.address)
                 model = .inertial(m)
-            case "lsm9ds1", "adxl345":
+            case .lsm9ds1, .adxl345:
                 let m: any InertialChipModel
-                if p.chip == "lsm9ds1" { m = LSM9DS1Model() } else { m = ADXL345Model() }
+                if chip == .lsm9ds1 { m = LSM9DS1Model() } else { m = ADXL345Model() }
                 bus.attach(m, at: p.address)
                 model = .inertial(m)
-            case "lsm9ds1-mag", "ak09916":
+            case .lsm9ds1Magnetometer, .ak09916:
                 let m: any SimulatedMagnetometer
-                if p.chip == "ak09916" { m = AK09916Model() } else { m = LSM9DS1MagnetometerModel() }
+                if chip == .ak09916 { m = AK09916Model() } else { m = LSM9DS1MagnetometerModel() }
                 bus.attach(m, at: p.address)
                 model = .magnetometer(m)
-            case "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h":
-                let m: any SimulatedBarometer = switch p.chip {
-                case "bme280": BME280Model()
-                case "bmp388": BMP3xxModel(variant: .bmp388)
-                case "bmp390": BMP3xxModel(variant: .bmp390)
-                case "ms5611": MS5611Model()
-                case "lps22hb": LPS22HBModel()
+            case .bme280, .bmp388, .bmp390, .ms5611, .lps22hb, .lps25h:
+                let m: any SimulatedBarometer = switch chip {
+                case .bme280: BME280Model()
+                case .bmp388: BMP3xxModel(variant: .bmp388)
+                case .bmp390: BMP3xxModel(variant: .bmp390)
+                case .ms5611: MS5611Model()
+                case .lps22hb: LPS22HBModel()
                 default: LPS25HModel()
                 }
                 bus.attach(m, at: p.address)
                 model = .barometer(m)
-            case "hmc5883l", "qmc5883l", "mmc5983ma":
-                let m: any SimulatedMagnetometer = switch p.chip {
-                case "hmc5883l": HMC5883LModel()
-                case "qmc5883l": QMC5883LModel()
+            case .hmc5883l, .qmc5883l, .mmc5983ma:
+                let m: any SimulatedMagnetometer = switch chip {
+                case .hmc5883l: HMC5883LModel()
+                case .qmc5883l: QMC5883LModel()
                 default: MMC5983MAModel()
                 }
                 bus.attach(m, at: p.address)
                 model = .magnetometer(m)
-            default:
+            case .ak8963:
+                // Simulated only inside an MPU-9250 (behind its I2C master or bypass), not on its own.
                 throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
                                       + Self.supportedChips.joined(separator: ", "))
             }

@@ -49,6 +49,13 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
              + EnergyModel.receiverModels.joined(separator: ", ")),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10},{"id":"a","chip":"lis3mdl","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
          "b.json: sensors[1].id: \"a\" is used twice; ids must be unique"),
+        (#"[1]"#, "b.json: the top level must be a JSON object"),
+        (#"{"format":"lodestone-board/1","name":3,"sensors":[]}"#, "b.json: name: 3 must be a string"),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[3]}"#, "b.json: sensors[0]: must be an object"),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":"/dev/i2c-1","rateHz":10}]}"#,
+         "b.json: sensors[0].bus: \"/dev/i2c-1\" is not a bus; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"),
+        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}],"simulation":{"scenario":"walk","softIron":[1,0,0]}}"#,
+         "b.json: simulation.softIron: must be 9 numbers, row-major"),
     ])
     func brokenBoardFileGivesOneLineNamingFileKeyAndWhatIsAllowed(_ json: String, _ expected: String) {
         #expect(throws: BoardFileError.self) { try BoardDescription.parse(Data(json.utf8), path: "b.json") }
