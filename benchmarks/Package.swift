@@ -46,7 +46,7 @@ let package = Package(
         suite("Scheduler", ["LodestoneCore", "LodestoneScheduler"]),
         suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
         suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
-        suite("Session", ["LodestoneCore", "LodestoneEngine", "LodestoneSimulation", "LodestoneWire"]),
+        suite("Session", ["LodestoneCore", "LodestoneEngine", "LodestoneEvaluation", "LodestoneSimulation", "LodestoneWire"]),
     ]
 )
 

@@ -3,6 +3,8 @@ import LodestoneWire
 import Testing
 import LodestoneCore
 @testable import LodestoneEngine
+@testable import LodestoneCLI
+import LodestoneEvaluation
 
 @Suite struct HumanViewTests {
     /// A busy screen of the simulated board with a receiver: lines like the stages write them, several wider than 80

@@ -4,6 +4,7 @@ import LodestoneCore
 import LodestoneMotion
 import Testing
 @testable import LodestoneEngine
+@testable import LodestoneCLI
 
 /// The motion stage through the pipeline and the command line: replay columns, live lines, options.
 @Suite(.serialized) struct MotionStageTests {

@@ -5,6 +5,8 @@ import LodestoneWire
 import Synchronization
 import Testing
 @testable import LodestoneEngine
+@testable import LodestoneCLI
+import LodestoneEvaluation
 
 /// The session as a library: subscriptions carry their demand to the scheduler while they are iterated, a slow
 /// consumer never holds the board up, and one-shot requests time out.

@@ -15,6 +15,7 @@ import Benchmark
 import BenchmarkSupport
 import LodestoneCore
 import LodestoneEngine
+import LodestoneEvaluation
 import LodestoneSimulation
 import LodestoneWire
 
