@@ -21,11 +21,13 @@ do {
         if heading.headingAccuracyDeg < 0 {
             print("\(t)  no absolute heading (no magnetometer)")
         } else if let trueDeg = heading.trueHeadingDeg {
-            print("\(t)  \(String(format: "%5.1f", trueDeg))° true  ±\(String(format: "%.1f", heading.headingAccuracyDeg))°"
-                + (heading.calibrationNeeded ? "  (calibrate the magnetometer)" : ""))
+            print(
+                "\(t)  \(String(format: "%5.1f", trueDeg))° true  ±\(String(format: "%.1f", heading.headingAccuracyDeg))°"
+                    + (heading.calibrationNeeded ? "  (calibrate the magnetometer)" : ""))
         } else {
-            print("\(t)  \(String(format: "%5.1f", heading.magneticHeadingDeg))° magnetic  ±"
-                + String(format: "%.1f", heading.headingAccuracyDeg) + "°  (true north once a position is known)")
+            print(
+                "\(t)  \(String(format: "%5.1f", heading.magneticHeadingDeg))° magnetic  ±"
+                    + String(format: "%.1f", heading.headingAccuracyDeg) + "°  (true north once a position is known)")
         }
     }
     for problem in await session.endProblems { FileHandle.standardError.write(Data("compass: \(problem)\n".utf8)) }

@@ -15,13 +15,15 @@ guard let path = arguments.first else {
 }
 do {
     let board = try BoardDescription.loadDefault()
-    let session = try Session(configuration: SessionConfiguration(board: board, durationS: arguments.dropFirst().first.flatMap(Double.init)))
+    let session = try Session(
+        configuration: SessionConfiguration(board: board, durationS: arguments.dropFirst().first.flatMap(Double.init)))
     guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
         throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
     }
     func write(_ text: String) { file.write(Data(text.utf8)) }
-    write(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<gpx version="1.1" creator="Lodestone track logger" "#
-          + #"xmlns="http://www.topografix.com/GPX/1/1"><trk><name>\#(board.name)</name><trkseg>"# + "\n")
+    write(
+        #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<gpx version="1.1" creator="Lodestone track logger" "#
+            + #"xmlns="http://www.topografix.com/GPX/1/1"><trk><name>\#(board.name)</name><trkseg>"# + "\n")
     await session.start()
     var points = 0
     for await update in session.locationUpdates(.fitness) {

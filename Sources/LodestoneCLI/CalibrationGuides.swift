@@ -7,7 +7,12 @@ import LodestoneSimulation
 struct SensorOutcome {
     /// A failure: the reason and what was measured, then what to do.
     static func failed(_ id: String, _ e: CalibrationError, _ style: CalibrationStyle) -> SensorOutcome {
-        SensorOutcome(id: id, result: .failure(e), lines: [style.red("\(id): failed: \(e.reason)") + " — \(e.detail)", "  what to do: " + CommandLineWording.naming(e.reason.advice)])
+        SensorOutcome(
+            id: id, result: .failure(e),
+            lines: [
+                style.red("\(id): failed: \(e.reason)") + " — \(e.detail)",
+                "  what to do: " + CommandLineWording.naming(e.reason.advice)
+            ])
     }
 
     /// The board id.
@@ -85,13 +90,18 @@ struct MagnetometerGuide: CalibrationGuide {
     }
 
     func intro(_ style: CalibrationStyle, context: GuideContext) -> [String] {
-        var lines = [style.bold("\(title) — \(context.board.name)") + " (" + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")",
-                     "",
-                     "Take the board away from metal, magnets, motors and cables. Hold it in your hand and, once you",
-                     "press Enter, twirl it about itself while slowly turning it over, so that every edge and face",
-                     "points every way. The sphere fills in as you go; the session ends by itself when it is full."]
+        var lines = [
+            style.bold("\(title) — \(context.board.name)") + " ("
+                + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")",
+            "",
+            "Take the board away from metal, magnets, motors and cables. Hold it in your hand and, once you",
+            "press Enter, twirl it about itself while slowly turning it over, so that every edge and face",
+            "points every way. The sphere fills in as you go; the session ends by itself when it is full."
+        ]
         if let e = context.expectedField {
-            lines.append("Expected here (WMM2025): |B| \(formatFixed(e.strengthMicroTesla, digits: 1)) µT, dip \(formatFixed(e.inclinationDeg, digits: 0))°.")
+            lines.append(
+                "Expected here (WMM2025): |B| \(formatFixed(e.strengthMicroTesla, digits: 1)) µT, dip \(formatFixed(e.inclinationDeg, digits: 0))°."
+            )
         }
         return lines
     }
@@ -108,7 +118,8 @@ struct MagnetometerGuide: CalibrationGuide {
         // The accelerometer's up direction at the same instant, when the board is not accelerating (|a| ≈ g).
         var up: Vector3?
         if let a = latestAcceleration[sensor] ?? latestAnyAcceleration, abs(a.timeS - t) <= 0.03,
-           abs(a.value.length - PhysicalConstants.standardGravityMps2) < 0.5 {
+            abs(a.value.length - PhysicalConstants.standardGravityMps2) < 0.5
+        {
             up = a.value
         }
         sessions[i].add(fieldMicroTesla: m, stillUp: up, temperatureC: r.temperatureC)
@@ -133,7 +144,8 @@ struct MagnetometerGuide: CalibrationGuide {
         var lines = [s.bold("\(title) — \(context.board.name)") + "   " + formatFixed(elapsedS, digits: 1) + " s", ""]
         lines += s.sphere(c)
         lines.append("")
-        lines.append("coverage " + s.progressBar(c.fraction / goal) + "   \(c.coveredCount)/\(SphereCoverage.sectorCount) sectors")
+        lines.append(
+            "coverage " + s.progressBar(c.fraction / goal) + "   \(c.coveredCount)/\(SphereCoverage.sectorCount) sectors")
         for (id, session) in zip(sensors, sessions) {
             var line = "  " + id.padded(6) + " samples " + String(session.samples.count).padded(5)
             if let f = session.fit {
@@ -150,7 +162,8 @@ struct MagnetometerGuide: CalibrationGuide {
         if isComplete {
             lines.append(s.green("Done: every direction covered."))
         } else if let gap = c.largestGapDirection, c.coveredCount > 0 {
-            let dip = context.expectedField.map { " (\(formatFixed($0.inclinationDeg, digits: 0))° below the horizon)" } ?? " and down"
+            let dip =
+                context.expectedField.map { " (\(formatFixed($0.inclinationDeg, digits: 0))° below the horizon)" } ?? " and down"
             lines.append("Next: point " + s.bold(SphereCoverage.boardPart(toward: gap)) + " towards magnetic north" + dip + ".")
         } else {
             lines.append("Twirl the board and turn it over slowly.")
@@ -176,28 +189,33 @@ struct MagnetometerGuide: CalibrationGuide {
                 return .failed(id, e, s)
             case .success(let r):
                 var entry = context.entry(id)
-                let mounting: String = switch r.mounting {
-                case let .consistent(dip, spread): "consistent with the accelerometer (dip \(formatFixed(dip, digits: 1))° ± \(formatFixed(spread, digits: 1))°)"
-                case .notChecked(let why): "not checked: " + why
-                case .mistake(_, let d, _, _): "mistake: " + d
-                }
+                let mounting: String =
+                    switch r.mounting {
+                    case let .consistent(dip, spread):
+                        "consistent with the accelerometer (dip \(formatFixed(dip, digits: 1))° ± \(formatFixed(spread, digits: 1))°)"
+                    case .notChecked(let why): "not checked: " + why
+                    case .mistake(_, let d, _, _): "mistake: " + d
+                    }
                 let motion = completedAfterS ?? elapsedS
                 entry.magnetometer = MagnetometerCalibration(
                     date: context.date, temperatureC: r.temperatureC.map { ($0 * 10).rounded() / 10 }, grade: r.grade,
                     hardIronMicroTesla: r.fit.hardIronMicroTesla, softIronCorrection: r.fit.softIronCorrection,
-                    fieldStrengthMicroTesla: r.fit.fieldStrengthMicroTesla, expectedFieldMicroTesla: r.expected?.strengthMicroTesla,
+                    fieldStrengthMicroTesla: r.fit.fieldStrengthMicroTesla,
+                    expectedFieldMicroTesla: r.expected?.strengthMicroTesla,
                     latitudeDeg: r.expected?.latitudeDeg, longitudeDeg: r.expected?.longitudeDeg,
                     residualMicroTesla: r.fit.residualMicroTesla, coveragePercent: (r.coverage.fraction * 1000).rounded() / 10,
                     samples: r.fit.inlierCount, outliers: r.fit.outlierCount, motionS: (motion * 10).rounded() / 10,
                     mountingCheck: mounting)
                 let w = r.fit.softIronCorrection
-                var lines = [s.bold("\(id): ") + (r.grade == .good ? s.green("good") : s.yellow("acceptable"))
-                             + " — residual \(formatFixed(r.fit.residualMicroTesla, digits: 2)) µT, coverage \(Int((r.coverage.fraction * 100).rounded())) %, "
-                             + "|B| \(formatFixed(r.fit.fieldStrengthMicroTesla, digits: 1)) µT"
-                             + (r.expected.map { " (WMM \(formatFixed($0.strengthMicroTesla, digits: 1)) µT)" } ?? ""),
-                             "  hard iron \(formatVector(r.fit.hardIronMicroTesla, digits: 2)) µT",
-                             "  soft iron correction [\(formatVector(w.row0, digits: 4)); \(formatVector(w.row1, digits: 4)); \(formatVector(w.row2, digits: 4))]",
-                             "  mounting \(mounting); \(formatFixed(motion, digits: 1)) s of motion"]
+                var lines = [
+                    s.bold("\(id): ") + (r.grade == .good ? s.green("good") : s.yellow("acceptable"))
+                        + " — residual \(formatFixed(r.fit.residualMicroTesla, digits: 2)) µT, coverage \(Int((r.coverage.fraction * 100).rounded())) %, "
+                        + "|B| \(formatFixed(r.fit.fieldStrengthMicroTesla, digits: 1)) µT"
+                        + (r.expected.map { " (WMM \(formatFixed($0.strengthMicroTesla, digits: 1)) µT)" } ?? ""),
+                    "  hard iron \(formatVector(r.fit.hardIronMicroTesla, digits: 2)) µT",
+                    "  soft iron correction [\(formatVector(w.row0, digits: 4)); \(formatVector(w.row1, digits: 4)); \(formatVector(w.row2, digits: 4))]",
+                    "  mounting \(mounting); \(formatFixed(motion, digits: 1)) s of motion"
+                ]
                 for note in r.notes { lines.append("  note: " + CommandLineWording.naming(note)) }
                 return SensorOutcome(id: id, result: .success(entry), lines: lines)
             }
@@ -220,16 +238,21 @@ struct AccelerometerGuide: CalibrationGuide {
     }
 
     func intro(_ style: CalibrationStyle, context: GuideContext) -> [String] {
-        [style.bold("\(title) — \(context.board.name)") + " (" + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")",
-         "",
-         "You will set the board down on a flat, level table on each of its six faces, in any order. Hold it",
-         "still in each position for two seconds; it is captured by itself and the next one is shown."]
+        [
+            style.bold("\(title) — \(context.board.name)") + " ("
+                + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")",
+            "",
+            "You will set the board down on a flat, level table on each of its six faces, in any order. Hold it",
+            "still in each position for two seconds; it is captured by itself and the next one is shown."
+        ]
     }
 
     mutating func consume(sensor: String, reading r: SensorReading) {
         guard let i = sensors.firstIndex(of: sensor), let a = r.accelerationMps2 else { return }
-        if let face = sessions[i].add(timeS: r.timeS, accelerationMps2: a, angularVelocityRadS: r.angularVelocityRadS,
-                                      temperatureC: r.temperatureC) {
+        if let face = sessions[i].add(
+            timeS: r.timeS, accelerationMps2: a, angularVelocityRadS: r.angularVelocityRadS,
+            temperatureC: r.temperatureC)
+        {
             captured.append("\(sensor) \(face)")
         }
     }
@@ -263,9 +286,10 @@ struct AccelerometerGuide: CalibrationGuide {
     }
 
     func progressLine(elapsedS: Double) -> String {
-        "\(formatFixed(elapsedS, digits: 1)) s: " + zip(sensors, sessions).map { id, session in
-            "\(id) \(6 - session.missingFaces.count)/6 positions"
-        }.joined(separator: ", ")
+        "\(formatFixed(elapsedS, digits: 1)) s: "
+            + zip(sensors, sessions).map { id, session in
+                "\(id) \(6 - session.missingFaces.count)/6 positions"
+            }.joined(separator: ", ")
     }
 
     func finish(timedOut: Bool, elapsedS: Double, context: GuideContext) -> [SensorOutcome] {
@@ -281,12 +305,14 @@ struct AccelerometerGuide: CalibrationGuide {
                     offsetMps2: r.offsetMps2, correction: r.correction, gravityMps2: r.gravityMps2,
                     residualMps2: r.residualMps2, positions: r.captures.count)
                 let t = r.correction
-                return SensorOutcome(id: id, result: .success(entry), lines: [
-                    s.bold("\(id): ") + (r.grade == .good ? s.green("good") : s.yellow("acceptable"))
-                        + " — residual \(formatFixed(r.residualMps2, digits: 3)) m/s² over 6 positions, g = \(formatFixed(r.gravityMps2, digits: 4)) m/s²",
-                    "  offset \(formatVector(r.offsetMps2, digits: 3)) m/s²",
-                    "  scale and cross-axis [\(formatVector(t.row0, digits: 4)); \(formatVector(t.row1, digits: 4)); \(formatVector(t.row2, digits: 4))]",
-                ])
+                return SensorOutcome(
+                    id: id, result: .success(entry),
+                    lines: [
+                        s.bold("\(id): ") + (r.grade == .good ? s.green("good") : s.yellow("acceptable"))
+                            + " — residual \(formatFixed(r.residualMps2, digits: 3)) m/s² over 6 positions, g = \(formatFixed(r.gravityMps2, digits: 4)) m/s²",
+                        "  offset \(formatVector(r.offsetMps2, digits: 3)) m/s²",
+                        "  scale and cross-axis [\(formatVector(t.row0, digits: 4)); \(formatVector(t.row1, digits: 4)); \(formatVector(t.row2, digits: 4))]"
+                    ])
             }
         }
     }
@@ -302,8 +328,11 @@ struct CaptureProgress {
     /// The view's first lines: title, elapsed time, the capture's progress bar (`doneS` of `durationS`).
     func header(elapsedS: Double, doneS: Double, context: GuideContext) -> [String] {
         let s = context.style
-        return [s.bold("\(title) — \(context.board.name)") + "   " + formatFixed(elapsedS, digits: 1) + " s", "",
-                "capture " + s.progressBar(doneS / durationS) + "   \(formatFixed(doneS, digits: 1))/\(formatFixed(durationS, digits: 0)) s"]
+        return [
+            s.bold("\(title) — \(context.board.name)") + "   " + formatFixed(elapsedS, digits: 1) + " s", "",
+            "capture " + s.progressBar(doneS / durationS)
+                + "   \(formatFixed(doneS, digits: 1))/\(formatFixed(durationS, digits: 0)) s"
+        ]
     }
 
     /// One progress line for logs.
@@ -313,7 +342,11 @@ struct CaptureProgress {
 
     /// The failure of a capture that did not last: out of time, or stopped.
     func incomplete(_ id: String, capturedS: Double, timedOut: Bool, style: CalibrationStyle) -> SensorOutcome {
-        .failed(id, CalibrationError(timedOut ? .timedOut : .cancelled, "captured \(formatFixed(capturedS, digits: 1)) of \(formatFixed(durationS, digits: 0)) s"), style)
+        .failed(
+            id,
+            CalibrationError(
+                timedOut ? .timedOut : .cancelled,
+                "captured \(formatFixed(capturedS, digits: 1)) of \(formatFixed(durationS, digits: 0)) s"), style)
     }
 }
 
@@ -337,10 +370,13 @@ struct GyroscopeGuide: CalibrationGuide {
     }
 
     func intro(_ style: CalibrationStyle, context: GuideContext) -> [String] {
-        var lines = [style.bold("\(title) — \(context.board.name)") + " (" + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")",
-                     "",
-                     "Put the board down on something steady and do not touch it for \(formatFixed(durationS, digits: 0)) s after you press Enter.",
-                     "If it moves, the capture stops and says so."]
+        var lines = [
+            style.bold("\(title) — \(context.board.name)") + " ("
+                + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")",
+            "",
+            "Put the board down on something steady and do not touch it for \(formatFixed(durationS, digits: 0)) s after you press Enter.",
+            "If it moves, the capture stops and says so."
+        ]
         if durationS >= GyroscopeSession.Parameters().allanMinimumDurationS {
             lines.append("This long capture also measures the noise (Allan deviation) for the orientation filter.")
         }
@@ -349,7 +385,8 @@ struct GyroscopeGuide: CalibrationGuide {
 
     mutating func consume(sensor: String, reading r: SensorReading) {
         guard let i = sensors.firstIndex(of: sensor), let w = r.angularVelocityRadS else { return }
-        sessions[i].add(timeS: r.timeS, angularVelocityRadS: w, accelerationMps2: r.accelerationMps2, temperatureC: r.temperatureC)
+        sessions[i].add(
+            timeS: r.timeS, angularVelocityRadS: w, accelerationMps2: r.accelerationMps2, temperatureC: r.temperatureC)
         if i == 0 { latestRate = w }
     }
 
@@ -392,13 +429,16 @@ struct GyroscopeGuide: CalibrationGuide {
                     noiseRMSRadS: r.noiseRMSRadS, durationS: (r.durationS * 100).rounded() / 100,
                     noiseDensityRadSPerRootHz: r.allan?.noiseDensity, biasInstabilityRadS: r.allan?.biasInstability,
                     rateRandomWalkRadSPerRootS: r.allan?.rateRandomWalk)
-                var lines = [s.bold("\(id): ") + s.green("done") + " — \(r.samples) samples over \(formatFixed(r.durationS, digits: 1)) s",
-                             "  bias \(formatVector(r.biasRadS * Angle.degreesPerRadian, digits: 3)) °/s (\(formatVector(r.biasRadS, digits: 5)) rad/s)",
-                             "  noise \(formatVector(r.noiseRMSRadS * Angle.degreesPerRadian, digits: 3)) °/s RMS per sample"]
+                var lines = [
+                    s.bold("\(id): ") + s.green("done") + " — \(r.samples) samples over \(formatFixed(r.durationS, digits: 1)) s",
+                    "  bias \(formatVector(r.biasRadS * Angle.degreesPerRadian, digits: 3)) °/s (\(formatVector(r.biasRadS, digits: 5)) rad/s)",
+                    "  noise \(formatVector(r.noiseRMSRadS * Angle.degreesPerRadian, digits: 3)) °/s RMS per sample"
+                ]
                 if let a = r.allan {
-                    lines.append("  Allan: noise density \(formatVector(a.noiseDensity * Angle.degreesPerRadian * 60, digits: 3)) °/√h, "
-                                 + "bias instability \(formatVector(a.biasInstability * Angle.degreesPerRadian * 3600, digits: 2)) °/h, "
-                                 + "rate random walk \(formatVector(a.rateRandomWalk, digits: 6)) rad/s/√s")
+                    lines.append(
+                        "  Allan: noise density \(formatVector(a.noiseDensity * Angle.degreesPerRadian * 60, digits: 3)) °/√h, "
+                            + "bias instability \(formatVector(a.biasInstability * Angle.degreesPerRadian * 3600, digits: 2)) °/h, "
+                            + "rate random walk \(formatVector(a.rateRandomWalk, digits: 6)) rad/s/√s")
                 }
                 return SensorOutcome(id: id, result: .success(entry), lines: lines)
             }
@@ -426,12 +466,18 @@ struct BarometerGuide: CalibrationGuide {
     }
 
     func intro(_ style: CalibrationStyle, context: GuideContext) -> [String] {
-        var lines = [style.bold("\(title) — \(context.board.name)") + " (" + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")", ""]
+        var lines = [
+            style.bold("\(title) — \(context.board.name)") + " ("
+                + sensors.map { "\($0): \(context.labels[$0] ?? $0)" }.joined(separator: ", ") + ")", ""
+        ]
         if let r = context.barometerReference {
-            lines.append("Reference: \(formatFixed(r.altitudeMSLM, digits: 1)) m above sea level"
-                         + (r.qnhPa.map { ", QNH \(formatFixed($0 / 100, digits: 1)) hPa" } ?? " (no QNH: the offset will include today's weather)"))
+            lines.append(
+                "Reference: \(formatFixed(r.altitudeMSLM, digits: 1)) m above sea level"
+                    + (r.qnhPa.map { ", QNH \(formatFixed($0 / 100, digits: 1)) hPa" }
+                        ?? " (no QNH: the offset will include today's weather)"))
         }
-        lines.append("Keep the board still, at the reference height, for \(formatFixed(durationS, digits: 0)) s after you press Enter.")
+        lines.append(
+            "Keep the board still, at the reference height, for \(formatFixed(durationS, digits: 0)) s after you press Enter.")
         return lines
     }
 
@@ -477,10 +523,15 @@ struct BarometerGuide: CalibrationGuide {
                     date: context.date, temperatureC: r.temperatureC.map { ($0 * 10).rounded() / 10 }, offsetPa: r.offsetPa,
                     altitudeMSLM: reference.altitudeMSLM, qnhPa: reference.qnhPa, expectedPressurePa: r.expectedPressurePa,
                     measuredPressurePa: r.measuredPressurePa, noisePa: r.noisePa, durationS: (r.durationS * 100).rounded() / 100)
-                return SensorOutcome(id: id, result: .success(entry), lines: [
-                    s.bold("\(id): ") + s.green("done") + " — offset \(formatFixed(r.offsetPa, digits: 1)) Pa "
-                        + "(measured \(formatFixed(r.measuredPressurePa / 100, digits: 2)) hPa, expected \(formatFixed(r.expectedPressurePa / 100, digits: 2)) hPa, noise \(formatFixed(r.noisePa, digits: 1)) Pa)",
-                ] + (reference.qnhPa == nil ? ["  note: without a QNH the offset holds today's weather; barometric altitude will drift with it"] : []))
+                return SensorOutcome(
+                    id: id, result: .success(entry),
+                    lines: [
+                        s.bold("\(id): ") + s.green("done") + " — offset \(formatFixed(r.offsetPa, digits: 1)) Pa "
+                            + "(measured \(formatFixed(r.measuredPressurePa / 100, digits: 2)) hPa, expected \(formatFixed(r.expectedPressurePa / 100, digits: 2)) hPa, noise \(formatFixed(r.noisePa, digits: 1)) Pa)"
+                    ]
+                        + (reference.qnhPa == nil
+                            ? ["  note: without a QNH the offset holds today's weather; barometric altitude will drift with it"]
+                            : []))
             }
         }
     }

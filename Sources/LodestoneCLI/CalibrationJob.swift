@@ -78,17 +78,23 @@ public struct CalibrationOptions: Sendable {
     public var decimalYear: Double {
         let parts = date.split(whereSeparator: { "-T:Z".contains($0) }).compactMap { Int($0) }
         guard parts.count == 6 else { return 2026.5 }
-        return (try? DecimalYear.from(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4],
-                                      second: Double(parts[5]))) ?? 2026.5
+        return
+            (try? DecimalYear.from(
+                year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4],
+                second: Double(parts[5]))) ?? 2026.5
     }
 
-    public init(kind: Kind, board: BoardDescription, outputPath: String, tracePath: String? = nil, interactive: Bool = false,
-                liveView: Bool = false, style: CalibrationStyle = .plain, sensorIDs: [String] = [], scenario: String? = nil, seed: UInt64 = 1,
-                speed: Double = 1, timeoutS: Double = 120, durationS: Double? = nil, latitudeDeg: Double? = nil,
-                longitudeDeg: Double? = nil, heightM: Double? = nil,
-                altitudeMSLM: Double? = nil, qnhPa: Double? = nil, date: String = "2026-07-02T10:00:00Z") {
+    public init(
+        kind: Kind, board: BoardDescription, outputPath: String, tracePath: String? = nil, interactive: Bool = false,
+        liveView: Bool = false, style: CalibrationStyle = .plain, sensorIDs: [String] = [], scenario: String? = nil,
+        seed: UInt64 = 1,
+        speed: Double = 1, timeoutS: Double = 120, durationS: Double? = nil, latitudeDeg: Double? = nil,
+        longitudeDeg: Double? = nil, heightM: Double? = nil,
+        altitudeMSLM: Double? = nil, qnhPa: Double? = nil, date: String = "2026-07-02T10:00:00Z"
+    ) {
         self.kind = kind; self.board = board; self.outputPath = outputPath; self.tracePath = tracePath
-        self.interactive = interactive; self.liveView = liveView; self.style = style; self.sensorIDs = sensorIDs; self.scenario = scenario
+        self.interactive = interactive; self.liveView = liveView; self.style = style; self.sensorIDs = sensorIDs;
+        self.scenario = scenario
         self.seed = seed; self.speed = speed; self.timeoutS = timeoutS; self.durationS = durationS
         self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg; self.heightM = heightM
         self.altitudeMSLM = altitudeMSLM; self.qnhPa = qnhPa; self.date = date
@@ -119,8 +125,10 @@ public struct CalibrationJob {
 
     /// Runs the session. `input` is where the person's answers come from (interactive only); the live view
     /// and the result go to `output`, progress of a non-interactive run to `errors`.
-    public func run(input: PromptInput?, output: LineOutput, errors: LineOutput, clock: EngineClock,
-                    shouldStop: () -> Bool, assembled: (BoardRuntime) -> Void = { _ in }) throws(JobError) -> Int32 {
+    public func run(
+        input: PromptInput?, output: LineOutput, errors: LineOutput, clock: EngineClock,
+        shouldStop: () -> Bool, assembled: (BoardRuntime) -> Void = { _ in }
+    ) throws(JobError) -> Int32 {
         let o = options
         let kind = o.kind.sensorKind
         let candidates = Self.sensors(of: o.board, measuring: kind)
@@ -131,8 +139,10 @@ public struct CalibrationJob {
         } else {
             selected = try o.sensorIDs.map { id throws(JobError) in
                 guard let s = candidates.first(where: { $0.id == id }) else {
-                    throw JobError("--sensor \(id): no \(kind.rawValue) with that id on \(o.board.path ?? o.board.name); "
-                                   + "its \(kind.rawValue)s: " + (candidates.isEmpty ? "none" : candidates.map(\.id).joined(separator: ", ")))
+                    throw JobError(
+                        "--sensor \(id): no \(kind.rawValue) with that id on \(o.board.path ?? o.board.name); "
+                            + "its \(kind.rawValue)s: "
+                            + (candidates.isEmpty ? "none" : candidates.map(\.id).joined(separator: ", ")))
                 }
                 return s
             }
@@ -141,7 +151,9 @@ public struct CalibrationJob {
             throw JobError("\(o.board.path ?? o.board.name): the board has no \(kind.rawValue); nothing to calibrate")
         }
         if o.kind == .barometer, o.altitudeMSLM == nil {
-            throw JobError("calibrate baro needs the altitude where the board is: --altitude-m METRES (above mean sea level), and ideally --qnh-hpa")
+            throw JobError(
+                "calibrate baro needs the altitude where the board is: --altitude-m METRES (above mean sea level), and ideally --qnh-hpa"
+            )
         }
         // Before anything runs: the file can be written, and an existing one is valid and this board's.
         try CalibrationFiles.checkWritable(o.outputPath)
@@ -162,7 +174,8 @@ public struct CalibrationJob {
             // The session's loop, unscheduled (every sensor at its board rate), no recording.
             let core: SessionCore
             do {
-                core = try SessionCore(configuration: SessionConfiguration(board: o.board, scenario: scenario, seed: o.seed, scheduling: nil))
+                core = try SessionCore(
+                    configuration: SessionConfiguration(board: o.board, scenario: scenario, seed: o.seed, scheduling: nil))
             } catch { throw JobError(error.description) }
             let runtime = core.runtime
             assembled(runtime)
@@ -177,10 +190,12 @@ public struct CalibrationJob {
 
         // What the guides need to know.
         let ids = selected.map(\.id)
-        var context = GuideContext(style: o.interactive ? o.style : .plain, date: o.date, expectedField: nil,
-                                   gravityMps2: PhysicalConstants.standardGravityMps2, board: o.board, labels: labels)
+        var context = GuideContext(
+            style: o.interactive ? o.style : .plain, date: o.date, expectedField: nil,
+            gravityMps2: PhysicalConstants.standardGravityMps2, board: o.board, labels: labels)
         func locate(_ lat: Double, _ lon: Double, _ h: Double) {
-            context.expectedField = ExpectedField.worldMagneticModel(latitudeDeg: lat, longitudeDeg: lon, heightM: h, decimalYear: decimalYear)
+            context.expectedField = ExpectedField.worldMagneticModel(
+                latitudeDeg: lat, longitudeDeg: lon, heightM: h, decimalYear: decimalYear)
             context.gravityMps2 = Geodesy.normalGravityMps2(latitudeRad: Angle.radians(fromDegrees: lat), heightM: h)
         }
         var positionKnown = false
@@ -192,16 +207,19 @@ public struct CalibrationJob {
             positionKnown = true
         }
         if let altitude = o.altitudeMSLM {
-            context.barometerReference = o.qnhPa.map { .altitudeAndQNH(altitudeMSLM: altitude, qnhPa: $0) } ?? .altitude(altitudeMSLM: altitude)
-            context.expectedPressurePa = StandardAtmosphere.pressurePa(altitudeMSLM: altitude, seaLevelPressurePa: o.qnhPa ?? PhysicalConstants.seaLevelPressurePa)
+            context.barometerReference =
+                o.qnhPa.map { .altitudeAndQNH(altitudeMSLM: altitude, qnhPa: $0) } ?? .altitude(altitudeMSLM: altitude)
+            context.expectedPressurePa = StandardAtmosphere.pressurePa(
+                altitudeMSLM: altitude, seaLevelPressurePa: o.qnhPa ?? PhysicalConstants.seaLevelPressurePa)
         }
         let duration = o.durationS ?? 10
-        var guide: CalibrationGuide = switch o.kind {
-        case .magnetometer: MagnetometerGuide(sensors: ids)
-        case .accelerometer: AccelerometerGuide(sensors: ids, gravityMps2: context.gravityMps2)
-        case .gyroscope: GyroscopeGuide(sensors: ids, durationS: duration, rateHz: selected.map(\.rateHz))
-        case .barometer: BarometerGuide(sensors: ids, durationS: duration)
-        }
+        var guide: CalibrationGuide =
+            switch o.kind {
+            case .magnetometer: MagnetometerGuide(sensors: ids)
+            case .accelerometer: AccelerometerGuide(sensors: ids, gravityMps2: context.gravityMps2)
+            case .gyroscope: GyroscopeGuide(sensors: ids, durationS: duration, rateHz: selected.map(\.rateHz))
+            case .barometer: BarometerGuide(sensors: ids, durationS: duration)
+            }
         let limitS = (o.kind == .magnetometer || o.kind == .accelerometer) ? o.timeoutS : duration + 30
 
         // Introduction, and the go-ahead.
@@ -291,16 +309,20 @@ public struct CalibrationJob {
         let successes = outcomes.compactMap { try? $0.result.get() }
         let failures = outcomes.count - successes.count
         guard !successes.isEmpty else {
-            output.write("nothing saved; \(o.outputPath) " + (FileManager.default.fileExists(atPath: o.outputPath) ? "left as it was" : "not created"))
+            output.write(
+                "nothing saved; \(o.outputPath) "
+                    + (FileManager.default.fileExists(atPath: o.outputPath) ? "left as it was" : "not created"))
             output.flush()
             return 1
         }
 
         // Saving.
         if o.interactive {
-            let question = failures == 0
+            let question =
+                failures == 0
                 ? "Save to \(o.outputPath)? [Y/n] "
-                : "Save the \(successes.count) successful calibration\(successes.count == 1 ? "" : "s") (" + successes.map(\.id).joined(separator: ", ") + ") to \(o.outputPath)? [y/N] "
+                : "Save the \(successes.count) successful calibration\(successes.count == 1 ? "" : "s") ("
+                    + successes.map(\.id).joined(separator: ", ") + ") to \(o.outputPath)? [y/N] "
             output.writeRaw(question)
             output.flush()
             guard let answer = input?.waitForLine(), !shouldStop() else { return interrupted(output, errors) }
@@ -318,7 +340,8 @@ public struct CalibrationJob {
         }
         for entry in successes { document.merge(entry, order: o.board.sensors.map(\.id)) }
         try CalibrationFiles.save(document, to: o.outputPath)
-        output.write("saved \(o.outputPath) (" + successes.map { "\($0.id): \(o.kind.sensorKind.rawValue)" }.joined(separator: ", ") + ")")
+        output.write(
+            "saved \(o.outputPath) (" + successes.map { "\($0.id): \(o.kind.sensorKind.rawValue)" }.joined(separator: ", ") + ")")
         func absolute(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.path }
         if CalibrationFiles.searchPath(for: o.board).map(absolute).contains(absolute(o.outputPath)) {
             output.write("lodestone run uses it from now on (and replay with --board \(o.board.path ?? "BOARD")).")
@@ -332,14 +355,18 @@ public struct CalibrationJob {
     private func interrupted(_ output: LineOutput, _ errors: LineOutput) -> Int32 {
         output.write("")
         output.flush()
-        errors.write("interrupted: nothing saved; \(options.outputPath) " + (FileManager.default.fileExists(atPath: options.outputPath) ? "left as it was" : "not created"))
+        errors.write(
+            "interrupted: nothing saved; \(options.outputPath) "
+                + (FileManager.default.fileExists(atPath: options.outputPath) ? "left as it was" : "not created"))
         errors.flush()
         return Self.interruptedStatus
     }
 
     private func cancelled(_ output: LineOutput) -> Int32 {
         output.write("")
-        output.write("cancelled: nothing saved; \(options.outputPath) " + (FileManager.default.fileExists(atPath: options.outputPath) ? "left as it was" : "not created"))
+        output.write(
+            "cancelled: nothing saved; \(options.outputPath) "
+                + (FileManager.default.fileExists(atPath: options.outputPath) ? "left as it was" : "not created"))
         output.flush()
         return 1
     }
@@ -417,7 +444,9 @@ struct TraceCalibrationFeed: CalibrationFeed {
         var readings: [(String, SensorReading)] = []
         func add(_ kind: SensorKind, _ set: (inout SensorReading) -> Void) {
             guard let id = route[kind] else { return }
-            if let i = readings.firstIndex(where: { $0.0 == id }) { set(&readings[i].1) } else {
+            if let i = readings.firstIndex(where: { $0.0 == id }) {
+                set(&readings[i].1)
+            } else {
                 var r = SensorReading(timeS: row.timeS)
                 set(&r)
                 readings.append((id, r))

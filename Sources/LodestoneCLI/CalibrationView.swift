@@ -41,7 +41,8 @@ public struct CalibrationStyle: Sendable {
     func progressBar(_ fraction: Double, width: Int = 30) -> String {
         let f = max(0, min(1, fraction.isFinite ? fraction : 0))
         let filled = Int((f * Double(width)).rounded(.down))
-        let bar = String(repeating: unicode ? "█" : "#", count: filled) + String(repeating: unicode ? "░" : "-", count: width - filled)
+        let bar =
+            String(repeating: unicode ? "█" : "#", count: filled) + String(repeating: unicode ? "░" : "-", count: width - filled)
         let percent = String(Int((f * 100).rounded(.down)))
         return "[" + (f >= 1 ? green(bar) : bar) + "] " + String(repeating: " ", count: 3 - percent.count) + percent + " %"
     }

@@ -14,7 +14,7 @@ public enum CommandLineWording {
         (CalibrationFiles.Remedy.makeANewOne, "make a new one with lodestone calibrate"),
         (DemandsFile.checkPathRemedy, "check --demands"),
         (CalibrationFailure.giveMoreTime, "give more time with --timeout"),
-        (CalibrationFailure.givePosition, "give the board's position (--latitude/--longitude)"),
+        (CalibrationFailure.givePosition, "give the board's position (--latitude/--longitude)")
     ]
 
     /// `message` with every library remedy in it worded for the command line.

@@ -28,7 +28,7 @@ public struct DeclinationJob {
             let line = raw.trimmingWhitespace
             if line.isEmpty || line.hasPrefix("#") { continue }
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace }
-            if lineNumber == 1, let first = cells.first, Double(first) == nil { continue }   // header
+            if lineNumber == 1, let first = cells.first, Double(first) == nil { continue } // header
             guard cells.count == 4 else {
                 report("line \(lineNumber): \(cells.count) fields; expected decimal_year,lat_deg,lon_deg,height_km")
                 bad += 1
@@ -45,7 +45,8 @@ public struct DeclinationJob {
             }
             guard values.count == 4 else { bad += 1; continue }
             do {
-                let e = try model.elements(latitudeDeg: values[1], longitudeDeg: values[2], heightKm: values[3], decimalYear: values[0])
+                let e = try model.elements(
+                    latitudeDeg: values[1], longitudeDeg: values[2], heightKm: values[3], decimalYear: values[0])
                 var row: [String] = cells.map(String.init)
                 row.append(formatFixed(e.declinationDeg, digits: 6))
                 row.append(formatFixed(e.inclinationDeg, digits: 6))

@@ -26,7 +26,8 @@ public struct GNSSDecodeJob {
 
         /// One line for standard error.
         public var description: String {
-            var s = "\(epochs) epochs (\(untimedReports) reports without time) from \(sentences) NMEA sentences and \(ubxFrames) UBX frames"
+            var s =
+                "\(epochs) epochs (\(untimedReports) reports without time) from \(sentences) NMEA sentences and \(ubxFrames) UBX frames"
             let bad = skipped.filter { $0.count > 0 }
             if !bad.isEmpty || shortSentences > 0 {
                 var parts = bad.map { "\($0.count) \($0.reason)" }
@@ -149,7 +150,8 @@ public struct GNSSDecodeJob {
         return s + "]}"
     }
 
-    static let tableHeader = "time                     mode  lat_deg        lon_deg         alt_msl_m  alt_hae_m  speed_mps  track_deg  eph_m    epv_m    status"
+    static let tableHeader =
+        "time                     mode  lat_deg        lon_deg         alt_msl_m  alt_hae_m  speed_mps  track_deg  eph_m    epv_m    status"
 
     static func tableRow(_ r: GNSSFixReport) -> String {
         func cell(_ v: Double?, _ digits: Int, _ width: Int) -> String {
@@ -160,7 +162,8 @@ public struct GNSSDecodeJob {
         let time = r.time?.iso8601 ?? "(no time)               "
         return time + " " + mode.padding(5) + " " + cell(r.latitudeDeg, 9, 14) + " " + cell(r.longitudeDeg, 9, 15) + " "
             + cell(r.altitudeMSLM, 3, 10) + " " + cell(r.altitudeHAEM, 3, 10) + " " + cell(r.speedMps, 3, 10) + " "
-            + cell(r.trackDeg, 2, 10) + " " + cell(r.ephM, 2, 8) + " " + cell(r.epvM, 2, 8) + " " + (r.status.map { "\($0)" } ?? "")
+            + cell(r.trackDeg, 2, 10) + " " + cell(r.ephM, 2, 8) + " " + cell(r.epvM, 2, 8) + " "
+            + (r.status.map { "\($0)" } ?? "")
     }
 }
 

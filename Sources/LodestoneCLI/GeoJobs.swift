@@ -61,7 +61,7 @@ public struct GeodesicJob {
             if !sawData {
                 sawData = true
                 let first = line.split(whereSeparator: { $0 == "," || $0 == " " || $0 == ";" }).first ?? ""
-                if Double(first) == nil { continue }   // a header row
+                if Double(first) == nil { continue } // a header row
             }
             switch compute(line) {
             case .success(let out): emit(out)
@@ -81,7 +81,8 @@ public struct GeodesicJob {
         case .inverse, .direct:
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace }
             guard cells.count == 4 else {
-                return .failure(RowError(message: "\(cells.count) fields; expected " + problem.inputColumns.joined(separator: ",")))
+                return .failure(
+                    RowError(message: "\(cells.count) fields; expected " + problem.inputColumns.joined(separator: ",")))
             }
             var v: [Double] = []
             for (cell, name) in zip(cells, problem.inputColumns) {
@@ -94,24 +95,29 @@ public struct GeodesicJob {
                 return .failure(RowError(message: "\(name) \(cells[k]) is outside [-90, 90]"))
             }
             if problem == .inverse {
-                guard let r = geodesic.inverse(latitude1Deg: v[0], longitude1Deg: v[1], latitude2Deg: v[2], longitude2Deg: v[3]) else {
+                guard let r = geodesic.inverse(latitude1Deg: v[0], longitude1Deg: v[1], latitude2Deg: v[2], longitude2Deg: v[3])
+                else {
                     return .failure(RowError(message: "no solution"))
                 }
-                return .success(formatFixed(r.distanceM, digits: 6) + "," + formatFixed(r.initialAzimuthDeg, digits: 10)
-                                + "," + formatFixed(r.finalAzimuthDeg, digits: 10))
+                return .success(
+                    formatFixed(r.distanceM, digits: 6) + "," + formatFixed(r.initialAzimuthDeg, digits: 10)
+                        + "," + formatFixed(r.finalAzimuthDeg, digits: 10))
             }
             guard let p = geodesic.direct(latitudeDeg: v[0], longitudeDeg: v[1], azimuthDeg: v[2], distanceM: v[3]) else {
                 return .failure(RowError(message: "no solution"))
             }
-            return .success(formatFixed(p.latitudeDeg, digits: 11) + "," + formatFixed(p.longitudeDeg, digits: 11)
-                            + "," + formatFixed(p.azimuthDeg, digits: 10))
+            return .success(
+                formatFixed(p.latitudeDeg, digits: 11) + "," + formatFixed(p.longitudeDeg, digits: 11)
+                    + "," + formatFixed(p.azimuthDeg, digits: 10))
         case .area:
             var vertices: [Coordinate] = []
             for (k, pair) in line.split(separator: ";").enumerated() {
                 let numbers = pair.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
                 guard numbers.count == 2, let lat = Double(numbers[0]), let lon = Double(numbers[1]),
-                      lat.isFinite, lon.isFinite else {
-                    return .failure(RowError(message: "vertex \(k + 1) \"\(pair.trimmingWhitespace)\" is not \"lat lon\" in degrees"))
+                    lat.isFinite, lon.isFinite
+                else {
+                    return .failure(
+                        RowError(message: "vertex \(k + 1) \"\(pair.trimmingWhitespace)\" is not \"lat lon\" in degrees"))
                 }
                 guard abs(lat) <= 90 else {
                     return .failure(RowError(message: "vertex \(k + 1): latitude \(numbers[0]) is outside [-90, 90]"))
@@ -120,7 +126,8 @@ public struct GeodesicJob {
             }
             if vertices.count > 3, let first = vertices.first, let last = vertices.last, first == last { vertices.removeLast() }
             guard vertices.count >= 3 else {
-                return .failure(RowError(message: "\(vertices.count) vertices; a polygon needs at least 3 (\"lat lon;lat lon;lat lon\")"))
+                return .failure(
+                    RowError(message: "\(vertices.count) vertices; a polygon needs at least 3 (\"lat lon;lat lon;lat lon\")"))
             }
             guard let m = geodesic.polygon(vertices) else { return .failure(RowError(message: "no solution")) }
             return .success(formatFixed(m.areaM2, digits: 3) + "," + formatFixed(m.perimeterM, digits: 6))

@@ -72,8 +72,10 @@ public struct HumanView {
     }
 
     /// The screen for the current engine state.
-    public func render(timeS: Double, statuses: [Engine.SourceStatus], truth: Wire.Status.Truth?, fusion: [String] = [],
-                       plan: [String] = [], notes: [String]) -> Screen {
+    public func render(
+        timeS: Double, statuses: [Engine.SourceStatus], truth: Wire.Status.Truth?, fusion: [String] = [],
+        plan: [String] = [], notes: [String]
+    ) -> Screen {
         var screen = Screen()
         screen.append("lodestone — \(boardName) — t = \(formatFixed(timeS, digits: 1)) s", .header)
         screen.append("", .spacing)
@@ -102,7 +104,9 @@ public struct HumanView {
         }
         if let t = truth {
             screen.append("", .spacing)
-            screen.append("simulation truth: \(t.segment) (activity \(t.activity)), floor \(t.floor), heading \(formatFixed(t.headingDeg, digits: 0))°, h \(formatFixed(t.heightM, digits: 1)) m", .secondary)
+            screen.append(
+                "simulation truth: \(t.segment) (activity \(t.activity)), floor \(t.floor), heading \(formatFixed(t.headingDeg, digits: 0))°, h \(formatFixed(t.heightM, digits: 1)) m",
+                .secondary)
         }
         for n in notes.suffix(5) { screen.append("! " + n, .note) }
         return screen
@@ -176,7 +180,7 @@ public struct HumanView {
         if first.properties.isEmojiPresentation || c.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
         let wide: [ClosedRange<UInt32>] = [
             0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD
         ]
         return wide.contains { $0.contains(v) } ? 2 : 1
     }
@@ -204,7 +208,7 @@ public struct HumanView {
         if resized {
             out = "\u{1B}[H\u{1B}[J"
         } else {
-            out = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""   // cursor up to the first line of the last frame
+            out = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : "" // cursor up to the first line of the last frame
         }
         for l in lines { out += l + "\u{1B}[K\n" }
         if !resized, lines.count < drawnLines {
@@ -223,7 +227,9 @@ public struct HumanView {
         }
         if let a = r.accelerationMps2 { v.append(vec("accel", a, "m/s²", 3)) }
         if let g = r.angularVelocityRadS { v.append(vec("gyro ", g, "rad/s", 4)) }
-        if let m = r.magneticFieldMicroTesla { v.append(vec("mag  ", m, "µT", 2) + "  |B| \(formatFixed(m.length, digits: 1)) µT") }
+        if let m = r.magneticFieldMicroTesla {
+            v.append(vec("mag  ", m, "µT", 2) + "  |B| \(formatFixed(m.length, digits: 1)) µT")
+        }
         var scalars: [String] = []
         if let p = r.pressurePa { scalars.append("pressure \(formatFixed(p, digits: 2)) Pa") }
         if let t = r.temperatureC { scalars.append("temp \(formatFixed(t, digits: 2)) °C") }

@@ -32,21 +32,27 @@ public struct ReadJob {
             let bus: I2CDevBus
             do { bus = try I2CDevBus(path: path) } catch { throw JobError(error.description) }
             let driver: any SensorDriver
-            do { driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: address, delay: SystemDelay.microseconds) } catch {
+            do {
+                driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: address, delay: SystemDelay.microseconds)
+            } catch {
                 throw JobError(error.description)
             }
             let label = "\(chip) @ \(path) \(hex(driver.address))"
             return DriverSource(id: chip, label: label, rateHz: rateHz, mount: .identity, driver: driver)
         case let .spi(path, chip, speedHz):
             let bus: SPIDevBus
-            do { bus = try SPIDevBus.opening(path: path, chip: chip, speedHz: speedHz) } catch { throw JobError(error.description) }
+            do { bus = try SPIDevBus.opening(path: path, chip: chip, speedHz: speedHz) } catch {
+                throw JobError(error.description)
+            }
             let driver: any SensorDriver
-            do { driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: nil, delay: SystemDelay.microseconds) } catch {
+            do { driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: nil, delay: SystemDelay.microseconds) } catch
+            {
                 throw JobError(error.description)
             }
             return DriverSource(id: chip, label: "\(chip) @ \(path)", rateHz: rateHz, mount: .identity, driver: driver)
         case let .iio(device, uri):
-            return try IIOSource(id: device, device: device, uri: uri, rateHz: rateHz, mount: .identity, applyKernelMountMatrix: false)
+            return try IIOSource(
+                id: device, device: device, uri: uri, rateHz: rateHz, mount: .identity, applyKernelMountMatrix: false)
         }
     }
 

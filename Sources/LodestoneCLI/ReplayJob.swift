@@ -31,8 +31,9 @@ public struct ReplayJob {
 
     private func run(writingLines write: (UnsafeRawBufferPointer) -> Void) throws(TraceError) -> Int {
         // The session's loop over the trace: each row one step, fused as `run` fuses, unscheduled, as fast as it goes.
-        var configuration = SessionConfiguration(board: BoardDescription(name: inputPath, sensors: []), speed: 0,
-                                                 fusion: configuration, scheduling: nil, export: export)
+        var configuration = SessionConfiguration(
+            board: BoardDescription(name: inputPath, sensors: []), speed: 0,
+            fusion: configuration, scheduling: nil, export: export)
         configuration.input = .trace(path: inputPath)
         var core: SessionCore
         do { core = try SessionCore(configuration: configuration) } catch {

@@ -30,10 +30,12 @@ public struct RunOptions: Sendable {
     /// The wire classes `json` writes (default: all but SAMPLE).
     public var classes: Set<Wire.Class>
 
-    public init(board: BoardDescription, scenario: String? = nil, durationS: Double? = nil, seed: UInt64 = 1, json: Bool = false,
-                recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false,
-                fusion: FusionConfiguration = FusionConfiguration(), export: TrackExport.Paths? = nil,
-                scheduling: SchedulingConfiguration? = nil, classes: Set<Wire.Class> = Wire.Class.defaultSet) {
+    public init(
+        board: BoardDescription, scenario: String? = nil, durationS: Double? = nil, seed: UInt64 = 1, json: Bool = false,
+        recordPath: String? = nil, speed: Double = 1, isTerminal: Bool = false,
+        fusion: FusionConfiguration = FusionConfiguration(), export: TrackExport.Paths? = nil,
+        scheduling: SchedulingConfiguration? = nil, classes: Set<Wire.Class> = Wire.Class.defaultSet
+    ) {
         self.board = board; self.scenario = scenario; self.durationS = durationS; self.seed = seed; self.json = json
         self.recordPath = recordPath; self.speed = speed; self.isTerminal = isTerminal
         self.fusion = fusion
@@ -88,18 +90,21 @@ public struct RunJob {
     /// - Parameter beforeEachStep: called in the loop before each step with the loop and the step's time (tests use it
     ///   to inject faults on the simulated bus through `core.runtime.world`).
     /// - Parameter systemBattery: reads the system's battery for `--battery auto` (`nil`: none present).
-    public func run(output: LineOutput, errors: LineOutput, clock: any SessionClock = SystemSessionClock(),
-                    shouldStop: @escaping @Sendable () -> Bool = { false },
-                    beforeEachStep: (@Sendable (SessionCore, Double) -> Void)? = nil,
-                    systemBattery: (@Sendable () -> BatteryState?)? = nil) async throws(JobError) -> Int32 {
+    public func run(
+        output: LineOutput, errors: LineOutput, clock: any SessionClock = SystemSessionClock(),
+        shouldStop: @escaping @Sendable () -> Bool = { false },
+        beforeEachStep: (@Sendable (SessionCore, Double) -> Void)? = nil,
+        systemBattery: (@Sendable () -> BatteryState?)? = nil
+    ) async throws(JobError) -> Int32 {
         // The first client's demand is this stream's (withdrawn when it ends); any others (a demands file) stand.
         var scheduling = options.scheduling
         let readerDemand = scheduling?.demands.first
         if let standing = scheduling?.demands.dropFirst() { scheduling?.demands = Array(standing) }
-        let configuration = SessionConfiguration(board: options.board, scenario: options.scenario, seed: options.seed,
-                                                 durationS: options.durationS, speed: options.speed, fusion: options.fusion,
-                                                 scheduling: scheduling, recordPath: options.recordPath, export: options.export,
-                                                 systemBattery: systemBattery)
+        let configuration = SessionConfiguration(
+            board: options.board, scenario: options.scenario, seed: options.seed,
+            durationS: options.durationS, speed: options.speed, fusion: options.fusion,
+            scheduling: scheduling, recordPath: options.recordPath, export: options.export,
+            systemBattery: systemBattery)
         let session: Session
         do { session = try Session(configuration: configuration, clock: clock, beforeEachStep: beforeEachStep) } catch {
             throw JobError(error.description)
@@ -118,9 +123,10 @@ public struct RunJob {
         let paced = options.speed > 0 || configuration.board.sensors.contains { $0.bus != .simulated }
         if options.json {
             let demand = readerDemand ?? Demand(client: "run")
-            let stream = session.messages(options.classes, demand: demand,
-                                          options: SubscriptionOptions(client: demand.client, buffering: .lossless(4096)))
-            var messages = stream.makeAsyncIterator()   // joins the loop before its first step
+            let stream = session.messages(
+                options.classes, demand: demand,
+                options: SubscriptionOptions(client: demand.client, buffering: .lossless(4096)))
+            var messages = stream.makeAsyncIterator() // joins the loop before its first step
             await session.start()
             while let message = await messages.next() {
                 output.write(message.line)
@@ -149,8 +155,9 @@ public struct RunJob {
         } else {
             // No terminal: one log line per state change, never the frame.
             var log = StateChangeLog()
-            let stream = session.statusUpdates(periodS: 1, demand: readerDemand ?? Demand(client: "run"),
-                                               options: SubscriptionOptions(buffering: .lossless(64)))
+            let stream = session.statusUpdates(
+                periodS: 1, demand: readerDemand ?? Demand(client: "run"),
+                options: SubscriptionOptions(buffering: .lossless(64)))
             var statuses = stream.makeAsyncIterator()
             await session.start()
             var notesShown = 0
@@ -169,7 +176,9 @@ public struct RunJob {
         await session.waitUntilEnded()
         output.flush()
         let problems = await session.endProblems
-        if let path = options.recordPath, let rows = await session.recordedRowCount { errors.write("recorded \(rows) rows to \(path)") }
+        if let path = options.recordPath, let rows = await session.recordedRowCount {
+            errors.write("recorded \(rows) rows to \(path)")
+        }
         for p in problems { errors.write(p) }
         return problems.isEmpty ? 0 : 1
     }

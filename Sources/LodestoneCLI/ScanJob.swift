@@ -20,8 +20,10 @@ public struct ScanJob {
     /// Whether to look behind MPU-9250s and ICM-20948s for their magnetometers (see the type).
     public var probesAuxiliaryBuses: Bool
 
-    public init(i2cBuses: [String], spiDevices: [String] = [], iio: Bool, iioURI: String = "local:",
-                probesAuxiliaryBuses: Bool = true) {
+    public init(
+        i2cBuses: [String], spiDevices: [String] = [], iio: Bool, iioURI: String = "local:",
+        probesAuxiliaryBuses: Bool = true
+    ) {
         self.i2cBuses = i2cBuses; self.spiDevices = spiDevices; self.iio = iio; self.iioURI = iioURI
         self.probesAuxiliaryBuses = probesAuxiliaryBuses
     }
@@ -67,8 +69,10 @@ public struct ScanJob {
             if let identity {
                 findings.append(Finding(bus: location, address: nil, chip: identity.chip, detail: Self.describe(identity)))
             } else {
-                findings.append(Finding(bus: location, address: nil, chip: nil,
-                                        detail: "no known chip answers"))
+                findings.append(
+                    Finding(
+                        bus: location, address: nil, chip: nil,
+                        detail: "no known chip answers"))
             }
         }
         if iio {
@@ -76,9 +80,13 @@ public struct ScanJob {
                 let context = try IIOContext(uri: iioURI)
                 for d in context.devices {
                     let kinds = d.kinds
-                    findings.append(Finding(bus: .iio(device: d.name ?? d.id, uri: iioURI), address: nil,
-                                            chip: kinds.isEmpty ? nil : "iio",
-                                            detail: "\(d.id) \(d.name ?? "(no name)"): " + (kinds.isEmpty ? "no motion/baro/mag channels" : kinds.map(\.rawValue).joined(separator: ", "))))
+                    findings.append(
+                        Finding(
+                            bus: .iio(device: d.name ?? d.id, uri: iioURI), address: nil,
+                            chip: kinds.isEmpty ? nil : "iio",
+                            detail: "\(d.id) \(d.name ?? "(no name)"): "
+                                + (kinds.isEmpty ? "no motion/baro/mag channels" : kinds.map(\.rawValue).joined(separator: ", ")))
+                    )
                 }
             } catch { problems.append(error.description) }
         }
@@ -88,8 +96,10 @@ public struct ScanJob {
     /// Scans one I2C bus: every address a catalog chip can have, identified by ID registers; an LIS3MDL identity
     /// next to an LSM9DS1 named as the LSM9DS1's magnetometer (they answer alike); then, when asked, the
     /// magnetometers behind MPU-9250s and ICM-20948s that a kernel driver does not own.
-    public static func scanI2C<Bus: RegisterBus>(bus: Bus, location: BoardDescription.BusLocation,
-                                                 probesAuxiliaryBuses: Bool) -> (findings: [Finding], notes: [String]) {
+    public static func scanI2C<Bus: RegisterBus>(
+        bus: Bus, location: BoardDescription.BusLocation,
+        probesAuxiliaryBuses: Bool
+    ) -> (findings: [Finding], notes: [String]) {
         var findings: [Finding] = []
         var notes: [String] = []
         let candidates = Array(Set(ChipCatalog.entries.flatMap(\.addresses))).sorted()
@@ -103,26 +113,32 @@ public struct ScanJob {
         if findings.contains(where: { $0.chip == "lsm9ds1" }) {
             for i in findings.indices where findings[i].chip == "lis3mdl" {
                 findings[i].chip = "lsm9ds1-mag"
-                findings[i].detail = "lsm9ds1-mag (ID 0x3D, as a LIS3MDL's: named the LSM9DS1's magnetometer because an LSM9DS1 is on this bus)"
+                findings[i].detail =
+                    "lsm9ds1-mag (ID 0x3D, as a LIS3MDL's: named the LSM9DS1's magnetometer because an LSM9DS1 is on this bus)"
             }
         }
         guard probesAuxiliaryBuses else { return (findings, notes) }
         let forced = (bus as? I2CDevBus)?.forcedAddresses ?? []
         for host in findings where host.chip == "mpu9250" || host.chip == "icm20948" {
             guard let hostAddress = host.address, let chip = host.chip else { continue }
-            if findings.contains(where: { $0.address == AuxiliaryProbe.magnetometerAddress }) { continue }  // already answers
+            if findings.contains(where: { $0.address == AuxiliaryProbe.magnetometerAddress }) { continue } // already answers
             if forced.contains(hostAddress) {
-                notes.append("\(bus.name) \(hex(hostAddress)): \(chip) is claimed by a kernel driver; its magnetometer was not looked for")
+                notes.append(
+                    "\(bus.name) \(hex(hostAddress)): \(chip) is claimed by a kernel driver; its magnetometer was not looked for")
                 continue
             }
             switch AuxiliaryProbe.identify(bus: bus, hostAddress: hostAddress, hostChip: chip) {
             case .success(let id?):
-                findings.append(Finding(bus: location, address: AuxiliaryProbe.magnetometerAddress, chip: id.chip,
-                                        detail: describe(id) + ", behind the \(chip) at \(hex(hostAddress)) (its bypass, opened and closed again by the scan)",
-                                        isInsideHost: true))
+                findings.append(
+                    Finding(
+                        bus: location, address: AuxiliaryProbe.magnetometerAddress, chip: id.chip,
+                        detail: describe(id)
+                            + ", behind the \(chip) at \(hex(hostAddress)) (its bypass, opened and closed again by the scan)",
+                        isInsideHost: true))
             case .success(nil):
-                notes.append("\(bus.name) \(hex(hostAddress)): no magnetometer answered behind the \(chip)'s bypass: "
-                             + "a clone without one, or the part is not what its WHO_AM_I says")
+                notes.append(
+                    "\(bus.name) \(hex(hostAddress)): no magnetometer answered behind the \(chip)'s bypass: "
+                        + "a clone without one, or the part is not what its WHO_AM_I says")
             case .failure(let error):
                 notes.append("\(bus.name) \(hex(hostAddress)): looking behind the \(chip) failed: \(error.description)")
             }
@@ -139,7 +155,9 @@ public struct ScanJob {
             guard let framing = ChipCatalog.spiFraming(forChip: entry.name) else { continue }
             let key = Int(entry.idRegister) << 8 | Int(SPIRegisterFraming.allCases.firstIndex(of: framing) ?? 0)
             let value: UInt8?
-            if let cached = cache[key] { value = cached } else {
+            if let cached = cache[key] {
+                value = cached
+            } else {
                 value = read(framing, entry.idRegister)
                 cache[key] = .some(value)
             }
@@ -162,35 +180,39 @@ public struct ScanJob {
             guard let chip = f.chip else { continue }
             let kinds = Set(ChipCatalog.entry(named: chip)?.kinds ?? [])
             let (base, rate): (String, Int) =
-                if chip == "iio" { ("iio", 100) }
-                else if kinds.contains(.gyroscope) { ("imu", 100) }
-                else if kinds.contains(.barometer) { ("baro", 25) }
-                else if kinds.contains(.magnetometer) { ("mag", 40) }
-                else if kinds.contains(.accelerometer) { ("accel", 100) }
-                else { ("sensor", 25) }
+                if chip == "iio" { ("iio", 100) } else if kinds.contains(.gyroscope) {
+                    ("imu", 100)
+                } else if kinds.contains(.barometer) { ("baro", 25) } else if kinds.contains(.magnetometer) {
+                    ("mag", 40)
+                } else if kinds.contains(.accelerometer) { ("accel", 100) } else { ("sensor", 25) }
             let n = used[base, default: 0]
             used[base] = n + 1
             let id = n == 0 ? base : "\(base)\(n + 1)"
             switch f.bus {
             case .i2c(let path):
-                entries.append("    { \"id\": \"\(id)\", \"chip\": \"\(chip)\", \"bus\": { \"i2c\": \"\(path)\" }, \"address\": \"\(f.address.map(hex) ?? "")\", \"rateHz\": \(rate) }")
+                entries.append(
+                    "    { \"id\": \"\(id)\", \"chip\": \"\(chip)\", \"bus\": { \"i2c\": \"\(path)\" }, \"address\": \"\(f.address.map(hex) ?? "")\", \"rateHz\": \(rate) }"
+                )
             case .spi(let path, _):
-                entries.append("    { \"id\": \"\(id)\", \"chip\": \"\(chip)\", \"bus\": { \"spi\": \"\(path)\" }, \"rateHz\": \(rate) }")
+                entries.append(
+                    "    { \"id\": \"\(id)\", \"chip\": \"\(chip)\", \"bus\": { \"spi\": \"\(path)\" }, \"rateHz\": \(rate) }")
             case let .iio(device, uri):
-                entries.append("    { \"id\": \"\(id)\", \"chip\": \"iio\", \"bus\": { \"iio\": \"\(device)\", \"uri\": \"\(uri)\" }, \"rateHz\": \(rate) }")
+                entries.append(
+                    "    { \"id\": \"\(id)\", \"chip\": \"iio\", \"bus\": { \"iio\": \"\(device)\", \"uri\": \"\(uri)\" }, \"rateHz\": \(rate) }"
+                )
             case .simulated, .serial, .gpsd, .file: continue
             }
         }
         return """
-        {
-          "format": "\(BoardDescription.formatTag)",
-          "name": "Scanned board",
-          "description": "Drafted by lodestone scan: check each mount matrix against how the chips sit on your board.",
-          "sensors": [
-        \(entries.joined(separator: ",\n"))
-          ]
-        }
-        """
+            {
+              "format": "\(BoardDescription.formatTag)",
+              "name": "Scanned board",
+              "description": "Drafted by lodestone scan: check each mount matrix against how the chips sit on your board.",
+              "sensors": [
+            \(entries.joined(separator: ",\n"))
+              ]
+            }
+            """
     }
 }
 
@@ -208,11 +230,15 @@ enum AuxiliaryProbe {
     /// The identity of the magnetometer behind the IMU at `hostAddress`, `nil` when none answers, or the bus error
     /// that stopped the look. The IMU's registers are restored in every case the bus allows.
     static func identify<Bus: RegisterBus>(bus: Bus, hostAddress: UInt8, hostChip: String) -> Result<ChipIdentity?, BusError> {
-        let layout = hostChip == "icm20948"
-            ? Layout(pwrMgmt1: ICM20948Datasheet.Register.pwrMgmt1.rawValue, userCtrl: ICM20948Datasheet.Register.userCtrl.rawValue,
-                     intPinCfg: ICM20948Datasheet.Register.intPinCfg.rawValue, bankSelect: ICM20948Datasheet.Register.regBankSel.rawValue)
-            : Layout(pwrMgmt1: MPU6xxxDatasheet.Register.pwrMgmt1.rawValue, userCtrl: MPU6xxxDatasheet.Register.userCtrl.rawValue,
-                     intPinCfg: MPU6xxxDatasheet.Register.intPinCfg.rawValue, bankSelect: nil)
+        let layout =
+            hostChip == "icm20948"
+            ? Layout(
+                pwrMgmt1: ICM20948Datasheet.Register.pwrMgmt1.rawValue, userCtrl: ICM20948Datasheet.Register.userCtrl.rawValue,
+                intPinCfg: ICM20948Datasheet.Register.intPinCfg.rawValue,
+                bankSelect: ICM20948Datasheet.Register.regBankSel.rawValue)
+            : Layout(
+                pwrMgmt1: MPU6xxxDatasheet.Register.pwrMgmt1.rawValue, userCtrl: MPU6xxxDatasheet.Register.userCtrl.rawValue,
+                intPinCfg: MPU6xxxDatasheet.Register.intPinCfg.rawValue, bankSelect: nil)
         let sleep = BitField(mask: 0b0100_0000), masterEnable = BitField(mask: 0b0010_0000), bypass = BitField(mask: 0b0000_0010)
         var saved: [(UInt8, UInt8)] = []
         do {
@@ -226,8 +252,12 @@ enum AuxiliaryProbe {
             let pin = try bus.readByte(address: hostAddress, register: layout.intPinCfg)
             // Restored in reverse: the pin configuration, the user control, the power state, then the bank.
             saved += [(layout.pwrMgmt1, power), (layout.userCtrl, user), (layout.intPinCfg, pin)]
-            if sleep.extract(from: power) == 1 { try bus.writeByte(address: hostAddress, register: layout.pwrMgmt1, value: sleep.inserting(0, into: power)) }
-            if masterEnable.extract(from: user) == 1 { try bus.writeByte(address: hostAddress, register: layout.userCtrl, value: masterEnable.inserting(0, into: user)) }
+            if sleep.extract(from: power) == 1 {
+                try bus.writeByte(address: hostAddress, register: layout.pwrMgmt1, value: sleep.inserting(0, into: power))
+            }
+            if masterEnable.extract(from: user) == 1 {
+                try bus.writeByte(address: hostAddress, register: layout.userCtrl, value: masterEnable.inserting(0, into: user))
+            }
             try bus.writeByte(address: hostAddress, register: layout.intPinCfg, value: bypass.inserting(1, into: pin))
             let identity = ChipCatalog.identify(bus: bus, address: magnetometerAddress)
             try restore(bus, hostAddress, saved)

@@ -121,8 +121,10 @@ public struct AccelerometerSession: Sendable {
 
     /// Adds a sample; returns the face captured by this sample, if one was. Allocation-free.
     @discardableResult
-    public mutating func add(timeS: Double, accelerationMps2 a: Vector3, angularVelocityRadS w: Vector3?,
-                             temperatureC: Double? = nil) -> BoardFace? {
+    public mutating func add(
+        timeS: Double, accelerationMps2 a: Vector3, angularVelocityRadS w: Vector3?,
+        temperatureC: Double? = nil
+    ) -> BoardFace? {
         guard a.x.isFinite, a.y.isFinite, a.z.isFinite else { return nil }
         delivered += 1
         if let t = temperatureC, t.isFinite { temperatureSumC += t; temperatureCount += 1 }
@@ -133,9 +135,10 @@ public struct AccelerometerSession: Sendable {
         let face = BoardFace.nearest(to: detector.meanAccelerationMps2, toleranceDeg: parameters.faceToleranceDeg)
         currentFace = face
         guard let face, captures[face.rawValue] == nil, detector.stillDurationS(at: timeS) >= parameters.holdS else { return nil }
-        captures[face.rawValue] = Capture(face: face, meanMps2: detector.meanAccelerationMps2,
-                                          spreadMps2: detector.accelerationSpreadMps2,
-                                          samples: detector.windowCount, timeS: timeS)
+        captures[face.rawValue] = Capture(
+            face: face, meanMps2: detector.meanAccelerationMps2,
+            spreadMps2: detector.accelerationSpreadMps2,
+            samples: detector.windowCount, timeS: timeS)
         return face
     }
 
@@ -154,28 +157,33 @@ public struct AccelerometerSession: Sendable {
         let done = captures.compactMap { $0 }
         guard done.count == 6 else {
             let missing = missingFaces.map(\.description).joined(separator: ", ")
-            return .failure(CalibrationError(timedOut ? .timedOut : .cancelled, "\(done.count) of 6 positions captured; missing \(missing)"))
+            return .failure(
+                CalibrationError(timedOut ? .timedOut : .cancelled, "\(done.count) of 6 positions captured; missing \(missing)"))
         }
-        return Self.solve(done, gravityMps2: g ?? gravityMps2, parameters: parameters,
-                          temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil)
+        return Self.solve(
+            done, gravityMps2: g ?? gravityMps2, parameters: parameters,
+            temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil)
     }
 
     /// The six-position solution from one capture per face.
-    public static func solve(_ captures: [Capture], gravityMps2 g: Double, parameters p: Parameters = Parameters(),
-                             temperatureC: Double? = nil) -> Swift.Result<Result, CalibrationError> {
+    public static func solve(
+        _ captures: [Capture], gravityMps2 g: Double, parameters p: Parameters = Parameters(),
+        temperatureC: Double? = nil
+    ) -> Swift.Result<Result, CalibrationError> {
         var byFace = [Vector3?](repeating: nil, count: 6)
         for c in captures { byFace[c.face.rawValue] = c.meanMps2 }
         var columns = [Vector3](repeating: .zero, count: 3)
         var offset = Vector3.zero
         for axis in 0..<3 {
             guard let up = byFace[axis * 2], let down = byFace[axis * 2 + 1] else {
-                return .failure(CalibrationError(.positionsInconsistent, "positions missing for the \(["x", "y", "z"][axis]) axis"))
+                return .failure(
+                    CalibrationError(.positionsInconsistent, "positions missing for the \(["x", "y", "z"][axis]) axis"))
             }
             columns[axis] = (up - down) / (2 * g)
             offset += (up + down) / 2
         }
         offset /= 3
-        let k = Matrix3(rows: columns[0], columns[1], columns[2]).transposed   // columns K·eᵢ
+        let k = Matrix3(rows: columns[0], columns[1], columns[2]).transposed // columns K·eᵢ
         guard let t = k.inverted else {
             return .failure(CalibrationError(.implausibleScale, "the six positions do not span three axes"))
         }
@@ -188,20 +196,34 @@ public struct AccelerometerSession: Sendable {
         for i in 0..<3 {
             let scale = t[i, i]
             guard abs(scale - 1) <= p.maximumScaleError else {
-                return .failure(CalibrationError(.implausibleScale, "\(["x", "y", "z"][i]) scale factor \(fmt(scale, 3)) (allowed 1 ± \(fmt(p.maximumScaleError, 2)))"))
+                return .failure(
+                    CalibrationError(
+                        .implausibleScale,
+                        "\(["x", "y", "z"][i]) scale factor \(fmt(scale, 3)) (allowed 1 ± \(fmt(p.maximumScaleError, 2)))"))
             }
             for j in 0..<3 where j != i && abs(t[i, j]) > p.maximumCrossAxis {
-                return .failure(CalibrationError(.implausibleScale, "cross-axis term \(["x", "y", "z"][i])\(["x", "y", "z"][j]) = \(fmt(t[i, j], 3)) (allowed ±\(fmt(p.maximumCrossAxis, 2)))"))
+                return .failure(
+                    CalibrationError(
+                        .implausibleScale,
+                        "cross-axis term \(["x", "y", "z"][i])\(["x", "y", "z"][j]) = \(fmt(t[i, j], 3)) (allowed ±\(fmt(p.maximumCrossAxis, 2)))"
+                    ))
             }
         }
         guard offset.length <= p.maximumOffsetMps2 else {
-            return .failure(CalibrationError(.implausibleOffset, "offset \(fmt(offset.length, 2)) m/s² exceeds \(fmt(p.maximumOffsetMps2, 1)) m/s²"))
+            return .failure(
+                CalibrationError(
+                    .implausibleOffset, "offset \(fmt(offset.length, 2)) m/s² exceeds \(fmt(p.maximumOffsetMps2, 1)) m/s²"))
         }
         guard residual <= p.acceptableResidualMps2 else {
-            return .failure(CalibrationError(.positionsInconsistent, "the six positions disagree by \(fmt(residual, 3)) m/s² RMS (limit \(fmt(p.acceptableResidualMps2, 2)))"))
+            return .failure(
+                CalibrationError(
+                    .positionsInconsistent,
+                    "the six positions disagree by \(fmt(residual, 3)) m/s² RMS (limit \(fmt(p.acceptableResidualMps2, 2)))"))
         }
-        return .success(Result(offsetMps2: offset, correction: t, residualMps2: residual, gravityMps2: g,
-                               grade: residual <= p.goodResidualMps2 ? .good : .acceptable,
-                               captures: captures.sorted { $0.face.rawValue < $1.face.rawValue }, temperatureC: temperatureC))
+        return .success(
+            Result(
+                offsetMps2: offset, correction: t, residualMps2: residual, gravityMps2: g,
+                grade: residual <= p.goodResidualMps2 ? .good : .acceptable,
+                captures: captures.sorted { $0.face.rawValue < $1.face.rawValue }, temperatureC: temperatureC))
     }
 }

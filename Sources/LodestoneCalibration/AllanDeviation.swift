@@ -65,15 +65,17 @@ public struct AllanDeviation: Sendable, Hashable, Codable {
         guard points.count >= 3 else { return nil }
         var density = Vector3.zero, instability = Vector3.zero, instabilityTau = Vector3.zero, walk = Vector3.zero
         for axis in 0..<3 {
-            let (nCoefficient, kCoefficient) = fitModel(points.map { ($0.tauS, $0.deviation[axis], Double(n) * tau0 / $0.tauS - 1) })
+            let (nCoefficient, kCoefficient) = fitModel(
+                points.map { ($0.tauS, $0.deviation[axis], Double(n) * tau0 / $0.tauS - 1) })
             density[axis] = nCoefficient
             walk[axis] = kCoefficient
-            let minimum = points.min { $0.deviation[axis] < $1.deviation[axis] }!   // points is not empty
+            let minimum = points.min { $0.deviation[axis] < $1.deviation[axis] }! // points is not empty
             instability[axis] = minimum.deviation[axis] / 0.664
             instabilityTau[axis] = minimum.tauS
         }
-        return AllanDeviation(points: points, noiseDensity: density, biasInstability: instability,
-                              biasInstabilityTauS: instabilityTau, rateRandomWalk: walk)
+        return AllanDeviation(
+            points: points, noiseDensity: density, biasInstability: instability,
+            biasInstabilityTauS: instabilityTau, rateRandomWalk: walk)
     }
 
     /// Fits σ² = a/τ + b + cτ (a = N², b = floor², c = K²/3) with weights `clusters`/σ⁴; returns (N, K).

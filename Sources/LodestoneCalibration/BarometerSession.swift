@@ -90,16 +90,24 @@ public struct BarometerSession: Sendable {
         guard count >= 5 else { return .failure(CalibrationError(.noSamples, "only \(count) pressure samples arrived")) }
         let spread = (m2 / Double(count)).squareRoot()
         guard spread <= parameters.maximumSpreadPa else {
-            return .failure(CalibrationError(.pressureUnstable, "the pressure varied by \(fmt(spread, 1)) Pa RMS (limit \(fmt(parameters.maximumSpreadPa, 0)) Pa)"))
+            return .failure(
+                CalibrationError(
+                    .pressureUnstable,
+                    "the pressure varied by \(fmt(spread, 1)) Pa RMS (limit \(fmt(parameters.maximumSpreadPa, 0)) Pa)"))
         }
         let offset = mean - expectedPressurePa
         let limit = reference.qnhPa == nil ? parameters.maximumWeatherOffsetPa : parameters.maximumSensorOffsetPa
         guard abs(offset) <= limit else {
-            return .failure(CalibrationError(.implausibleOffset, "measured \(fmt(mean / 100, 2)) hPa where \(fmt(expectedPressurePa / 100, 2)) hPa "
-                                             + "is expected: offset \(fmt(offset / 100, 2)) hPa (limit \(fmt(limit / 100, 0)) hPa)"))
+            return .failure(
+                CalibrationError(
+                    .implausibleOffset,
+                    "measured \(fmt(mean / 100, 2)) hPa where \(fmt(expectedPressurePa / 100, 2)) hPa "
+                        + "is expected: offset \(fmt(offset / 100, 2)) hPa (limit \(fmt(limit / 100, 0)) hPa)"))
         }
-        return .success(Result(offsetPa: offset, reference: reference, expectedPressurePa: expectedPressurePa,
-                               measuredPressurePa: mean, noisePa: spread, durationS: elapsedS, samples: count,
-                               temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil))
+        return .success(
+            Result(
+                offsetPa: offset, reference: reference, expectedPressurePa: expectedPressurePa,
+                measuredPressurePa: mean, noisePa: spread, durationS: elapsedS, samples: count,
+                temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil))
     }
 }

@@ -61,7 +61,8 @@ public struct CalibrationDocument: Sendable, Hashable, Codable {
         }
         let frame = try r.string("frame")
         guard frame == Self.frame else {
-            throw r.fail("frame", "\"\(frame)\" is not supported; allowed: \"\(Self.frame)\" (parameters apply after the mount matrix)")
+            throw r.fail(
+                "frame", "\"\(frame)\" is not supported; allowed: \"\(Self.frame)\" (parameters apply after the mount matrix)")
         }
         board = try r.string("board")
         sensors = try r.decode([SensorCalibration].self, "sensors")
@@ -176,10 +177,12 @@ public struct MagnetometerCalibration: Sendable, Hashable, Codable {
     /// What the mounting check found, in words.
     public var mountingCheck: String
 
-    public init(date: String, temperatureC: Double?, grade: CalibrationGrade, hardIronMicroTesla: Vector3,
-                softIronCorrection: Matrix3, fieldStrengthMicroTesla: Double, expectedFieldMicroTesla: Double?,
-                latitudeDeg: Double?, longitudeDeg: Double?, residualMicroTesla: Double, coveragePercent: Double,
-                samples: Int, outliers: Int, motionS: Double?, mountingCheck: String) {
+    public init(
+        date: String, temperatureC: Double?, grade: CalibrationGrade, hardIronMicroTesla: Vector3,
+        softIronCorrection: Matrix3, fieldStrengthMicroTesla: Double, expectedFieldMicroTesla: Double?,
+        latitudeDeg: Double?, longitudeDeg: Double?, residualMicroTesla: Double, coveragePercent: Double,
+        samples: Int, outliers: Int, motionS: Double?, mountingCheck: String
+    ) {
         self.date = date; self.temperatureC = temperatureC; self.grade = grade
         self.hardIronMicroTesla = hardIronMicroTesla; self.softIronCorrection = softIronCorrection
         self.fieldStrengthMicroTesla = fieldStrengthMicroTesla; self.expectedFieldMicroTesla = expectedFieldMicroTesla
@@ -200,7 +203,9 @@ public struct MagnetometerCalibration: Sendable, Hashable, Codable {
         temperatureC = try r.optionalNumber("temperatureC", in: -60...150)
         grade = try r.grade("grade")
         hardIronMicroTesla = try r.vector("hardIronMicroTesla")
-        guard hardIronMicroTesla.length <= 2000 else { throw r.fail("hardIronMicroTesla", "|\(hardIronMicroTesla.length)| µT is beyond any magnetometer's range") }
+        guard hardIronMicroTesla.length <= 2000 else {
+            throw r.fail("hardIronMicroTesla", "|\(hardIronMicroTesla.length)| µT is beyond any magnetometer's range")
+        }
         softIronCorrection = try r.matrix("softIronCorrection")
         let w = softIronCorrection
         guard abs(w[0, 1] - w[1, 0]) < 1e-6, abs(w[0, 2] - w[2, 0]) < 1e-6, abs(w[1, 2] - w[2, 1]) < 1e-6 else {
@@ -257,14 +262,18 @@ public struct AccelerometerCalibration: Sendable, Hashable, Codable {
     /// Positions captured (6).
     public var positions: Int
 
-    public init(date: String, temperatureC: Double?, grade: CalibrationGrade, offsetMps2: Vector3, correction: Matrix3,
-                gravityMps2: Double, residualMps2: Double, positions: Int) {
+    public init(
+        date: String, temperatureC: Double?, grade: CalibrationGrade, offsetMps2: Vector3, correction: Matrix3,
+        gravityMps2: Double, residualMps2: Double, positions: Int
+    ) {
         self.date = date; self.temperatureC = temperatureC; self.grade = grade; self.offsetMps2 = offsetMps2
         self.correction = correction; self.gravityMps2 = gravityMps2; self.residualMps2 = residualMps2
         self.positions = positions
     }
 
-    enum Key: String, CaseIterable { case date, temperatureC, grade, offsetMps2, correction, gravityMps2, residualMps2, positions }
+    enum Key: String, CaseIterable {
+        case date, temperatureC, grade, offsetMps2, correction, gravityMps2, residualMps2, positions
+    }
 
     public init(from decoder: any Decoder) throws {
         let r = try FieldReader(decoder, allowed: Key.allCases.map(\.rawValue))
@@ -272,7 +281,9 @@ public struct AccelerometerCalibration: Sendable, Hashable, Codable {
         temperatureC = try r.optionalNumber("temperatureC", in: -60...150)
         grade = try r.grade("grade")
         offsetMps2 = try r.vector("offsetMps2")
-        guard offsetMps2.length <= 20 else { throw r.fail("offsetMps2", "|\(offsetMps2.length)| m/s² is not an accelerometer offset") }
+        guard offsetMps2.length <= 20 else {
+            throw r.fail("offsetMps2", "|\(offsetMps2.length)| m/s² is not an accelerometer offset")
+        }
         let t = try r.matrix("correction")
         correction = t
         guard (0..<3).allSatisfy({ (0.5...1.5).contains(t[$0, $0]) }), t.inverted != nil else {
@@ -313,8 +324,10 @@ public struct GyroscopeCalibration: Sendable, Hashable, Codable {
     /// Rate random walk K, rad/s/√s, per axis.
     public var rateRandomWalkRadSPerRootS: Vector3?
 
-    public init(date: String, temperatureC: Double?, biasRadS: Vector3, noiseRMSRadS: Vector3, durationS: Double,
-                noiseDensityRadSPerRootHz: Vector3?, biasInstabilityRadS: Vector3?, rateRandomWalkRadSPerRootS: Vector3?) {
+    public init(
+        date: String, temperatureC: Double?, biasRadS: Vector3, noiseRMSRadS: Vector3, durationS: Double,
+        noiseDensityRadSPerRootHz: Vector3?, biasInstabilityRadS: Vector3?, rateRandomWalkRadSPerRootS: Vector3?
+    ) {
         self.date = date; self.temperatureC = temperatureC; self.biasRadS = biasRadS; self.noiseRMSRadS = noiseRMSRadS
         self.durationS = durationS; self.noiseDensityRadSPerRootHz = noiseDensityRadSPerRootHz
         self.biasInstabilityRadS = biasInstabilityRadS; self.rateRandomWalkRadSPerRootS = rateRandomWalkRadSPerRootS
@@ -368,8 +381,10 @@ public struct BarometerCalibration: Sendable, Hashable, Codable {
     public var noisePa: Double
     public var durationS: Double
 
-    public init(date: String, temperatureC: Double?, offsetPa: Double, altitudeMSLM: Double, qnhPa: Double?,
-                expectedPressurePa: Double, measuredPressurePa: Double, noisePa: Double, durationS: Double) {
+    public init(
+        date: String, temperatureC: Double?, offsetPa: Double, altitudeMSLM: Double, qnhPa: Double?,
+        expectedPressurePa: Double, measuredPressurePa: Double, noisePa: Double, durationS: Double
+    ) {
         self.date = date; self.temperatureC = temperatureC; self.offsetPa = offsetPa; self.altitudeMSLM = altitudeMSLM
         self.qnhPa = qnhPa; self.expectedPressurePa = expectedPressurePa; self.measuredPressurePa = measuredPressurePa
         self.noisePa = noisePa; self.durationS = durationS
@@ -446,7 +461,8 @@ struct FieldReader {
     init(_ decoder: any Decoder, allowed: [String]) throws {
         path = decoder.codingPath
         do { container = try decoder.container(keyedBy: AnyKey.self) } catch {
-            throw CalibrationDocumentError(key: CalibrationDocumentError.keyPath(decoder.codingPath), problem: "must be a JSON object")
+            throw CalibrationDocumentError(
+                key: CalibrationDocumentError.keyPath(decoder.codingPath), problem: "must be a JSON object")
         }
         for k in container.allKeys.map(\.stringValue).sorted() where !allowed.contains(k) {
             throw fail(k, "unknown key; allowed here: " + allowed.joined(separator: ", "))
@@ -500,7 +516,9 @@ struct FieldReader {
     }
 
     func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int {
-        guard let v = try value(Int.self, key, what: "a whole number") else { throw fail(key, "missing; a whole number is required") }
+        guard let v = try value(Int.self, key, what: "a whole number") else {
+            throw fail(key, "missing; a whole number is required")
+        }
         guard range.contains(v) else { throw fail(key, "\(v) is out of range; allowed \(range.lowerBound)…\(range.upperBound)") }
         return v
     }
@@ -517,7 +535,9 @@ struct FieldReader {
     }
 
     func matrix(_ key: String) throws -> Matrix3 {
-        guard let a = try value([Double].self, key, what: "9 numbers, row-major") else { throw fail(key, "missing; 9 numbers (row-major) are required") }
+        guard let a = try value([Double].self, key, what: "9 numbers, row-major") else {
+            throw fail(key, "missing; 9 numbers (row-major) are required")
+        }
         guard let m = Matrix3(rowMajor: a) else { throw fail(key, "must be 9 numbers, row-major") }
         return m
     }
@@ -525,7 +545,8 @@ struct FieldReader {
     func grade(_ key: String) throws -> CalibrationGrade {
         let s = try string(key)
         guard let g = CalibrationGrade(rawValue: s) else {
-            throw fail(key, "\"\(s)\" is not a grade; allowed: " + CalibrationGrade.allCases.map(\.rawValue).joined(separator: ", "))
+            throw fail(
+                key, "\"\(s)\" is not a grade; allowed: " + CalibrationGrade.allCases.map(\.rawValue).joined(separator: ", "))
         }
         return g
     }
@@ -535,9 +556,11 @@ struct FieldReader {
         let s = try string(key)
         let digits = Array(s.utf8)
         let shape = "dddd-dd-ddTdd:dd:ddZ".utf8.map { $0 }
-        let ok = digits.count == shape.count && zip(digits, shape).allSatisfy { c, p in
-            p == UInt8(ascii: "d") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) : c == p
-        }
+        let ok =
+            digits.count == shape.count
+            && zip(digits, shape).allSatisfy { c, p in
+                p == UInt8(ascii: "d") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) : c == p
+            }
         guard ok else { throw fail(key, "\"\(s)\" is not a UTC time like 2026-07-02T10:15:00Z") }
         return s
     }

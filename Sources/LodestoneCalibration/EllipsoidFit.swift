@@ -103,8 +103,10 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
         var outliers = 0
         var limit = Double.infinity
         for _ in 0..<max(1, parameters.robustRounds) {
-            guard let refined = refine(points, weights: weights, center: center, w: w, radius: radius,
-                                       sphere: sphere, maximumIterations: parameters.maximumIterations)
+            guard
+                let refined = refine(
+                    points, weights: weights, center: center, w: w, radius: radius,
+                    sphere: sphere, maximumIterations: parameters.maximumIterations)
             else { throw .didNotConverge }
             (center, w, radius) = refined
             // Robust scale of the residuals and the new weights.
@@ -136,11 +138,13 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
             sum += r * r
             n += 1
         }
-        let result = EllipsoidFit(hardIronMicroTesla: center, softIronCorrection: wn, fieldStrengthMicroTesla: f,
-                                  residualMicroTesla: (sum / Double(max(n, 1))).squareRoot(), inlierCount: n,
-                                  outlierCount: outliers, isSphere: sphere, outlierLimitMicroTesla: limit / s)
+        let result = EllipsoidFit(
+            hardIronMicroTesla: center, softIronCorrection: wn, fieldStrengthMicroTesla: f,
+            residualMicroTesla: (sum / Double(max(n, 1))).squareRoot(), inlierCount: n,
+            outlierCount: outliers, isSphere: sphere, outlierLimitMicroTesla: limit / s)
         guard result.hardIronMicroTesla.x.isFinite, result.hardIronMicroTesla.y.isFinite, result.hardIronMicroTesla.z.isFinite,
-              result.softIronCorrection.isFinite, f.isFinite, f > 0 else { throw .didNotConverge }
+            result.softIronCorrection.isFinite, f.isFinite, f > 0
+        else { throw .didNotConverge }
         return result
     }
 
@@ -195,8 +199,10 @@ public struct EllipsoidFit: Sendable, Hashable, Codable {
 
     /// Levenberg–Marquardt on the radial residual with `radius` held fixed (the scale of `W` is free, so all
     /// 9 parameters are identifiable); the sphere variant moves only the centre and the radius.
-    static func refine(_ points: [Vector3], weights: [Double], center c0: Vector3, w w0: Matrix3, radius: Double,
-                       sphere: Bool, maximumIterations: Int) -> (Vector3, Matrix3, Double)? {
+    static func refine(
+        _ points: [Vector3], weights: [Double], center c0: Vector3, w w0: Matrix3, radius: Double,
+        sphere: Bool, maximumIterations: Int
+    ) -> (Vector3, Matrix3, Double)? {
         let n = sphere ? 4 : 9
         var center = c0, w = w0, r0 = radius
         func cost(_ c: Vector3, _ w: Matrix3, _ r: Double) -> Double {

@@ -67,8 +67,10 @@ public struct GyroscopeSession: Sendable {
     public var isComplete: Bool { motion != nil || elapsedS >= parameters.durationS }
 
     /// Adds a sample. Allocation-free while the store has room.
-    public mutating func add(timeS: Double, angularVelocityRadS w: Vector3, accelerationMps2 a: Vector3? = nil,
-                             temperatureC: Double? = nil) {
+    public mutating func add(
+        timeS: Double, angularVelocityRadS w: Vector3, accelerationMps2 a: Vector3? = nil,
+        temperatureC: Double? = nil
+    ) {
         guard motion == nil, !isComplete, w.x.isFinite, w.y.isFinite, w.z.isFinite else { return }
         if firstTimeS == nil { firstTimeS = timeS }
         lastTimeS = timeS
@@ -77,15 +79,20 @@ public struct GyroscopeSession: Sendable {
             let mean = sum / Double(rates.count)
             let departure = (w - mean).absoluteValues.max()
             if departure > parameters.motionRateRadS {
-                motion = CalibrationError(.boardMoved, "the rate jumped by \(fmt(Angle.degrees(fromRadians: departure), 1)) °/s "
-                                          + "at t = \(fmt(elapsedS, 1)) s (limit \(fmt(Angle.degrees(fromRadians: parameters.motionRateRadS), 1)) °/s)")
+                motion = CalibrationError(
+                    .boardMoved,
+                    "the rate jumped by \(fmt(Angle.degrees(fromRadians: departure), 1)) °/s "
+                        + "at t = \(fmt(elapsedS, 1)) s (limit \(fmt(Angle.degrees(fromRadians: parameters.motionRateRadS), 1)) °/s)"
+                )
                 return
             }
             if let a, accelerationCount > 0 {
                 let change = (a - accelerationSum / Double(accelerationCount)).length
                 if change > parameters.motionAccelerationMps2 {
-                    motion = CalibrationError(.boardMoved, "the accelerometer changed by \(fmt(change, 2)) m/s² at t = \(fmt(elapsedS, 1)) s "
-                                              + "(limit \(fmt(parameters.motionAccelerationMps2, 1)) m/s²)")
+                    motion = CalibrationError(
+                        .boardMoved,
+                        "the accelerometer changed by \(fmt(change, 2)) m/s² at t = \(fmt(elapsedS, 1)) s "
+                            + "(limit \(fmt(parameters.motionAccelerationMps2, 1)) m/s²)")
                     return
                 }
             }
@@ -98,22 +105,30 @@ public struct GyroscopeSession: Sendable {
     /// The bias and noise figures, or why not.
     public func finish() -> Swift.Result<Result, CalibrationError> {
         if let motion { return .failure(motion) }
-        guard rates.count >= 10 else { return .failure(CalibrationError(.noSamples, "only \(rates.count) gyroscope samples arrived")) }
+        guard rates.count >= 10 else {
+            return .failure(CalibrationError(.noSamples, "only \(rates.count) gyroscope samples arrived"))
+        }
         let n = Double(rates.count)
         let bias = sum / n
         var variance = Vector3.zero
         for w in rates { let d = w - bias; variance += d * d }
         guard bias.length <= parameters.maximumBiasRadS else {
-            return .failure(CalibrationError(.implausibleOffset, "bias \(fmt(Angle.degrees(fromRadians: bias.length), 1)) °/s exceeds "
-                                             + "\(fmt(Angle.degrees(fromRadians: parameters.maximumBiasRadS), 0)) °/s: the board was turning, or the chip is faulty"))
+            return .failure(
+                CalibrationError(
+                    .implausibleOffset,
+                    "bias \(fmt(Angle.degrees(fromRadians: bias.length), 1)) °/s exceeds "
+                        + "\(fmt(Angle.degrees(fromRadians: parameters.maximumBiasRadS), 0)) °/s: the board was turning, or the chip is faulty"
+                ))
         }
         let duration = elapsedS
         var allan: AllanDeviation?
         if duration >= parameters.allanMinimumDurationS - 1e-9, rates.count > 1 {
             allan = AllanDeviation.compute(samples: rates, sampleIntervalS: duration / Double(rates.count - 1))
         }
-        return .success(Result(biasRadS: bias, noiseRMSRadS: (variance / n).squareRoot(), allan: allan,
-                               durationS: duration, samples: rates.count,
-                               temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil))
+        return .success(
+            Result(
+                biasRadS: bias, noiseRMSRadS: (variance / n).squareRoot(), allan: allan,
+                durationS: duration, samples: rates.count,
+                temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil))
     }
 }

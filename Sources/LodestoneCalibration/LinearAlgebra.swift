@@ -45,9 +45,10 @@ struct SymmetricEigen3 {
         }
         let order = [0, 1, 2].sorted { a[$0][$0] < a[$1][$1] }
         values = Vector3(a[order[0]][order[0]], a[order[1]][order[1]], a[order[2]][order[2]])
-        vectors = Matrix3(rows: Vector3(v[0][order[0]], v[0][order[1]], v[0][order[2]]),
-                          Vector3(v[1][order[0]], v[1][order[1]], v[1][order[2]]),
-                          Vector3(v[2][order[0]], v[2][order[1]], v[2][order[2]]))
+        vectors = Matrix3(
+            rows: Vector3(v[0][order[0]], v[0][order[1]], v[0][order[2]]),
+            Vector3(v[1][order[0]], v[1][order[1]], v[1][order[2]]),
+            Vector3(v[2][order[0]], v[2][order[1]], v[2][order[2]]))
     }
 
     /// `V · diag(f(λ)) · Vᵀ`: a function of the matrix (square root, inverse square root).
@@ -57,9 +58,10 @@ struct SymmetricEigen3 {
         func entry(_ i: Int, _ j: Int) -> Double {
             vt.row0[i] * vt.row0[j] * d.x + vt.row1[i] * vt.row1[j] * d.y + vt.row2[i] * vt.row2[j] * d.z
         }
-        return Matrix3(rows: Vector3(entry(0, 0), entry(0, 1), entry(0, 2)),
-                       Vector3(entry(1, 0), entry(1, 1), entry(1, 2)),
-                       Vector3(entry(2, 0), entry(2, 1), entry(2, 2)))
+        return Matrix3(
+            rows: Vector3(entry(0, 0), entry(0, 1), entry(0, 2)),
+            Vector3(entry(1, 0), entry(1, 1), entry(1, 2)),
+            Vector3(entry(2, 0), entry(2, 1), entry(2, 2)))
     }
 }
 

@@ -18,14 +18,19 @@ public struct ExpectedField: Sendable, Hashable, Codable {
     public var decimalYear: Double
 
     /// The WMM2025 field at a position and date; `nil` outside the model's validity (dates, heights).
-    public static func worldMagneticModel(latitudeDeg: Double, longitudeDeg: Double, heightM: Double,
-                                          decimalYear: Double) -> ExpectedField? {
-        guard let e = try? WorldMagneticModel.wmm2025.elements(latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg,
-                                                               heightKm: heightM / 1000, decimalYear: decimalYear)
+    public static func worldMagneticModel(
+        latitudeDeg: Double, longitudeDeg: Double, heightM: Double,
+        decimalYear: Double
+    ) -> ExpectedField? {
+        guard
+            let e = try? WorldMagneticModel.wmm2025.elements(
+                latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg,
+                heightKm: heightM / 1000, decimalYear: decimalYear)
         else { return nil }
-        return ExpectedField(strengthMicroTesla: e.totalNT / 1000, inclinationDeg: e.inclinationDeg,
-                             declinationDeg: e.declinationDeg, latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg,
-                             heightM: heightM, decimalYear: decimalYear)
+        return ExpectedField(
+            strengthMicroTesla: e.totalNT / 1000, inclinationDeg: e.inclinationDeg,
+            declinationDeg: e.declinationDeg, latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg,
+            heightM: heightM, decimalYear: decimalYear)
     }
 }
 
@@ -169,7 +174,8 @@ public struct MagnetometerSession: Sendable {
         // A fit of a short arc can place the centre badly and make the coverage look complete: before saying
         // so, confirm with the full fit of every sample, as `finish` will do.
         if coverage.fraction >= parameters.goodCoverage, samples.count >= parameters.minimumSamples,
-           let full = try? EllipsoidFit.fit(samples, parameters: parameters.fit), isPlausible(full) {
+            let full = try? EllipsoidFit.fit(samples, parameters: parameters.fit), isPlausible(full)
+        {
             fit = full
             coverage = Self.coverage(of: samples, with: full)
             complete = coverage.fraction >= parameters.goodCoverage
@@ -207,22 +213,28 @@ public struct MagnetometerSession: Sendable {
         let p = parameters
         guard delivered > 0 else { return .failure(CalibrationError(.noSamples, "no magnetometer sample arrived")) }
         guard samples.count >= EllipsoidFit.minimumSamples else {
-            return .failure(CalibrationError(timedOut ? .timedOut : .incompleteCoverage,
-                                             "only \(samples.count) distinct samples (the board hardly moved)"))
+            return .failure(
+                CalibrationError(
+                    timedOut ? .timedOut : .incompleteCoverage,
+                    "only \(samples.count) distinct samples (the board hardly moved)"))
         }
         let f: EllipsoidFit
         do { f = try EllipsoidFit.fit(samples, parameters: p.fit) } catch {
-            let detail = switch error {
-            case .tooFewSamples(let n): "only \(n) usable samples"
-            case .notAnEllipsoid: "the samples do not lie on an ellipsoid"
-            case .didNotConverge: "the fit did not converge"
-            }
+            let detail =
+                switch error {
+                case .tooFewSamples(let n): "only \(n) usable samples"
+                case .notAnEllipsoid: "the samples do not lie on an ellipsoid"
+                case .didNotConverge: "the fit did not converge"
+                }
             return .failure(CalibrationError(.fitFailed, detail))
         }
         let outlierShare = Double(f.outlierCount) / Double(samples.count)
         guard outlierShare <= p.maximumOutlierFraction else {
-            return .failure(CalibrationError(.residualTooHigh, "\(fmt(outlierShare * 100, 0)) % of the samples lie more than "
-                                             + "\(fmt(f.outlierLimitMicroTesla, 1)) µT off the best ellipsoid: the field changed during the session"))
+            return .failure(
+                CalibrationError(
+                    .residualTooHigh,
+                    "\(fmt(outlierShare * 100, 0)) % of the samples lie more than "
+                        + "\(fmt(f.outlierLimitMicroTesla, 1)) µT off the best ellipsoid: the field changed during the session"))
         }
         // Coverage about the ellipsoid's centre, over its inliers; and about a sphere's, which stays sensible
         // when samples that are not one ellipsoid pull the ellipsoid somewhere odd (the residual check below
@@ -236,33 +248,49 @@ public struct MagnetometerSession: Sendable {
         }
         let percent = Int((coverage.fraction * 100).rounded())
         guard coverage.fraction >= p.acceptableCoverage, samples.count >= p.minimumSamples else {
-            let what = samples.count < p.minimumSamples
+            let what =
+                samples.count < p.minimumSamples
                 ? "only \(samples.count) distinct samples (need \(p.minimumSamples)) and \(percent) % of directions covered"
                 : "\(percent) % of directions covered (need \(Int(p.acceptableCoverage * 100)) %)"
             return .failure(CalibrationError(timedOut ? .timedOut : .incompleteCoverage, what))
         }
         guard f.residualMicroTesla <= p.acceptableResidualMicroTesla else {
-            return .failure(CalibrationError(.residualTooHigh, "fit residual \(fmt(f.residualMicroTesla, 2)) µT exceeds \(fmt(p.acceptableResidualMicroTesla, 1)) µT"))
+            return .failure(
+                CalibrationError(
+                    .residualTooHigh,
+                    "fit residual \(fmt(f.residualMicroTesla, 2)) µT exceeds \(fmt(p.acceptableResidualMicroTesla, 1)) µT"))
         }
         let strength = f.fieldStrengthMicroTesla
         guard p.fieldRangeMicroTesla.contains(strength) else {
-            return .failure(CalibrationError(.fieldOutOfRange, "fitted field \(fmt(strength)) µT is outside "
-                                             + "\(fmt(p.fieldRangeMicroTesla.lowerBound, 0))–\(fmt(p.fieldRangeMicroTesla.upperBound, 0)) µT"))
+            return .failure(
+                CalibrationError(
+                    .fieldOutOfRange,
+                    "fitted field \(fmt(strength)) µT is outside "
+                        + "\(fmt(p.fieldRangeMicroTesla.lowerBound, 0))–\(fmt(p.fieldRangeMicroTesla.upperBound, 0)) µT"))
         }
         let hard = f.hardIronMicroTesla.length
         guard hard <= p.maximumHardIronMicroTesla else {
-            return .failure(CalibrationError(.hardIronTooLarge, "hard iron \(fmt(hard)) µT exceeds \(fmt(p.maximumHardIronMicroTesla, 0)) µT"))
+            return .failure(
+                CalibrationError(.hardIronTooLarge, "hard iron \(fmt(hard)) µT exceeds \(fmt(p.maximumHardIronMicroTesla, 0)) µT")
+            )
         }
         let stretch = SymmetricEigen3(f.softIronCorrection).values
         let ratio = stretch.max() / max(stretch.min(), 1e-12)
         guard ratio <= p.maximumSoftIronAxisRatio else {
-            return .failure(CalibrationError(.softIronTooStrong, "the correction stretches one axis \(fmt(ratio, 2))× another (limit \(fmt(p.maximumSoftIronAxisRatio, 1))×)"))
+            return .failure(
+                CalibrationError(
+                    .softIronTooStrong,
+                    "the correction stretches one axis \(fmt(ratio, 2))× another (limit \(fmt(p.maximumSoftIronAxisRatio, 1))×)"))
         }
-        let mounting = MountingCheck.check(fieldMicroTesla: stillField.map { f.corrected($0) }, up: stillUp,
-                                           expectedInclinationDeg: expected?.inclinationDeg, parameters: p.mounting)
+        let mounting = MountingCheck.check(
+            fieldMicroTesla: stillField.map { f.corrected($0) }, up: stillUp,
+            expectedInclinationDeg: expected?.inclinationDeg, parameters: p.mounting)
         if case let .mistake(_, description, spread, corrected) = mounting {
-            return .failure(CalibrationError(.mountingMistake, "the field's dip below the horizon swings by \(fmt(spread, 0))° as the "
-                                             + "board turns (\(fmt(corrected, 1))° with \(description)): \(description)"))
+            return .failure(
+                CalibrationError(
+                    .mountingMistake,
+                    "the field's dip below the horizon swings by \(fmt(spread, 0))° as the "
+                        + "board turns (\(fmt(corrected, 1))° with \(description)): \(description)"))
         }
         var deviation: Double?
         var notes: [String] = []
@@ -270,23 +298,33 @@ public struct MagnetometerSession: Sendable {
             let d = (strength - e.strengthMicroTesla) / e.strengthMicroTesla
             deviation = d
             guard abs(d) <= p.acceptableFieldTolerance else {
-                return .failure(CalibrationError(.fieldDisagreesWithModel, "fitted field \(fmt(strength)) µT is \(fmt(abs(d) * 100, 0)) % "
-                                                 + (d > 0 ? "above" : "below") + " the WMM's \(fmt(e.strengthMicroTesla)) µT here (limit \(fmt(p.acceptableFieldTolerance * 100, 0)) %)"))
+                return .failure(
+                    CalibrationError(
+                        .fieldDisagreesWithModel,
+                        "fitted field \(fmt(strength)) µT is \(fmt(abs(d) * 100, 0)) % "
+                            + (d > 0 ? "above" : "below")
+                            + " the WMM's \(fmt(e.strengthMicroTesla)) µT here (limit \(fmt(p.acceptableFieldTolerance * 100, 0)) %)"
+                    ))
             }
             if abs(d) > p.goodFieldTolerance {
-                notes.append("field \(fmt(abs(d) * 100, 0)) % " + (d > 0 ? "above" : "below") + " the WMM's \(fmt(e.strengthMicroTesla)) µT")
+                notes.append(
+                    "field \(fmt(abs(d) * 100, 0)) % " + (d > 0 ? "above" : "below")
+                        + " the WMM's \(fmt(e.strengthMicroTesla)) µT")
             }
         } else {
             notes.append("field strength not compared with the WMM: position unknown (\(CalibrationFailure.givePosition))")
         }
         if case .notChecked(let why) = mounting { notes.append("mounting not checked: " + why) }
         if f.outlierCount > 0 { notes.append("\(f.outlierCount) outlying samples ignored") }
-        let good = f.residualMicroTesla <= p.goodResidualMicroTesla && coverage.fraction >= p.goodCoverage
+        let good =
+            f.residualMicroTesla <= p.goodResidualMicroTesla && coverage.fraction >= p.goodCoverage
             && (deviation.map { abs($0) <= p.goodFieldTolerance } ?? true)
-        return .success(Result(fit: f, grade: good ? .good : .acceptable, coverage: coverage, delivered: delivered,
-                               kept: samples.count, expected: expected, fieldDeviation: deviation, mounting: mounting,
-                               temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil,
-                               notes: notes))
+        return .success(
+            Result(
+                fit: f, grade: good ? .good : .acceptable, coverage: coverage, delivered: delivered,
+                kept: samples.count, expected: expected, fieldDeviation: deviation, mounting: mounting,
+                temperatureC: temperatureCount > 0 ? temperatureSumC / Double(temperatureCount) : nil,
+                notes: notes))
     }
 }
 

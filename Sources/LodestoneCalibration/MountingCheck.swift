@@ -54,8 +54,10 @@ public enum MountingCheck {
 
     /// Runs the check on pairs of the calibrated field (µT, board axes) and the accelerometer's up direction
     /// (any length) taken at the same still moments. `expectedInclinationDeg` is the WMM's, when known.
-    public static func check(fieldMicroTesla: [Vector3], up: [Vector3], expectedInclinationDeg: Double?,
-                             parameters: Parameters = Parameters()) -> Outcome {
+    public static func check(
+        fieldMicroTesla: [Vector3], up: [Vector3], expectedInclinationDeg: Double?,
+        parameters: Parameters = Parameters()
+    ) -> Outcome {
         var pairs: [(Vector3, Vector3)] = []
         for (m, u) in zip(fieldMicroTesla, up) {
             if let mn = m.normalized, let un = u.normalized { pairs.append((mn, un)) }
@@ -70,7 +72,9 @@ public enum MountingCheck {
         var widest = 0.0
         if let axis = meanUp.normalized {
             for (_, u) in pairs { widest = max(widest, Angle.degrees(fromRadians: Double.acos(max(-1, min(1, u.dot(axis)))))) }
-        } else { widest = 180 }
+        } else {
+            widest = 180
+        }
         guard 2 * widest >= parameters.minimumTiltSpanDeg else {
             return .notChecked("the board was not tilted enough (up directions within \(Int(2 * widest))°)")
         }
@@ -91,10 +95,12 @@ public enum MountingCheck {
         let limit = parameters.consistentDipSpreadDeg
         if asMounted.spread <= limit {
             // ±I give the same spread; only the sign of the dip tells "all three axes inverted" apart.
-            if let expected = expectedInclinationDeg, abs(expected) > 10, asMounted.mean * expected < 0, abs(asMounted.mean) > 10 {
+            if let expected = expectedInclinationDeg, abs(expected) > 10, asMounted.mean * expected < 0, abs(asMounted.mean) > 10
+            {
                 let minus = Matrix3.identity * -1
-                return .mistake(correction: minus, description: describe(minus), spreadDeg: asMounted.spread,
-                                correctedSpreadDeg: asMounted.spread)
+                return .mistake(
+                    correction: minus, description: describe(minus), spreadDeg: asMounted.spread,
+                    correctedSpreadDeg: asMounted.spread)
             }
             return .consistent(dipDeg: asMounted.mean, spreadDeg: asMounted.spread)
         }
@@ -120,8 +126,9 @@ public enum MountingCheck {
             }
         }
         guard let b = best, b.spread < asMounted.spread / 2 else {
-            return .notChecked("the dip varied by \(formatDegrees(asMounted.spread))° and no axis swap explains it "
-                               + "(strong accelerations during the motion, or a disturbed field)")
+            return .notChecked(
+                "the dip varied by \(formatDegrees(asMounted.spread))° and no axis swap explains it "
+                    + "(strong accelerations during the motion, or a disturbed field)")
         }
         return .mistake(correction: b.p, description: describe(b.p), spreadDeg: asMounted.spread, correctedSpreadDeg: b.spread)
     }
@@ -143,7 +150,9 @@ public enum MountingCheck {
                 parts.append("\(names[i]) and \(names[j]) swapped")
                 seen.formUnion([i, j])
             } else {
-                parts.append("axes rotated (board x, y, z read the sensor's " + (0..<3).map { names[source[$0]] }.joined(separator: ", ") + ")")
+                parts.append(
+                    "axes rotated (board x, y, z read the sensor's " + (0..<3).map { names[source[$0]] }.joined(separator: ", ")
+                        + ")")
                 seen.formUnion([0, 1, 2])
             }
         }

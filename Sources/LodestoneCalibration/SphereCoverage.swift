@@ -76,8 +76,10 @@ public struct SphereCoverage: Sendable, Hashable, Codable {
     /// How to turn the board to cover `direction` (board axes): which part of the board to point along the
     /// field, e.g. "the top edge (+y) and the face (+z)".
     public static func boardPart(toward direction: Vector3) -> String {
-        let names = [("the right edge (+x)", "the left edge (−x)"), ("the top edge (+y)", "the bottom edge (−y)"),
-                     ("the face (+z)", "the back (−z)")]
+        let names = [
+            ("the right edge (+x)", "the left edge (−x)"), ("the top edge (+y)", "the bottom edge (−y)"),
+            ("the face (+z)", "the back (−z)")
+        ]
         let d = direction.normalized ?? Vector3(0, 0, 1)
         let components = [d.x, d.y, d.z]
         let order = [0, 1, 2].sorted { abs(components[$0]) > abs(components[$1]) }

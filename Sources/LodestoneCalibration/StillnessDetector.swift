@@ -86,8 +86,10 @@ public struct StillnessDetector: Sendable {
         accelerationSpreadMps2 = spreadA
         windowCount = count
         let full = timeS - times[head] >= parameters.windowS * 0.9
-        let still = full && spreadA.max() <= parameters.accelerationSpreadMps2
-            && (withRate == 0 || (spreadW.max() <= parameters.rateSpreadRadS && meanW.absoluteValues.max() <= parameters.rateMeanRadS))
+        let still =
+            full && spreadA.max() <= parameters.accelerationSpreadMps2
+            && (withRate == 0
+                || (spreadW.max() <= parameters.rateSpreadRadS && meanW.absoluteValues.max() <= parameters.rateMeanRadS))
         if still {
             if stillSinceS == nil { stillSinceS = times[head] }
         } else {

@@ -26,8 +26,8 @@ extension Quaternion {
     /// Pitch is the elevation of +y above the horizon (−90…90); roll is rotation about +y, positive when the
     /// right side (+x) goes down (−180…180).
     public var rollPitchHeadingDeg: (rollDeg: Double, pitchDeg: Double, headingDeg: Double) {
-        let yE = rotate(Vector3(0, 1, 0))   // board forward in ENU
-        let xE = rotate(Vector3(1, 0, 0))   // board right in ENU
+        let yE = rotate(Vector3(0, 1, 0)) // board forward in ENU
+        let xE = rotate(Vector3(1, 0, 0)) // board right in ENU
         let heading = Angle.wrap360(Angle.degrees(fromRadians: Double.atan2(y: yE.x, x: yE.y)))
         let pitch = Angle.degrees(fromRadians: Double.asin(max(-1, min(1, yE.z))))
         // roll: angle of the right axis below the horizon, in the plane perpendicular to forward

@@ -35,8 +35,10 @@ public struct BusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was being done, e.g. "read 6 bytes".
     public var operation: String
 
-    public init(kind: BusErrorKind, bus: String, address: UInt8? = nil, register: UInt8? = nil,
-                errno: Int32 = 0, operation: String = "") {
+    public init(
+        kind: BusErrorKind, bus: String, address: UInt8? = nil, register: UInt8? = nil,
+        errno: Int32 = 0, operation: String = ""
+    ) {
         self.kind = kind; self.bus = bus; self.address = address; self.register = register
         self.errno = errno; self.operation = operation
     }
@@ -81,19 +83,22 @@ public struct BusError: Error, Sendable, Hashable, CustomStringConvertible {
         if let a = address { s += " address " + hex(a) }
         if let r = register { s += " register " + hex(r) }
         if !operation.isEmpty { s += " (\(operation))" }
-        let what: String = switch kind {
-        case .nack: "chip did not acknowledge (NACK): check wiring, power and the address"
-        case .io: "I/O error on the bus"
-        case .timeout: "bus timed out: a device may be holding the clock low"
-        case .permissionDenied where bus.contains("spidev"):
-            "permission denied: run as root or add your user to the 'spi' group (sudo usermod -aG spi $USER, then log in again)"
-        case .permissionDenied: "permission denied: run as root or add your user to the 'i2c' group (sudo usermod -aG i2c $USER, then log in again)"
-        case .noSuchBus where bus.contains("spidev"): "no such bus: is SPI enabled (e.g. dtparam=spi=on) and the chip select bound to spidev?"
-        case .noSuchBus: "no such bus: is the interface enabled (e.g. dtparam=i2c_arm=on) and i2c-dev loaded?"
-        case .unsupported: "the bus adapter does not support this transfer"
-        case .busy: "address is in use by a kernel driver"
-        case .other: "bus error"
-        }
+        let what: String =
+            switch kind {
+            case .nack: "chip did not acknowledge (NACK): check wiring, power and the address"
+            case .io: "I/O error on the bus"
+            case .timeout: "bus timed out: a device may be holding the clock low"
+            case .permissionDenied where bus.contains("spidev"):
+                "permission denied: run as root or add your user to the 'spi' group (sudo usermod -aG spi $USER, then log in again)"
+            case .permissionDenied:
+                "permission denied: run as root or add your user to the 'i2c' group (sudo usermod -aG i2c $USER, then log in again)"
+            case .noSuchBus where bus.contains("spidev"):
+                "no such bus: is SPI enabled (e.g. dtparam=spi=on) and the chip select bound to spidev?"
+            case .noSuchBus: "no such bus: is the interface enabled (e.g. dtparam=i2c_arm=on) and i2c-dev loaded?"
+            case .unsupported: "the bus adapter does not support this transfer"
+            case .busy: "address is in use by a kernel driver"
+            case .other: "bus error"
+            }
         return s + ": " + what + (errno != 0 ? " [errno \(errno)]" : "")
     }
 }

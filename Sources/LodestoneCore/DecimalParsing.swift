@@ -73,7 +73,8 @@ public enum DecimalParsing {
         }
         // "5." and ".5" are numbers, but not the fast path's; nor are a sign `+` or an exponent.
         guard number.end == text.count, !number.plusSign, !number.hasExponent, number.integerDigits > 0,
-              !number.hasPoint || number.fractionDigits > 0 else { return nil }
+            !number.hasPoint || number.fractionDigits > 0
+        else { return nil }
         return number.exactValue
     }
 
@@ -150,7 +151,9 @@ public enum DecimalParsing {
         if i < n, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
             var j = i + 1
             var negativeExponent = false
-            if j < n, text[j] == UInt8(ascii: "-") || text[j] == UInt8(ascii: "+") { negativeExponent = text[j] == UInt8(ascii: "-"); j += 1 }
+            if j < n, text[j] == UInt8(ascii: "-") || text[j] == UInt8(ascii: "+") {
+                negativeExponent = text[j] == UInt8(ascii: "-"); j += 1
+            }
             if j < n, text[j] &- UInt8(ascii: "0") < 10 {
                 var e = 0
                 while j < n {

@@ -75,9 +75,11 @@ public struct SensorConfiguration: Sendable, Hashable, Codable {
     /// sleeps until the pin fires; each chip's threshold step is in its driver's documentation.
     public var wakeOnMotionThresholdMps2: Double?
 
-    public init(rateHz: Double = 50, powerMode: PowerMode = .normal, oversampling: Int = 1,
-                accelerationRangeMps2: Double? = nil, angularRateRangeRadS: Double? = nil,
-                magneticRangeMicroTesla: Double? = nil, fifo: FIFOMode = .off, wakeOnMotionThresholdMps2: Double? = nil) {
+    public init(
+        rateHz: Double = 50, powerMode: PowerMode = .normal, oversampling: Int = 1,
+        accelerationRangeMps2: Double? = nil, angularRateRangeRadS: Double? = nil,
+        magneticRangeMicroTesla: Double? = nil, fifo: FIFOMode = .off, wakeOnMotionThresholdMps2: Double? = nil
+    ) {
         self.rateHz = rateHz; self.powerMode = powerMode; self.oversampling = oversampling
         self.accelerationRangeMps2 = accelerationRangeMps2; self.angularRateRangeRadS = angularRateRangeRadS
         self.magneticRangeMicroTesla = magneticRangeMicroTesla
@@ -86,21 +88,22 @@ public struct SensorConfiguration: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case rateHz, powerMode, oversampling, accelerationRangeMps2, angularRateRangeRadS, magneticRangeMicroTesla,
-             fifo, wakeOnMotionThresholdMps2
+            fifo, wakeOnMotionThresholdMps2
     }
 
     /// Decodes a configuration; `fifo` and `wakeOnMotionThresholdMps2` may be absent (configurations written before
     /// they existed) and then take their defaults.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(rateHz: try c.decode(Double.self, forKey: .rateHz),
-                  powerMode: try c.decode(PowerMode.self, forKey: .powerMode),
-                  oversampling: try c.decode(Int.self, forKey: .oversampling),
-                  accelerationRangeMps2: try c.decodeIfPresent(Double.self, forKey: .accelerationRangeMps2),
-                  angularRateRangeRadS: try c.decodeIfPresent(Double.self, forKey: .angularRateRangeRadS),
-                  magneticRangeMicroTesla: try c.decodeIfPresent(Double.self, forKey: .magneticRangeMicroTesla),
-                  fifo: try c.decodeIfPresent(FIFOMode.self, forKey: .fifo) ?? .off,
-                  wakeOnMotionThresholdMps2: try c.decodeIfPresent(Double.self, forKey: .wakeOnMotionThresholdMps2))
+        self.init(
+            rateHz: try c.decode(Double.self, forKey: .rateHz),
+            powerMode: try c.decode(PowerMode.self, forKey: .powerMode),
+            oversampling: try c.decode(Int.self, forKey: .oversampling),
+            accelerationRangeMps2: try c.decodeIfPresent(Double.self, forKey: .accelerationRangeMps2),
+            angularRateRangeRadS: try c.decodeIfPresent(Double.self, forKey: .angularRateRangeRadS),
+            magneticRangeMicroTesla: try c.decodeIfPresent(Double.self, forKey: .magneticRangeMicroTesla),
+            fifo: try c.decodeIfPresent(FIFOMode.self, forKey: .fifo) ?? .off,
+            wakeOnMotionThresholdMps2: try c.decodeIfPresent(Double.self, forKey: .wakeOnMotionThresholdMps2))
     }
 }
 

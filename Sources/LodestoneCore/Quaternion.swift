@@ -64,9 +64,10 @@ public struct Quaternion: Sendable, Hashable, Codable {
 
     /// The equivalent rotation matrix (`R · v == rotate(v)`).
     public var rotationMatrix: Matrix3 {
-        Matrix3(rows: Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-                Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-                Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
+        Matrix3(
+            rows: Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+            Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+            Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
     }
 
     /// Angle of the rotation taking `self` to `other`, in radians, in [0, π].
@@ -75,4 +76,3 @@ public struct Quaternion: Sendable, Hashable, Codable {
         return 2 * Double.acos(min(1, d))
     }
 }
-

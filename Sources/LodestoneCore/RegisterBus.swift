@@ -61,20 +61,24 @@ extension RegisterBus {
     /// otherwise), on SPI spidev's buffer, on the simulator whatever a test sets. Allocates nothing.
     /// - Throws: the bus's errors; `.unsupported` when one frame is longer than `maximumReadBytes` (the bus cannot
     ///   read this FIFO without splitting a frame).
-    public func readFIFO(address: UInt8, register: UInt8, frameBytes: Int,
-                         into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
+    public func readFIFO(
+        address: UInt8, register: UInt8, frameBytes: Int,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) throws(BusError) {
         let frame = max(frameBytes, 1)
         let limit = maximumReadBytes
         guard frame <= limit else {
-            throw BusError(kind: .unsupported, bus: name, address: address, register: register,
-                           errno: BusError.Errno.EOPNOTSUPP,
-                           operation: "read FIFO frames of \(frame) bytes: the bus reads at most \(limit) at a time")
+            throw BusError(
+                kind: .unsupported, bus: name, address: address, register: register,
+                errno: BusError.Errno.EOPNOTSUPP,
+                operation: "read FIFO frames of \(frame) bytes: the bus reads at most \(limit) at a time")
         }
         let piece = buffer.count <= limit ? buffer.count : limit - limit % frame
         var offset = 0
         while offset < buffer.count {
             let n = min(piece, buffer.count - offset)
-            try read(address: address, register: register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+            try read(
+                address: address, register: register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + n]))
             offset += n
         }
     }
@@ -110,7 +114,7 @@ public struct BitField: Sendable, Hashable {
     public let shift: UInt8
 
     @inlinable public init(mask: UInt8) {
-        precondition(mask != 0, "a bit field needs a non-zero mask")  // programmer error, constant tables only
+        precondition(mask != 0, "a bit field needs a non-zero mask") // programmer error, constant tables only
         self.mask = mask
         self.shift = UInt8(mask.trailingZeroBitCount)
     }

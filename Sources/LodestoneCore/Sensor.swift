@@ -22,9 +22,11 @@ public struct SensorReading: Sendable, Hashable {
     /// Magnetic flux density, µT.
     public var magneticFieldMicroTesla: Vector3?
 
-    @inlinable public init(timeS: Double = 0, pressurePa: Double? = nil, temperatureC: Double? = nil,
-                           accelerationMps2: Vector3? = nil, angularVelocityRadS: Vector3? = nil,
-                           magneticFieldMicroTesla: Vector3? = nil) {
+    @inlinable public init(
+        timeS: Double = 0, pressurePa: Double? = nil, temperatureC: Double? = nil,
+        accelerationMps2: Vector3? = nil, angularVelocityRadS: Vector3? = nil,
+        magneticFieldMicroTesla: Vector3? = nil
+    ) {
         self.timeS = timeS; self.pressurePa = pressurePa; self.temperatureC = temperatureC
         self.accelerationMps2 = accelerationMps2; self.angularVelocityRadS = angularVelocityRadS
         self.magneticFieldMicroTesla = magneticFieldMicroTesla

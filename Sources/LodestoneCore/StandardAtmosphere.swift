@@ -22,8 +22,10 @@ public enum StandardAtmosphere {
     /// Altitude above the level where the pressure is `seaLevelPressurePa`, m, for a static pressure
     /// `pressurePa`: h = (T₀/L)·(1 − (p/p₀)^(1/n)). ISO 2533 table values: 89 874.6 Pa → 1000 m,
     /// 54 019.9 Pa → 5000 m (p₀ = 101 325 Pa).
-    @inlinable public static func altitudeM(pressurePa: Double,
-                                            seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa) -> Double {
+    @inlinable public static func altitudeM(
+        pressurePa: Double,
+        seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa
+    ) -> Double {
         let p = min(max(pressurePa, pressureRangePa.lowerBound), pressureRangePa.upperBound)
         return seaLevelTemperatureK / lapseRateKPerM * (1 - Double.pow(p / seaLevelPressurePa, 1 / exponent))
     }
@@ -38,8 +40,10 @@ public enum StandardAtmosphere {
 
     /// dh/dp at `pressurePa`, m per Pa (negative: altitude falls as pressure rises). Converts a pressure noise
     /// into an altitude noise: 1 Pa ≈ 0.083 m at sea level.
-    @inlinable public static func metresPerPascal(pressurePa: Double,
-                                                  seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa) -> Double {
+    @inlinable public static func metresPerPascal(
+        pressurePa: Double,
+        seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa
+    ) -> Double {
         let p = min(max(pressurePa, pressureRangePa.lowerBound), pressureRangePa.upperBound)
         return -seaLevelTemperatureK / (lapseRateKPerM * exponent * p) * Double.pow(p / seaLevelPressurePa, 1 / exponent)
     }
@@ -53,8 +57,10 @@ extension StandardAtmosphere {
     /// Static pressure, Pa, at `altitudeMSLM` (geopotential ≈ geometric height above MSL, m) when the sea-level
     /// pressure is `seaLevelPressurePa` (default ISA 101 325 Pa): p = p₀·(1 − L·h/T₀)^(g₀·M/(R·L)). About
     /// −12.0 Pa/m at sea level, −11.5 Pa/m at 400 m. The inverse of `altitudeM(pressurePa:seaLevelPressurePa:)`.
-    @inlinable public static func pressurePa(altitudeMSLM: Double,
-                                             seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa) -> Double {
+    @inlinable public static func pressurePa(
+        altitudeMSLM: Double,
+        seaLevelPressurePa: Double = PhysicalConstants.seaLevelPressurePa
+    ) -> Double {
         let h = min(max(altitudeMSLM, altitudeRangeM.lowerBound), altitudeRangeM.upperBound)
         return seaLevelPressurePa * Double.pow(1 - lapseRateKPerM * h / seaLevelTemperatureK, exponent)
     }

@@ -61,7 +61,8 @@ public enum UTCCalendar {
     /// The decimal year of a UTC date and time (NOAA convention: `year + (dayOfYear − 1 + fractionOfDay) /
     /// daysInYear`; `DecimalYear.from` in LodestoneGeomagnetism validates the fields first). Example: 2026-11-22T00:00Z
     /// = 2026 + 325/365.
-    public static func decimalYear(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Double = 0) -> Double {
+    public static func decimalYear(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Double = 0) -> Double
+    {
         var dayOfYear = day
         for m in 1..<max(month, 1) { dayOfYear += daysInMonth(m, year: year) }
         let fractionOfDay = (Double(hour) * 3600 + Double(minute) * 60 + second) / 86_400
@@ -78,8 +79,9 @@ public enum UTCCalendar {
         let (year, month, day) = civil(days: Int(dayCount))
         guard (1...9999).contains(year) else { return nil }
         let hour = Int(seconds / 3600), minute = Int((seconds - Double(hour) * 3600) / 60)
-        return decimalYear(year: year, month: month, day: day, hour: hour, minute: minute,
-                           second: seconds - Double(hour) * 3600 - Double(minute) * 60)
+        return decimalYear(
+            year: year, month: month, day: day, hour: hour, minute: minute,
+            second: seconds - Double(hour) * 3600 - Double(minute) * 60)
     }
 
     /// The Unix time (s) of a decimal year.
@@ -99,7 +101,8 @@ public enum UTCCalendar {
         var fraction = (Int(nanoseconds) + unit / 2) / unit
         if fraction >= 1_000_000_000 / unit { whole += 1; fraction = 0 }
         let c = civil(unixS: whole)
-        var text = pad(c.year, 4) + "-" + pad(c.month, 2) + "-" + pad(c.day, 2) + "T" + pad(c.hour, 2) + ":"
+        var text =
+            pad(c.year, 4) + "-" + pad(c.month, 2) + "-" + pad(c.day, 2) + "T" + pad(c.hour, 2) + ":"
             + pad(c.minute, 2) + ":" + pad(c.second, 2)
         if digits > 0 { text += "." + pad(fraction, digits) }
         return text + "Z"

@@ -50,9 +50,10 @@ public struct Matrix3: Sendable, Hashable, Codable {
     /// Matrix × matrix.
     public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         let bt = b.transposed
-        return Matrix3(rows: Vector3(a.row0.dot(bt.row0), a.row0.dot(bt.row1), a.row0.dot(bt.row2)),
-                       Vector3(a.row1.dot(bt.row0), a.row1.dot(bt.row1), a.row1.dot(bt.row2)),
-                       Vector3(a.row2.dot(bt.row0), a.row2.dot(bt.row1), a.row2.dot(bt.row2)))
+        return Matrix3(
+            rows: Vector3(a.row0.dot(bt.row0), a.row0.dot(bt.row1), a.row0.dot(bt.row2)),
+            Vector3(a.row1.dot(bt.row0), a.row1.dot(bt.row1), a.row1.dot(bt.row2)),
+            Vector3(a.row2.dot(bt.row0), a.row2.dot(bt.row1), a.row2.dot(bt.row2)))
     }
 
     /// The transpose.

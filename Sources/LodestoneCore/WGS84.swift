@@ -47,7 +47,8 @@ public enum WGS84 {
         let s2 = Double.sin(latitudeRad) * Double.sin(latitudeRad)
         let surface = equatorialGravityMps2 * (1 + somiglianaConstant * s2) / (1 - eccentricitySquared * s2).squareRoot()
         let a = semiMajorAxisM
-        return surface * (1 - 2 / a * (1 + flattening + gravityRatioM - 2 * flattening * s2) * heightM
-            + 3 / (a * a) * heightM * heightM)
+        return surface
+            * (1 - 2 / a * (1 + flattening + gravityRatioM - 2 * flattening * s2) * heightM
+                + 3 / (a * a) * heightM * heightM)
     }
 }

@@ -127,8 +127,9 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
         configuration = nil
         let id = try bus.sensorReadByte(address: address, register: Register.devid.rawValue)
         guard id == D.devidValue else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.devid.rawValue,
-                               expected: [D.devidValue], found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.devid.rawValue,
+                expected: [D.devidValue], found: id)
         }
         try write(.powerCtl, 0)
         isProbed = true
@@ -154,13 +155,16 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         let g = PhysicalConstants.standardGravityMps2
-        let fullScale = try accelerationFullScale(D.FullScale.allCases, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2,
-                                                  chip: chipName)
+        let fullScale = try accelerationFullScale(
+            D.FullScale.allCases, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2,
+            chip: chipName)
         guard let code = (UInt8(0)...15).first(where: { covers(D.rateHz(code: $0), requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 3200 Hz")
         }
-        let threshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: D.activityStepG * g,
-                                              maximumSteps: 255, chip: chipName) ?? 0
+        let threshold =
+            try wakeOnMotionSteps(
+                requested.wakeOnMotionThresholdMps2, stepMps2: D.activityStepG * g,
+                maximumSteps: 255, chip: chipName) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let lowPower = requested.powerMode == .lowPower && D.lowPowerCodes.contains(code)
         let fifo = requested.fifo == .stream
@@ -173,10 +177,11 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
             actInactCtl: wom ? F.actAC.inserting(1, into: F.actXYZ.inserting(0b111, into: 0)) : 0,
             fifoCtl: fifo ? F.fifoMode.inserting(D.FIFOMode.stream.rawValue, into: F.samples.inserting(16, into: 0)) : 0,
             fullScale: fullScale,
-            actual: SensorConfiguration(rateHz: requested.powerMode == .suspend ? 0 : D.rateHz(code: code),
-                                        powerMode: requested.powerMode, oversampling: 1,
-                                        accelerationRangeMps2: fullScale.rangeG * g, fifo: requested.fifo,
-                                        wakeOnMotionThresholdMps2: wom ? Double(threshold) * D.activityStepG * g : nil))
+            actual: SensorConfiguration(
+                rateHz: requested.powerMode == .suspend ? 0 : D.rateHz(code: code),
+                powerMode: requested.powerMode, oversampling: 1,
+                accelerationRangeMps2: fullScale.rangeG * g, fifo: requested.fifo,
+                wakeOnMotionThresholdMps2: wom ? Double(threshold) * D.activityStepG * g : nil))
     }
 
     /// Applies `configuration`: standby first, then format, rate, FIFO, activity detection and interrupts (all on
@@ -188,7 +193,7 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
         try write(.powerCtl, 0)
         try write(.dataFormat, s.dataFormat)
         try write(.bwRate, s.bwRate)
-        try write(.fifoCtl, 0)  // bypass empties the FIFO
+        try write(.fifoCtl, 0) // bypass empties the FIFO
         if s.fifoCtl != 0 { try write(.fifoCtl, s.fifoCtl) }
         try write(.threshAct, s.threshAct)
         try write(.actInactCtl, s.actInactCtl)
@@ -258,7 +263,8 @@ extension ADXL345: FIFOBuffering {
 
     /// Reads `FIFO_STATUS`, then the waiting entries (up to `samples.count`), one 6-byte read each, oldest first.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> FIFODrain {
+        throws(SensorError) -> FIFODrain
+    {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let waiting = try fifoEntries()

@@ -151,11 +151,13 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
         isProbed = false
         let id = try bus.sensorReadByte(address: address, register: Register.wia2.rawValue)
         guard id == AK09916Datasheet.wia2Value else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.wia2.rawValue,
-                               expected: [AK09916Datasheet.wia2Value], found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.wia2.rawValue,
+                expected: [AK09916Datasheet.wia2Value], found: id)
         }
-        try bus.sensorWriteByte(address: address, register: Register.cntl3.rawValue,
-                                value: AK09916Datasheet.Field.srst.inserting(1, into: 0))
+        try bus.sensorWriteByte(
+            address: address, register: Register.cntl3.rawValue,
+            value: AK09916Datasheet.Field.srst.inserting(1, into: 0))
         delay(AK09916Datasheet.modeChangeWaitUs)
         isProbed = true
         configuration = nil
@@ -165,7 +167,8 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
     /// The mode for `requested` and the configuration it gives (pure): `.normal` → the slowest continuous mode of
     /// at least `rateHz` (10, 20, 50, 100 Hz); `.lowPower` → 10 Hz; `.suspend` → power-down (reported rate 0).
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError)
-        -> (mode: AK09916Datasheet.Mode, actual: SensorConfiguration) {
+        -> (mode: AK09916Datasheet.Mode, actual: SensorConfiguration)
+    {
         try validateRate(requested.rateHz, chip: chipName)
         if let range = requested.magneticRangeMicroTesla, !covers(AK09916Datasheet.rangeMicroTesla, range) {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(range) µT: at most 4912 µT")
@@ -181,8 +184,12 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
             }
             mode = m
         }
-        return (mode, SensorConfiguration(rateHz: mode.rateHz ?? 0, powerMode: requested.powerMode, oversampling: 1,
-                                          magneticRangeMicroTesla: AK09916Datasheet.rangeMicroTesla))
+        return (
+            mode,
+            SensorConfiguration(
+                rateHz: mode.rateHz ?? 0, powerMode: requested.powerMode, oversampling: 1,
+                magneticRangeMicroTesla: AK09916Datasheet.rangeMicroTesla)
+        )
     }
 
     /// Applies `configuration`, passing through power-down first as the data sheet requires.
@@ -190,7 +197,8 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let settings = try Self.registerSettings(for: configuration)
-        try bus.sensorWriteByte(address: address, register: Register.cntl2.rawValue, value: AK09916Datasheet.Mode.powerDown.rawValue)
+        try bus.sensorWriteByte(
+            address: address, register: Register.cntl2.rawValue, value: AK09916Datasheet.Mode.powerDown.rawValue)
         if settings.mode != .powerDown {
             delay(AK09916Datasheet.modeChangeWaitUs)
             try bus.sensorWriteByte(address: address, register: Register.cntl2.rawValue, value: settings.mode.rawValue)
@@ -200,10 +208,13 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
     }
 
     /// The field of `measurement` in µT (AK09916 axes), or `.invalidReading` when `ST2.HOFL` reports an overflow.
-    public static func field(of measurement: AK09916Datasheet.Measurement, bus: String, address: UInt8) throws(SensorError) -> Vector3 {
+    public static func field(of measurement: AK09916Datasheet.Measurement, bus: String, address: UInt8) throws(SensorError)
+        -> Vector3
+    {
         if measurement.isOverflow {
-            throw .invalidReading(chip: chipName, bus: bus, address: address,
-                                  detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; a magnet is too close")
+            throw .invalidReading(
+                chip: chipName, bus: bus, address: address,
+                detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; a magnet is too close")
         }
         return measurement.fieldMicroTesla
     }
@@ -232,6 +243,7 @@ extension AK09916: DataReadyReporting {
     /// `ST1.DRDY` (one register read; it does not consume the measurement).
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        return AK09916Datasheet.Field.drdy.extract(from: try bus.sensorReadByte(address: address, register: Register.st1.rawValue)) == 1
+        return AK09916Datasheet.Field.drdy.extract(
+            from: try bus.sensorReadByte(address: address, register: Register.st1.rawValue)) == 1
     }
 }

@@ -136,8 +136,9 @@ public enum AK8963Datasheet {
 
         /// The field in µT in the AK8963's axes, with the fuse-ROM adjustment and the output width `ST2.BITM` says.
         @inlinable public func fieldMicroTesla(adjustment: SensitivityAdjustment) -> Vector3 {
-            AK8963Datasheet.magneticFieldMicroTesla(rawX: x, rawY: y, rawZ: z, adjustment: adjustment,
-                                                   is16Bit: Field.bitm.extract(from: st2) == 1)
+            AK8963Datasheet.magneticFieldMicroTesla(
+                rawX: x, rawY: y, rawZ: z, adjustment: adjustment,
+                is16Bit: Field.bitm.extract(from: st2) == 1)
         }
     }
 
@@ -148,12 +149,15 @@ public enum AK8963Datasheet {
 
     /// Converts raw axis values to µT in the AK8963's axes: `H_adj = H · ((ASA − 128) · 0.5 / 128 + 1)` with `H`
     /// in µT from the output width (`is16Bit`: 0.15 µT/LSB, else 0.6 µT/LSB).
-    @inlinable public static func magneticFieldMicroTesla(rawX: Int16, rawY: Int16, rawZ: Int16,
-                                                         adjustment: SensitivityAdjustment, is16Bit: Bool) -> Vector3 {
+    @inlinable public static func magneticFieldMicroTesla(
+        rawX: Int16, rawY: Int16, rawZ: Int16,
+        adjustment: SensitivityAdjustment, is16Bit: Bool
+    ) -> Vector3 {
         let lsb = is16Bit ? microTeslaPerLSB16Bit : microTeslaPerLSB14Bit
-        return Vector3(Double(rawX) * lsb * sensitivityFactor(asa: adjustment.asax),
-                       Double(rawY) * lsb * sensitivityFactor(asa: adjustment.asay),
-                       Double(rawZ) * lsb * sensitivityFactor(asa: adjustment.asaz))
+        return Vector3(
+            Double(rawX) * lsb * sensitivityFactor(asa: adjustment.asax),
+            Double(rawY) * lsb * sensitivityFactor(asa: adjustment.asay),
+            Double(rawZ) * lsb * sensitivityFactor(asa: adjustment.asaz))
     }
 }
 
@@ -188,25 +192,29 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     /// Checks `WIA`, soft-resets (`CNTL2.SRST`), reads `ASAX`…`ASAZ` in fuse-ROM access mode and returns to
     /// power-down.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        sensitivityAdjustment = nil  // until this probe succeeds
+        sensitivityAdjustment = nil // until this probe succeeds
         let id = try bus.sensorReadByte(address: address, register: Register.wia.rawValue)
         guard id == AK8963Datasheet.wiaValue else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.wia.rawValue,
-                               expected: [AK8963Datasheet.wiaValue], found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.wia.rawValue,
+                expected: [AK8963Datasheet.wiaValue], found: id)
         }
-        try bus.sensorWriteByte(address: address, register: Register.cntl2.rawValue,
-                                value: AK8963Datasheet.Field.srst.inserting(1, into: 0))
+        try bus.sensorWriteByte(
+            address: address, register: Register.cntl2.rawValue,
+            value: AK8963Datasheet.Field.srst.inserting(1, into: 0))
         delay(AK8963Datasheet.modeChangeWaitUs)
-        try bus.sensorWriteByte(address: address, register: Register.cntl1.rawValue,
-                                value: AK8963Datasheet.Mode.fuseROMAccess.rawValue)
+        try bus.sensorWriteByte(
+            address: address, register: Register.cntl1.rawValue,
+            value: AK8963Datasheet.Mode.fuseROMAccess.rawValue)
         let bus = self.bus, address = self.address
         let adjustment = try withUnsafeTemporaryAllocation(byteCount: 3, alignment: 1) {
             (raw) throws(SensorError) -> AK8963Datasheet.SensitivityAdjustment in
             try bus.sensorRead(address: address, register: Register.asax.rawValue, into: raw)
             return AK8963Datasheet.SensitivityAdjustment(asax: raw[0], asay: raw[1], asaz: raw[2])
         }
-        try bus.sensorWriteByte(address: address, register: Register.cntl1.rawValue,
-                                value: AK8963Datasheet.Mode.powerDown.rawValue)
+        try bus.sensorWriteByte(
+            address: address, register: Register.cntl1.rawValue,
+            value: AK8963Datasheet.Mode.powerDown.rawValue)
         delay(AK8963Datasheet.modeChangeWaitUs)
         if let problem = adjustment.problem {
             throw .invalidTrim(chip: Self.chipName, bus: bus.name, address: address, detail: problem)
@@ -220,7 +228,8 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     /// `.normal` → continuous mode 2 (100 Hz) unless `rateHz` ≤ 8, then mode 1 (8 Hz); `.lowPower` → mode 1;
     /// `.suspend` → power-down (reported rate 0). The range is fixed at 4912 µT.
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError)
-        -> (cntl1: UInt8, actual: SensorConfiguration) {
+        -> (cntl1: UInt8, actual: SensorConfiguration)
+    {
         try validateRate(requested.rateHz, chip: chipName)
         try rejectFeaturesNotOffered(requested, chip: chipName)
         guard requested.rateHz <= 100 || requested.powerMode == .suspend else {
@@ -229,14 +238,16 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
         if let range = requested.magneticRangeMicroTesla, !covers(AK8963Datasheet.rangeMicroTesla, range) {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(range) µT: at most 4912 µT")
         }
-        let mode: AK8963Datasheet.Mode = switch requested.powerMode {
-        case .suspend: .powerDown
-        case .lowPower: .continuous1
-        case .normal: requested.rateHz <= 8 ? .continuous1 : .continuous2
-        }
+        let mode: AK8963Datasheet.Mode =
+            switch requested.powerMode {
+            case .suspend: .powerDown
+            case .lowPower: .continuous1
+            case .normal: requested.rateHz <= 8 ? .continuous1 : .continuous2
+            }
         let cntl1 = mode == .powerDown ? mode.rawValue : AK8963Datasheet.Field.bit.inserting(1, into: mode.rawValue)
-        let actual = SensorConfiguration(rateHz: mode.rateHz ?? 0, powerMode: requested.powerMode, oversampling: 1,
-                                         magneticRangeMicroTesla: AK8963Datasheet.rangeMicroTesla)
+        let actual = SensorConfiguration(
+            rateHz: mode.rateHz ?? 0, powerMode: requested.powerMode, oversampling: 1,
+            magneticRangeMicroTesla: AK8963Datasheet.rangeMicroTesla)
         return (cntl1, actual)
     }
 
@@ -246,8 +257,9 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard sensitivityAdjustment != nil else { throw notProbed(chip: Self.chipName) }
         let settings = try Self.registerSettings(for: configuration)
-        try bus.sensorWriteByte(address: address, register: Register.cntl1.rawValue,
-                                value: AK8963Datasheet.Mode.powerDown.rawValue)
+        try bus.sensorWriteByte(
+            address: address, register: Register.cntl1.rawValue,
+            value: AK8963Datasheet.Mode.powerDown.rawValue)
         if settings.cntl1 != AK8963Datasheet.Mode.powerDown.rawValue {
             delay(AK8963Datasheet.modeChangeWaitUs)
             try bus.sensorWriteByte(address: address, register: Register.cntl1.rawValue, value: settings.cntl1)
@@ -272,11 +284,14 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     }
 
     /// The field of `measurement` in µT (AK8963 axes), or `.invalidReading` when `ST2.HOFL` reports an overflow.
-    public static func field(of measurement: AK8963Datasheet.Measurement, adjustment: AK8963Datasheet.SensitivityAdjustment,
-                             bus: String, address: UInt8) throws(SensorError) -> Vector3 {
+    public static func field(
+        of measurement: AK8963Datasheet.Measurement, adjustment: AK8963Datasheet.SensitivityAdjustment,
+        bus: String, address: UInt8
+    ) throws(SensorError) -> Vector3 {
         if measurement.isOverflow {
-            throw .invalidReading(chip: chipName, bus: bus, address: address,
-                                  detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; a magnet is too close")
+            throw .invalidReading(
+                chip: chipName, bus: bus, address: address,
+                detail: "magnetic sensor overflow (ST2.HOFL): the field exceeds 4912 µT; a magnet is too close")
         }
         return measurement.fieldMicroTesla(adjustment: adjustment)
     }
@@ -292,6 +307,7 @@ extension AK8963: DataReadyReporting {
     /// clears it).
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard sensitivityAdjustment != nil else { throw notProbed(chip: Self.chipName) }
-        return AK8963Datasheet.Field.drdy.extract(from: try bus.sensorReadByte(address: address, register: Register.st1.rawValue)) == 1
+        return AK8963Datasheet.Field.drdy.extract(from: try bus.sensorReadByte(address: address, register: Register.st1.rawValue))
+            == 1
     }
 }

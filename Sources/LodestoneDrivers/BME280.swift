@@ -68,9 +68,13 @@ public enum BME280Datasheet {
 
     /// Typical measurement time, ms (section 9.1): `1 + 2·T + (2·P + 0.5) + (2·H + 0.5)`, a term only when its
     /// measurement is on.
-    public static func measurementTimeMs(temperature: BMP280Datasheet.Oversampling, pressure: BMP280Datasheet.Oversampling,
-                                         humidity: BMP280Datasheet.Oversampling) -> Double {
-        func term(_ o: BMP280Datasheet.Oversampling, _ extra: Double) -> Double { o == .skipped ? 0 : 2 * Double(o.factor) + extra }
+    public static func measurementTimeMs(
+        temperature: BMP280Datasheet.Oversampling, pressure: BMP280Datasheet.Oversampling,
+        humidity: BMP280Datasheet.Oversampling
+    ) -> Double {
+        func term(_ o: BMP280Datasheet.Oversampling, _ extra: Double) -> Double {
+            o == .skipped ? 0 : 2 * Double(o.factor) + extra
+        }
         return 1 + term(temperature, 0) + term(pressure, 0.5) + term(humidity, 0.5)
     }
 
@@ -92,8 +96,9 @@ public enum BME280Datasheet {
         /// Decodes `dig_H1` (the byte at 0xA1) and the 7 bytes read from 0xE1.
         public init(digH1: UInt8, bytesFromE1 b: UnsafeRawBufferPointer) {
             let e4 = Int16(Bytes.s8(b, 3)), e5 = Int16(b[4]), e6 = Int16(Bytes.s8(b, 5))
-            self.init(digH1: digH1, digH2: Bytes.leS16(b, 0), digH3: b[2],
-                      digH4: (e4 << 4) | (e5 & 0x0F), digH5: (e6 << 4) | (e5 >> 4), digH6: Bytes.s8(b, 6))
+            self.init(
+                digH1: digH1, digH2: Bytes.leS16(b, 0), digH3: b[2],
+                digH4: (e4 << 4) | (e5 & 0x0F), digH5: (e6 << 4) | (e5 >> 4), digH6: Bytes.s8(b, 6))
         }
 
         /// Encodes the 7 bytes the chip holds at 0xE1 (for chip models).
@@ -108,12 +113,15 @@ public enum BME280Datasheet {
 
         /// The humidity trim of the kernel-VM tool's `bme280` preset (`../shared/tools/kernel-vm`), with which
         /// Linux's `bmp280` driver reports 45.641 % for `adc_H` 0x6FA0 and the BMP280 datasheet example's `t_fine`.
-        public static let kernelVMPreset = HumidityTrim(digH1: 0x4B, digH2: 0x016A, digH3: 0x00, digH4: 0x13D, digH5: 0x032, digH6: 0x1E)
+        public static let kernelVMPreset = HumidityTrim(
+            digH1: 0x4B, digH2: 0x016A, digH3: 0x00, digH4: 0x13D, digH5: 0x032, digH6: 0x1E)
 
         /// Why this trim cannot come from a working chip, or `nil`: all humidity trim zero (blank NVM, or a BMP280
         /// answering as a BME280) or `dig_H2` zero (humidity would not depend on the ADC).
         public var problem: String? {
-            if digH1 == 0 && digH2 == 0 && digH3 == 0 && digH4 == 0 && digH5 == 0 && digH6 == 0 { return "all humidity trim bytes are 0" }
+            if digH1 == 0 && digH2 == 0 && digH3 == 0 && digH4 == 0 && digH5 == 0 && digH6 == 0 {
+                return "all humidity trim bytes are 0"
+            }
             if digH2 == 0 { return "dig_H2 is 0" }
             return nil
         }
@@ -169,28 +177,36 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
     /// Checks `id`, soft-resets, waits (bounded) for `status.im_update` to clear and reads both trim blocks.
     /// Leaves the chip in sleep mode (its reset state).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        trim = nil  // until this probe succeeds
+        trim = nil // until this probe succeeds
         relativeHumidityPercent = nil
         let id = try bus.sensorReadByte(address: address, register: Register.id.rawValue)
         guard id == BME280Datasheet.chipID else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.id.rawValue,
-                               expected: [BME280Datasheet.chipID], found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.id.rawValue,
+                expected: [BME280Datasheet.chipID], found: id)
         }
         try bus.sensorWriteByte(address: address, register: Register.reset.rawValue, value: BMP280Datasheet.softResetCommand)
-        try bus.pollRegister(chip: Self.chipName, address: address, register: Register.status.rawValue,
-                             initialDelayUs: BMP280Datasheet.startUpTimeUs, attempts: 5, intervalUs: 1000, delay: delay) {
+        try bus.pollRegister(
+            chip: Self.chipName, address: address, register: Register.status.rawValue,
+            initialDelayUs: BMP280Datasheet.startUpTimeUs, attempts: 5, intervalUs: 1000, delay: delay
+        ) {
             BMP280Datasheet.Field.imUpdate.extract(from: $0) == 0
         }
         let bus = self.bus, address = self.address
-        let trim = try withUnsafeTemporaryAllocation(byteCount: BME280Datasheet.lowTrimByteCount + BME280Datasheet.highTrimByteCount,
-                                                     alignment: 1) {
+        let trim = try withUnsafeTemporaryAllocation(
+            byteCount: BME280Datasheet.lowTrimByteCount + BME280Datasheet.highTrimByteCount,
+            alignment: 1
+        ) {
             (raw) throws(SensorError) -> (BMP280Datasheet.Trim, BME280Datasheet.HumidityTrim) in
             let low = UnsafeMutableRawBufferPointer(rebasing: raw[0..<BME280Datasheet.lowTrimByteCount])
             let high = UnsafeMutableRawBufferPointer(rebasing: raw[BME280Datasheet.lowTrimByteCount...])
             try bus.sensorRead(address: address, register: Register.calib00.rawValue, into: low)
             try bus.sensorRead(address: address, register: Register.calib26.rawValue, into: high)
-            return (BMP280Datasheet.Trim(bytes: UnsafeRawBufferPointer(low)),
-                    BME280Datasheet.HumidityTrim(digH1: low[BME280Datasheet.lowTrimByteCount - 1], bytesFromE1: UnsafeRawBufferPointer(high)))
+            return (
+                BMP280Datasheet.Trim(bytes: UnsafeRawBufferPointer(low)),
+                BME280Datasheet.HumidityTrim(
+                    digH1: low[BME280Datasheet.lowTrimByteCount - 1], bytesFromE1: UnsafeRawBufferPointer(high))
+            )
         }
         if let problem = trim.0.problem ?? trim.1.problem {
             throw .invalidTrim(chip: Self.chipName, bus: bus.name, address: address, detail: problem)
@@ -224,7 +240,8 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
             pressure = .x1
         } else {
             guard requested.oversampling >= 1, let p = O.atLeast(requested.oversampling) else {
-                throw .unsupportedConfiguration(chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")
+                throw .unsupportedConfiguration(
+                    chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")
             }
             pressure = p
         }
@@ -232,17 +249,23 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
         let humidity: O = .x1
         let measureMs = BME280Datasheet.measurementTimeMs(temperature: temperature, pressure: pressure, humidity: humidity)
         func rate(_ s: BME280Datasheet.Standby) -> Double { 1000 / (measureMs + s.standbyMs) }
-        let standby = BME280Datasheet.Standby.allCases.sorted { $0.standbyMs > $1.standbyMs }
+        let standby =
+            BME280Datasheet.Standby.allCases.sorted { $0.standbyMs > $1.standbyMs }
             .first { covers(rate($0), requested.rateHz) } ?? .ms0_5
         let mode: BMP280Datasheet.Mode = requested.powerMode == .suspend ? .sleep : .normal
         typealias F = BMP280Datasheet.Field
-        let ctrlMeas = F.mode.inserting(mode.rawValue, into: F.osrsP.inserting(pressure.rawValue,
-                                                                               into: F.osrsT.inserting(temperature.rawValue, into: 0)))
+        let ctrlMeas = F.mode.inserting(
+            mode.rawValue,
+            into: F.osrsP.inserting(
+                pressure.rawValue,
+                into: F.osrsT.inserting(temperature.rawValue, into: 0)))
         let config = F.filter.inserting(BMP280Datasheet.Filter.off.rawValue, into: F.tSb.inserting(standby.rawValue, into: 0))
-        let actual = SensorConfiguration(rateHz: mode == .normal ? rate(standby) : 0, powerMode: requested.powerMode,
-                                         oversampling: pressure.factor)
-        return Settings(ctrlHum: BME280Datasheet.osrsH.inserting(humidity.rawValue, into: 0), ctrlMeas: ctrlMeas,
-                        config: config, actual: actual)
+        let actual = SensorConfiguration(
+            rateHz: mode == .normal ? rate(standby) : 0, powerMode: requested.powerMode,
+            oversampling: pressure.factor)
+        return Settings(
+            ctrlHum: BME280Datasheet.osrsH.inserting(humidity.rawValue, into: 0), ctrlMeas: ctrlMeas,
+            config: config, actual: actual)
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): `ctrl_meas` in sleep mode first (`config` writes may
@@ -269,7 +292,9 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
     }
 
     /// `read(timeS:)` with the relative humidity, percent (`nil` when the humidity measurement was skipped).
-    public mutating func readWithHumidity(timeS: Double) throws(SensorError) -> (reading: SensorReading, relativeHumidityPercent: Double?) {
+    public mutating func readWithHumidity(timeS: Double) throws(SensorError) -> (
+        reading: SensorReading, relativeHumidityPercent: Double?
+    ) {
         guard let trim else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let (adcP, adcT, adcH) = try withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) {
@@ -279,13 +304,16 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
             return (Bytes.beU20(b, 0), Bytes.beU20(b, 3), UInt32(Bytes.beU16(b, 6)))
         }
         if adcT == BMP280Datasheet.skippedADC || adcP == BMP280Datasheet.skippedADC {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "ADC value 0x80000: measurement skipped or not yet made; is the chip configured?")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail: "ADC value 0x80000: measurement skipped or not yet made; is the chip configured?")
         }
         let t = BMP280Datasheet.compensateTemperature(adcT: Int32(adcT), trim: trim.pressureTemperature)
-        let pressureQ24_8 = BMP280Datasheet.compensatePressureInt64(adcP: Int32(adcP), tFine: t.tFine, trim: trim.pressureTemperature)
+        let pressureQ24_8 = BMP280Datasheet.compensatePressureInt64(
+            adcP: Int32(adcP), tFine: t.tFine, trim: trim.pressureTemperature)
         if pressureQ24_8 == 0 {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address, detail: "pressure compensation divided by zero")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address, detail: "pressure compensation divided by zero")
         }
         var humidity: Double?
         if adcH != BME280Datasheet.skippedHumidityADC {

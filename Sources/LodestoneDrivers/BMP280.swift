@@ -135,8 +135,10 @@ public enum BMP280Datasheet {
         /// Number of trim bytes (0x88…0x9F).
         public static let byteCount = 24
 
-        public init(digT1: UInt16, digT2: Int16, digT3: Int16, digP1: UInt16, digP2: Int16, digP3: Int16,
-                    digP4: Int16, digP5: Int16, digP6: Int16, digP7: Int16, digP8: Int16, digP9: Int16) {
+        public init(
+            digT1: UInt16, digT2: Int16, digT3: Int16, digP1: UInt16, digP2: Int16, digP3: Int16,
+            digP4: Int16, digP5: Int16, digP6: Int16, digP7: Int16, digP8: Int16, digP9: Int16
+        ) {
             self.digT1 = digT1; self.digT2 = digT2; self.digT3 = digT3
             self.digP1 = digP1; self.digP2 = digP2; self.digP3 = digP3; self.digP4 = digP4; self.digP5 = digP5
             self.digP6 = digP6; self.digP7 = digP7; self.digP8 = digP8; self.digP9 = digP9
@@ -144,18 +146,21 @@ public enum BMP280Datasheet {
 
         /// Decodes the 24 bytes read from 0x88 (table 17 order). `bytes.count` must be at least 24.
         public init(bytes b: UnsafeRawBufferPointer) {
-            self.init(digT1: Bytes.leU16(b, 0), digT2: Bytes.leS16(b, 2), digT3: Bytes.leS16(b, 4),
-                      digP1: Bytes.leU16(b, 6), digP2: Bytes.leS16(b, 8), digP3: Bytes.leS16(b, 10),
-                      digP4: Bytes.leS16(b, 12), digP5: Bytes.leS16(b, 14), digP6: Bytes.leS16(b, 16),
-                      digP7: Bytes.leS16(b, 18), digP8: Bytes.leS16(b, 20), digP9: Bytes.leS16(b, 22))
+            self.init(
+                digT1: Bytes.leU16(b, 0), digT2: Bytes.leS16(b, 2), digT3: Bytes.leS16(b, 4),
+                digP1: Bytes.leU16(b, 6), digP2: Bytes.leS16(b, 8), digP3: Bytes.leS16(b, 10),
+                digP4: Bytes.leS16(b, 12), digP5: Bytes.leS16(b, 14), digP6: Bytes.leS16(b, 16),
+                digP7: Bytes.leS16(b, 18), digP8: Bytes.leS16(b, 20), digP9: Bytes.leS16(b, 22))
         }
 
         /// Encodes the trim as the 24 bytes the chip holds at 0x88 (for chip models).
         public func encode(into b: UnsafeMutableRawBufferPointer) {
-            let words: [UInt16] = [digT1, UInt16(bitPattern: digT2), UInt16(bitPattern: digT3), digP1,
-                                   UInt16(bitPattern: digP2), UInt16(bitPattern: digP3), UInt16(bitPattern: digP4),
-                                   UInt16(bitPattern: digP5), UInt16(bitPattern: digP6), UInt16(bitPattern: digP7),
-                                   UInt16(bitPattern: digP8), UInt16(bitPattern: digP9)]
+            let words: [UInt16] = [
+                digT1, UInt16(bitPattern: digT2), UInt16(bitPattern: digT3), digP1,
+                UInt16(bitPattern: digP2), UInt16(bitPattern: digP3), UInt16(bitPattern: digP4),
+                UInt16(bitPattern: digP5), UInt16(bitPattern: digP6), UInt16(bitPattern: digP7),
+                UInt16(bitPattern: digP8), UInt16(bitPattern: digP9)
+            ]
             for (i, w) in words.enumerated() { Bytes.putLE16(w, b, 2 * i) }
         }
 
@@ -169,10 +174,12 @@ public enum BMP280Datasheet {
         /// Why this trim cannot come from a working chip, or `nil` if it can: every byte 0x00 or 0xFF (nothing
         /// answered, or blank NVM), or a zero `dig_T1` / `dig_P1` (the pressure formula divides by `dig_P1`).
         public var problem: String? {
-            let words = [digT1, UInt16(bitPattern: digT2), UInt16(bitPattern: digT3), digP1,
-                         UInt16(bitPattern: digP2), UInt16(bitPattern: digP3), UInt16(bitPattern: digP4),
-                         UInt16(bitPattern: digP5), UInt16(bitPattern: digP6), UInt16(bitPattern: digP7),
-                         UInt16(bitPattern: digP8), UInt16(bitPattern: digP9)]
+            let words = [
+                digT1, UInt16(bitPattern: digT2), UInt16(bitPattern: digT3), digP1,
+                UInt16(bitPattern: digP2), UInt16(bitPattern: digP3), UInt16(bitPattern: digP4),
+                UInt16(bitPattern: digP5), UInt16(bitPattern: digP6), UInt16(bitPattern: digP7),
+                UInt16(bitPattern: digP8), UInt16(bitPattern: digP9)
+            ]
             if words.allSatisfy({ $0 == 0 }) { return "all trim bytes are 0x00" }
             if words.allSatisfy({ $0 == 0xFFFF }) { return "all trim bytes are 0xFF" }
             if digT1 == 0 { return "dig_T1 is 0" }
@@ -282,16 +289,19 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
     /// Checks `id`, soft-resets, waits (bounded) for `status.im_update` to clear and reads the trim.
     /// Leaves the chip in sleep mode (its reset state).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        trim = nil  // until this probe succeeds
+        trim = nil // until this probe succeeds
         let id = try bus.sensorReadByte(address: address, register: Register.id.rawValue)
         guard BMP280Datasheet.chipIDs.contains(id) else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.id.rawValue,
-                               expected: BMP280Datasheet.chipIDs, found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.id.rawValue,
+                expected: BMP280Datasheet.chipIDs, found: id)
         }
         try bus.sensorWriteByte(address: address, register: Register.reset.rawValue, value: BMP280Datasheet.softResetCommand)
-        try bus.pollRegister(chip: Self.chipName, address: address, register: Register.status.rawValue,
-                             initialDelayUs: BMP280Datasheet.startUpTimeUs, attempts: Self.resetPollAttempts,
-                             intervalUs: 1000, delay: delay) {
+        try bus.pollRegister(
+            chip: Self.chipName, address: address, register: Register.status.rawValue,
+            initialDelayUs: BMP280Datasheet.startUpTimeUs, attempts: Self.resetPollAttempts,
+            intervalUs: 1000, delay: delay
+        ) {
             BMP280Datasheet.Field.imUpdate.extract(from: $0) == 0
         }
         let bus = self.bus, address = self.address
@@ -318,7 +328,8 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
     /// - `.normal` → normal mode with the longest standby whose rate (section 3.8.2) is at least `rateHz`; when
     ///   even 0.5 ms standby is too slow the fastest rate is used and reported.
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError)
-        -> (ctrlMeas: UInt8, config: UInt8, actual: SensorConfiguration) {
+        -> (ctrlMeas: UInt8, config: UInt8, actual: SensorConfiguration)
+    {
         try validateRate(requested.rateHz, chip: chipName)
         try rejectFeaturesNotOffered(requested, chip: chipName)
         let pressure: BMP280Datasheet.Oversampling
@@ -326,16 +337,19 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
             pressure = .x1
         } else {
             guard requested.oversampling >= 1, let p = BMP280Datasheet.Oversampling.atLeast(requested.oversampling) else {
-                throw .unsupportedConfiguration(chip: chipName,
-                                                detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")
+                throw .unsupportedConfiguration(
+                    chip: chipName,
+                    detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")
             }
             pressure = p
         }
         let temperature: BMP280Datasheet.Oversampling = pressure == .x16 ? .x2 : .x1
         let mode: BMP280Datasheet.Mode = requested.powerMode == .suspend ? .sleep : .normal
-        let standby = BMP280Datasheet.Standby.allCases.last {
-            covers(BMP280Datasheet.normalModeRateHz(temperature: temperature, pressure: pressure, standby: $0), requested.rateHz)
-        } ?? .ms0_5
+        let standby =
+            BMP280Datasheet.Standby.allCases.last {
+                covers(
+                    BMP280Datasheet.normalModeRateHz(temperature: temperature, pressure: pressure, standby: $0), requested.rateHz)
+            } ?? .ms0_5
         typealias F = BMP280Datasheet.Field
         let oversampling = F.osrsP.inserting(pressure.rawValue, into: F.osrsT.inserting(temperature.rawValue, into: 0))
         let ctrlMeas = F.mode.inserting(mode.rawValue, into: oversampling)
@@ -376,14 +390,16 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
             return (Bytes.beU20(bytes, 0), Bytes.beU20(bytes, 3))
         }
         if adcT == BMP280Datasheet.skippedADC || adcP == BMP280Datasheet.skippedADC {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "ADC value 0x80000: measurement skipped or not yet made; is the chip configured?")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail: "ADC value 0x80000: measurement skipped or not yet made; is the chip configured?")
         }
         let temperature = BMP280Datasheet.compensateTemperature(adcT: Int32(adcT), trim: trim)
         let pressureQ24_8 = BMP280Datasheet.compensatePressureInt64(adcP: Int32(adcP), tFine: temperature.tFine, trim: trim)
         if pressureQ24_8 == 0 {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "pressure compensation divided by zero")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail: "pressure compensation divided by zero")
         }
         return SensorReading(timeS: timeS, pressurePa: Double(pressureQ24_8) / 256, temperatureC: temperature.temperatureC)
     }

@@ -148,8 +148,10 @@ public enum BMP3xxDatasheet {
         /// Number of calibration bytes (0x31…0x45).
         public static let byteCount = 21
 
-        public init(parT1: UInt16, parT2: UInt16, parT3: Int8, parP1: Int16, parP2: Int16, parP3: Int8, parP4: Int8,
-                    parP5: UInt16, parP6: UInt16, parP7: Int8, parP8: Int8, parP9: Int16, parP10: Int8, parP11: Int8) {
+        public init(
+            parT1: UInt16, parT2: UInt16, parT3: Int8, parP1: Int16, parP2: Int16, parP3: Int8, parP4: Int8,
+            parP5: UInt16, parP6: UInt16, parP7: Int8, parP8: Int8, parP9: Int16, parP10: Int8, parP11: Int8
+        ) {
             self.parT1 = parT1; self.parT2 = parT2; self.parT3 = parT3
             self.parP1 = parP1; self.parP2 = parP2; self.parP3 = parP3; self.parP4 = parP4; self.parP5 = parP5
             self.parP6 = parP6; self.parP7 = parP7; self.parP8 = parP8; self.parP9 = parP9; self.parP10 = parP10
@@ -158,10 +160,11 @@ public enum BMP3xxDatasheet {
 
         /// Decodes the 21 bytes read from 0x31.
         public init(bytes b: UnsafeRawBufferPointer) {
-            self.init(parT1: Bytes.leU16(b, 0), parT2: Bytes.leU16(b, 2), parT3: Bytes.s8(b, 4),
-                      parP1: Bytes.leS16(b, 5), parP2: Bytes.leS16(b, 7), parP3: Bytes.s8(b, 9), parP4: Bytes.s8(b, 10),
-                      parP5: Bytes.leU16(b, 11), parP6: Bytes.leU16(b, 13), parP7: Bytes.s8(b, 15), parP8: Bytes.s8(b, 16),
-                      parP9: Bytes.leS16(b, 17), parP10: Bytes.s8(b, 19), parP11: Bytes.s8(b, 20))
+            self.init(
+                parT1: Bytes.leU16(b, 0), parT2: Bytes.leU16(b, 2), parT3: Bytes.s8(b, 4),
+                parP1: Bytes.leS16(b, 5), parP2: Bytes.leS16(b, 7), parP3: Bytes.s8(b, 9), parP4: Bytes.s8(b, 10),
+                parP5: Bytes.leU16(b, 11), parP6: Bytes.leU16(b, 13), parP7: Bytes.s8(b, 15), parP8: Bytes.s8(b, 16),
+                parP9: Bytes.leS16(b, 17), parP10: Bytes.s8(b, 19), parP11: Bytes.s8(b, 20))
         }
 
         /// Encodes the 21 bytes the chip holds at 0x31 (for chip models).
@@ -177,17 +180,22 @@ public enum BMP3xxDatasheet {
         /// A plausible calibration (coefficients of the sizes real parts carry, chosen here: Bosch publishes no
         /// worked example for the BMP3 family), used by tests, the chip model and the kernel-VM preset. With it,
         /// 25 °C is a raw temperature near 8.5 M and 101 325 Pa a raw pressure near 6.5 M.
-        public static let typical = Calibration(parT1: 27940, parT2: 19237, parT3: -7, parP1: -1219, parP2: -2928,
-                                                parP3: 35, parP4: 0, parP5: 25477, parP6: 30312, parP7: 3, parP8: -6,
-                                                parP9: 3711, parP10: 5, parP11: -60)
+        public static let typical = Calibration(
+            parT1: 27940, parT2: 19237, parT3: -7, parP1: -1219, parP2: -2928,
+            parP3: 35, parP4: 0, parP5: 25477, parP6: 30312, parP7: 3, parP8: -6,
+            parP9: 3711, parP10: 5, parP11: -60)
 
         /// Why this calibration cannot come from a working chip, or `nil`: all bytes 0x00 or 0xFF, or a zero
         /// `PAR_T1`/`PAR_T2` (temperature would not depend on the ADC).
         public var problem: String? {
-            let fields: [Int] = [Int(parT1), Int(parT2), Int(parT3), Int(parP1), Int(parP2), Int(parP3), Int(parP4),
-                                 Int(parP5), Int(parP6), Int(parP7), Int(parP8), Int(parP9), Int(parP10), Int(parP11)]
+            let fields: [Int] = [
+                Int(parT1), Int(parT2), Int(parT3), Int(parP1), Int(parP2), Int(parP3), Int(parP4),
+                Int(parP5), Int(parP6), Int(parP7), Int(parP8), Int(parP9), Int(parP10), Int(parP11)
+            ]
             if fields.allSatisfy({ $0 == 0 }) { return "all calibration bytes are 0x00" }
-            if parT1 == 0xFFFF && parT2 == 0xFFFF && parP5 == 0xFFFF && parP6 == 0xFFFF { return "all calibration bytes are 0xFF" }
+            if parT1 == 0xFFFF && parT2 == 0xFFFF && parP5 == 0xFFFF && parP6 == 0xFFFF {
+                return "all calibration bytes are 0xFF"
+            }
             if parT1 == 0 { return "NVM_PAR_T1 is 0" }
             if parT2 == 0 { return "NVM_PAR_T2 is 0" }
             return nil
@@ -195,11 +203,12 @@ public enum BMP3xxDatasheet {
 
         /// The quantized coefficients of section 9.1 (`PAR_T1 = NVM_PAR_T1 / 2⁻⁸`, `PAR_P1 = (NVM_PAR_P1 − 2¹⁴) / 2²⁰`, …).
         public var quantized: Quantized {
-            Quantized(t1: Double(parT1) * 0x1p8, t2: Double(parT2) * 0x1p-30, t3: Double(parT3) * 0x1p-48,
-                      p1: (Double(parP1) - 16384) * 0x1p-20, p2: (Double(parP2) - 16384) * 0x1p-29,
-                      p3: Double(parP3) * 0x1p-32, p4: Double(parP4) * 0x1p-37, p5: Double(parP5) * 0x1p3,
-                      p6: Double(parP6) * 0x1p-6, p7: Double(parP7) * 0x1p-8, p8: Double(parP8) * 0x1p-15,
-                      p9: Double(parP9) * 0x1p-48, p10: Double(parP10) * 0x1p-48, p11: Double(parP11) * 0x1p-65)
+            Quantized(
+                t1: Double(parT1) * 0x1p8, t2: Double(parT2) * 0x1p-30, t3: Double(parT3) * 0x1p-48,
+                p1: (Double(parP1) - 16384) * 0x1p-20, p2: (Double(parP2) - 16384) * 0x1p-29,
+                p3: Double(parP3) * 0x1p-32, p4: Double(parP4) * 0x1p-37, p5: Double(parP5) * 0x1p3,
+                p6: Double(parP6) * 0x1p-6, p7: Double(parP7) * 0x1p-8, p8: Double(parP8) * 0x1p-15,
+                p9: Double(parP9) * 0x1p-48, p10: Double(parP10) * 0x1p-48, p11: Double(parP11) * 0x1p-65)
         }
     }
 
@@ -258,8 +267,10 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     public private(set) var configuration: SensorConfiguration?
 
     /// A driver for a BMP388 (or `variant`) at `address` on `bus`. Does no I/O.
-    public init(bus: Bus, address: UInt8 = BMP3xxDatasheet.addresses[0], variant: BMP3Variant = .bmp388,
-                delay: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(
+        bus: Bus, address: UInt8 = BMP3xxDatasheet.addresses[0], variant: BMP3Variant = .bmp388,
+        delay: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.bus = bus; self.address = address; self.variant = variant; self.delay = delay
     }
 
@@ -268,13 +279,14 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     /// Checks `CHIP_ID`, waits for `cmd_rdy`, soft-resets, waits the start-up time, confirms the identity, checks
     /// `ERR_REG` and reads the calibration. Leaves the chip in sleep mode with the FIFO off (the reset state).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        calibration = nil  // until this probe succeeds
+        calibration = nil // until this probe succeeds
         quantized = nil
         configuration = nil
         let id = try bus.sensorReadByte(address: address, register: Register.chipID.rawValue)
         guard id == variant.chipID else {
-            throw .wrongChipID(chip: name, bus: bus.name, address: address, register: Register.chipID.rawValue,
-                               expected: [variant.chipID], found: id)
+            throw .wrongChipID(
+                chip: name, bus: bus.name, address: address, register: Register.chipID.rawValue,
+                expected: [variant.chipID], found: id)
         }
         try command(BMP3xxDatasheet.softResetCommand)
         delay(BMP3xxDatasheet.startUpTimeUs)
@@ -319,29 +331,37 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         try rejectFeaturesNotOffered(requested, chip: chipName, fifo: true)
-        guard let odrSel = (0...17).reversed().first(where: { covers(BMP3xxDatasheet.rateHz(odrSel: UInt8($0)), requested.rateHz) }) else {
+        guard
+            let odrSel = (0...17).reversed().first(where: { covers(BMP3xxDatasheet.rateHz(odrSel: UInt8($0)), requested.rateHz) })
+        else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 200 Hz")
         }
         guard requested.oversampling >= 1 else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8, 16 or 32")
+            throw .unsupportedConfiguration(
+                chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8, 16 or 32")
         }
         let rateHz = BMP3xxDatasheet.rateHz(odrSel: UInt8(odrSel))
-        var pressure: O = requested.powerMode == .lowPower ? .x1 : (O.allCases.first { $0.factor >= requested.oversampling } ?? .x32)
+        var pressure: O =
+            requested.powerMode == .lowPower ? .x1 : (O.allCases.first { $0.factor >= requested.oversampling } ?? .x32)
         func temperature(_ p: O) -> O { p.rawValue >= O.x16.rawValue ? .x2 : .x1 }
         while pressure != .x1,
-              Double(BMP3xxDatasheet.measurementTimeUs(pressure: pressure, temperature: temperature(pressure))) >= 1e6 / rateHz,
-              let lower = O(rawValue: pressure.rawValue - 1) {
+            Double(BMP3xxDatasheet.measurementTimeUs(pressure: pressure, temperature: temperature(pressure))) >= 1e6 / rateHz,
+            let lower = O(rawValue: pressure.rawValue - 1)
+        {
             pressure = lower
         }
         let mode: BMP3xxDatasheet.Mode = requested.powerMode == .suspend ? .sleep : .normal
         let pwrCtrl = F.mode.inserting(mode.rawValue, into: F.pressEn.inserting(1, into: F.tempEn.inserting(1, into: 0)))
         let osr = F.osrT.inserting(temperature(pressure).rawValue, into: F.osrP.inserting(pressure.rawValue, into: 0))
-        let actual = SensorConfiguration(rateHz: mode == .normal ? rateHz : 0, powerMode: requested.powerMode,
-                                         oversampling: pressure.factor, fifo: requested.fifo)
-        let fifoConfig1 = requested.fifo == .stream
+        let actual = SensorConfiguration(
+            rateHz: mode == .normal ? rateHz : 0, powerMode: requested.powerMode,
+            oversampling: pressure.factor, fifo: requested.fifo)
+        let fifoConfig1 =
+            requested.fifo == .stream
             ? F.fifoMode.inserting(1, into: F.fifoPressEn.inserting(1, into: F.fifoTempEn.inserting(1, into: 0))) : 0
-        return Settings(pwrCtrl: pwrCtrl, osr: osr, odr: F.odrSel.inserting(UInt8(odrSel), into: 0),
-                        config: F.iirFilter.inserting(0, into: 0), fifoConfig1: fifoConfig1, actual: actual)
+        return Settings(
+            pwrCtrl: pwrCtrl, osr: osr, odr: F.odrSel.inserting(UInt8(odrSel), into: 0),
+            config: F.iirFilter.inserting(0, into: 0), fifoConfig1: fifoConfig1, actual: actual)
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): sleep mode first (mode changes go through sleep,
@@ -352,7 +372,8 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard calibration != nil else { throw notProbed(chip: name) }
         let s = try Self.registerSettings(for: configuration)
-        try bus.sensorWriteByte(address: address, register: Register.pwrCtrl.rawValue, value: F.mode.inserting(0, into: s.pwrCtrl))
+        try bus.sensorWriteByte(
+            address: address, register: Register.pwrCtrl.rawValue, value: F.mode.inserting(0, into: s.pwrCtrl))
         try bus.sensorWriteByte(address: address, register: Register.fifoConfig1.rawValue, value: 0)
         try bus.sensorWriteByte(address: address, register: Register.osr.rawValue, value: s.osr)
         try bus.sensorWriteByte(address: address, register: Register.odr.rawValue, value: s.odr)
@@ -366,7 +387,8 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
         try bus.sensorWriteByte(address: address, register: Register.pwrCtrl.rawValue, value: s.pwrCtrl)
         let err = try bus.sensorReadByte(address: address, register: Register.errReg.rawValue)
         if F.confErr.extract(from: err) == 1 || F.fatalErr.extract(from: err) == 1 {
-            throw .unsupportedConfiguration(chip: name, detail: "the chip set ERR_REG to \(hex(err)) after OSR \(hex(s.osr)), ODR \(hex(s.odr))")
+            throw .unsupportedConfiguration(
+                chip: name, detail: "the chip set ERR_REG to \(hex(err)) after OSR \(hex(s.osr)), ODR \(hex(s.odr))")
         }
         self.configuration = s.actual
         return s.actual
@@ -377,24 +399,29 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let q = quantized else { throw notProbed(chip: name) }
         let bus = self.bus, address = self.address
-        let (up, ut) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> (UInt32, UInt32) in
+        let (up, ut) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) {
+            (raw) throws(SensorError) -> (UInt32, UInt32) in
             try bus.sensorRead(address: address, register: Register.data0.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             return (Bytes.leU24(b, 0), Bytes.leU24(b, 3))
         }
         if up == BMP3xxDatasheet.skippedADC || ut == BMP3xxDatasheet.skippedADC {
-            throw .invalidReading(chip: name, bus: bus.name, address: address,
-                                  detail: "ADC value 0x800000: no measurement made yet; is the chip configured?")
+            throw .invalidReading(
+                chip: name, bus: bus.name, address: address,
+                detail: "ADC value 0x800000: no measurement made yet; is the chip configured?")
         }
         let t = BMP3xxDatasheet.compensateTemperature(uncompensated: ut, q)
-        return SensorReading(timeS: timeS, pressurePa: BMP3xxDatasheet.compensatePressure(uncompensated: up, temperatureC: t, q),
-                             temperatureC: t)
+        return SensorReading(
+            timeS: timeS, pressurePa: BMP3xxDatasheet.compensatePressure(uncompensated: up, temperatureC: t, q),
+            temperatureC: t)
     }
 
     /// Writes a command after waiting (bounded) for `STATUS.cmd_rdy` (section 4.3.3).
     private func command(_ value: UInt8) throws(SensorError) {
-        try bus.pollRegister(chip: name, address: address, register: Register.status.rawValue, initialDelayUs: 0,
-                             attempts: 5, intervalUs: 1000, delay: delay) { F.cmdRdy.extract(from: $0) == 1 }
+        try bus.pollRegister(
+            chip: name, address: address, register: Register.status.rawValue, initialDelayUs: 0,
+            attempts: 5, intervalUs: 1000, delay: delay
+        ) { F.cmdRdy.extract(from: $0) == 1 }
         try bus.sensorWriteByte(address: address, register: Register.cmd.rawValue, value: value)
     }
 }
@@ -426,7 +453,8 @@ extension BMP3xx: FIFOBuffering {
     /// frames are skipped. An unknown header ends the decode and a frame cut off by a short `samples` is lost: both set
     /// `overrun`.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> FIFODrain {
+        throws(SensorError) -> FIFODrain
+    {
         guard let q = quantized else { throw notProbed(chip: name) }
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let bus = self.bus, address = self.address
@@ -441,8 +469,9 @@ extension BMP3xx: FIFOBuffering {
             try bus.sensorReadFIFO(address: address, register: Register.fifoData.rawValue, frameBytes: 1, into: bytes)
             return Self.decodeFrames(UnsafeRawBufferPointer(bytes), q, into: samples)
         }
-        stampFIFOSamples(samples, count: decoded.count, waiting: decoded.count + (length - toRead) / frameBytes,
-                         newestTimeS: newestTimeS, periodS: periodS)
+        stampFIFOSamples(
+            samples, count: decoded.count, waiting: decoded.count + (length - toRead) / frameBytes,
+            newestTimeS: newestTimeS, periodS: periodS)
         return FIFODrain(count: decoded.count, overrun: full || decoded.lost)
     }
 
@@ -459,8 +488,10 @@ extension BMP3xx: FIFOBuffering {
     /// caller): pressure-and-temperature frames compensated with `q`; sensor-time (4 bytes), empty and control frames
     /// (2 bytes) skipped. Returns how many readings it wrote, and whether bytes were lost: an unknown header (what
     /// follows cannot be framed) or a frame cut off at the end of `b`.
-    private static func decodeFrames(_ b: UnsafeRawBufferPointer, _ q: BMP3xxDatasheet.Quantized,
-                                     into samples: UnsafeMutableBufferPointer<SensorReading>) -> (count: Int, lost: Bool) {
+    private static func decodeFrames(
+        _ b: UnsafeRawBufferPointer, _ q: BMP3xxDatasheet.Quantized,
+        into samples: UnsafeMutableBufferPointer<SensorReading>
+    ) -> (count: Int, lost: Bool) {
         typealias H = BMP3xxDatasheet.FrameHeader
         var i = 0, k = 0
         while i < b.count {
@@ -475,9 +506,11 @@ extension BMP3xx: FIFOBuffering {
             guard i + size <= b.count else { return (k, true) }
             if b[i] == H.pressureAndTemperature, k < samples.count {
                 let t = BMP3xxDatasheet.compensateTemperature(uncompensated: Bytes.leU24(b, i + 1), q)
-                samples[k] = SensorReading(pressurePa: BMP3xxDatasheet.compensatePressure(uncompensated: Bytes.leU24(b, i + 4),
-                                                                                         temperatureC: t, q),
-                                           temperatureC: t)
+                samples[k] = SensorReading(
+                    pressurePa: BMP3xxDatasheet.compensatePressure(
+                        uncompensated: Bytes.leU24(b, i + 4),
+                        temperatureC: t, q),
+                    temperatureC: t)
                 k += 1
             }
             i += size

@@ -35,81 +35,108 @@ public enum ChipCatalog {
 
     /// The table, one entry per driver name.
     public static let entries: [Entry] = [
-        Entry(id: .bmp280, kinds: [.barometer, .thermometer], addresses: BMP280Datasheet.addresses,
-              idRegister: BMP280Datasheet.Register.id.rawValue, idValues: BMP280Datasheet.chipIDs,
-              description: "Bosch BMP280 barometric pressure and temperature sensor"),
-        Entry(id: .lis3mdl, kinds: [.magnetometer, .thermometer], addresses: LIS3MDLDatasheet.addresses,
-              idRegister: LIS3MDLDatasheet.Register.whoAmI.rawValue, idValues: [LIS3MDLDatasheet.whoAmIValue],
-              description: "ST LIS3MDL 3-axis magnetometer"),
-        Entry(id: .mpu6050, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
-              idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu6050.whoAmIValues,
-              description: "InvenSense MPU-6050 6-axis accelerometer and gyroscope"),
-        Entry(id: .mpu6500, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
-              idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu6500.whoAmIValues,
-              description: "InvenSense MPU-6500 6-axis accelerometer and gyroscope"),
-        Entry(id: .mpu9250, kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
-              addresses: MPU6xxxDatasheet.addresses,
-              idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu9250.whoAmIValues,
-              description: "InvenSense MPU-9250/9255 9-axis accelerometer, gyroscope and AK8963 magnetometer"),
+        Entry(
+            id: .bmp280, kinds: [.barometer, .thermometer], addresses: BMP280Datasheet.addresses,
+            idRegister: BMP280Datasheet.Register.id.rawValue, idValues: BMP280Datasheet.chipIDs,
+            description: "Bosch BMP280 barometric pressure and temperature sensor"),
+        Entry(
+            id: .lis3mdl, kinds: [.magnetometer, .thermometer], addresses: LIS3MDLDatasheet.addresses,
+            idRegister: LIS3MDLDatasheet.Register.whoAmI.rawValue, idValues: [LIS3MDLDatasheet.whoAmIValue],
+            description: "ST LIS3MDL 3-axis magnetometer"),
+        Entry(
+            id: .mpu6050, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
+            idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu6050.whoAmIValues,
+            description: "InvenSense MPU-6050 6-axis accelerometer and gyroscope"),
+        Entry(
+            id: .mpu6500, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: MPU6xxxDatasheet.addresses,
+            idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu6500.whoAmIValues,
+            description: "InvenSense MPU-6500 6-axis accelerometer and gyroscope"),
+        Entry(
+            id: .mpu9250, kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
+            addresses: MPU6xxxDatasheet.addresses,
+            idRegister: MPU6xxxDatasheet.Register.whoAmI.rawValue, idValues: MPUVariant.mpu9250.whoAmIValues,
+            description: "InvenSense MPU-9250/9255 9-axis accelerometer, gyroscope and AK8963 magnetometer"),
         // Before the AK8963: an AK09916 also reads 0x48 at 0x00 (WIA1); its WIA2 (0x01) = 0x09 tells them apart.
-        Entry(id: .ak09916, kinds: [.magnetometer], addresses: AK09916Datasheet.addresses,
-              idRegister: AK09916Datasheet.Register.wia2.rawValue, idValues: [AK09916Datasheet.wia2Value],
-              description: "AKM AK09916 3-axis magnetometer (inside the ICM-20948, at 0x0C once its bypass is on)"),
-        Entry(id: .ak8963, kinds: [.magnetometer], addresses: AK8963Datasheet.addresses,
-              idRegister: AK8963Datasheet.Register.wia.rawValue, idValues: [AK8963Datasheet.wiaValue],
-              description: "AKM AK8963 3-axis magnetometer (inside the MPU-9250, at 0x0C once its bypass is on)"),
+        Entry(
+            id: .ak09916, kinds: [.magnetometer], addresses: AK09916Datasheet.addresses,
+            idRegister: AK09916Datasheet.Register.wia2.rawValue, idValues: [AK09916Datasheet.wia2Value],
+            description: "AKM AK09916 3-axis magnetometer (inside the ICM-20948, at 0x0C once its bypass is on)"),
+        Entry(
+            id: .ak8963, kinds: [.magnetometer], addresses: AK8963Datasheet.addresses,
+            idRegister: AK8963Datasheet.Register.wia.rawValue, idValues: [AK8963Datasheet.wiaValue],
+            description: "AKM AK8963 3-axis magnetometer (inside the MPU-9250, at 0x0C once its bypass is on)"),
         // Issue 3, IMUs.
-        Entry(id: .icm20948, kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer], addresses: ICM20948Datasheet.addresses,
-              idRegister: ICM20948Datasheet.Register.whoAmI.rawValue, idValues: [ICM20948Datasheet.whoAmIValue],
-              description: "TDK InvenSense ICM-20948 9-axis accelerometer, gyroscope and AK09916 magnetometer (read through its I2C master)"),
-        Entry(id: .lsm6ds3, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
-              idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6ds3.whoAmI],
-              description: "ST LSM6DS3 6-axis accelerometer and gyroscope"),
-        Entry(id: .lsm6dsl, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
-              idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsl.whoAmI],
-              description: "ST LSM6DSL (or LSM6DS3TR-C) 6-axis accelerometer and gyroscope"),
-        Entry(id: .lsm6dsox, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
-              idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsox.whoAmI],
-              description: "ST LSM6DSOX 6-axis accelerometer and gyroscope"),
-        Entry(id: .lsm9ds1, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM9DS1Datasheet.addresses,
-              idRegister: LSM9DS1Datasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1Datasheet.whoAmIValue],
-              description: "ST LSM9DS1 accelerometer and gyroscope (its magnetometer is the separate device lsm9ds1-mag)"),
-        Entry(id: .lsm9ds1Magnetometer, kinds: [.magnetometer], addresses: LSM9DS1MagnetometerDatasheet.addresses,
-              idRegister: LSM9DS1MagnetometerDatasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1MagnetometerDatasheet.whoAmIValue],
-              description: "ST LSM9DS1 magnetometer (same identity as the LIS3MDL: scan names it so when an LSM9DS1 shares the bus)"),
-        Entry(id: .adxl345, kinds: [.accelerometer], addresses: ADXL345Datasheet.addresses,
-              idRegister: ADXL345Datasheet.Register.devid.rawValue, idValues: [ADXL345Datasheet.devidValue],
-              description: "Analog Devices ADXL345 3-axis accelerometer"),
+        Entry(
+            id: .icm20948, kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
+            addresses: ICM20948Datasheet.addresses,
+            idRegister: ICM20948Datasheet.Register.whoAmI.rawValue, idValues: [ICM20948Datasheet.whoAmIValue],
+            description:
+                "TDK InvenSense ICM-20948 9-axis accelerometer, gyroscope and AK09916 magnetometer (read through its I2C master)"),
+        Entry(
+            id: .lsm6ds3, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+            idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6ds3.whoAmI],
+            description: "ST LSM6DS3 6-axis accelerometer and gyroscope"),
+        Entry(
+            id: .lsm6dsl, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+            idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsl.whoAmI],
+            description: "ST LSM6DSL (or LSM6DS3TR-C) 6-axis accelerometer and gyroscope"),
+        Entry(
+            id: .lsm6dsox, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM6DSxDatasheet.addresses,
+            idRegister: LSM6DSxDatasheet.Register.whoAmI.rawValue, idValues: [LSM6DSxVariant.lsm6dsox.whoAmI],
+            description: "ST LSM6DSOX 6-axis accelerometer and gyroscope"),
+        Entry(
+            id: .lsm9ds1, kinds: [.accelerometer, .gyroscope, .thermometer], addresses: LSM9DS1Datasheet.addresses,
+            idRegister: LSM9DS1Datasheet.Register.whoAmI.rawValue, idValues: [LSM9DS1Datasheet.whoAmIValue],
+            description: "ST LSM9DS1 accelerometer and gyroscope (its magnetometer is the separate device lsm9ds1-mag)"),
+        Entry(
+            id: .lsm9ds1Magnetometer, kinds: [.magnetometer], addresses: LSM9DS1MagnetometerDatasheet.addresses,
+            idRegister: LSM9DS1MagnetometerDatasheet.Register.whoAmI.rawValue,
+            idValues: [LSM9DS1MagnetometerDatasheet.whoAmIValue],
+            description: "ST LSM9DS1 magnetometer (same identity as the LIS3MDL: scan names it so when an LSM9DS1 shares the bus)"
+        ),
+        Entry(
+            id: .adxl345, kinds: [.accelerometer], addresses: ADXL345Datasheet.addresses,
+            idRegister: ADXL345Datasheet.Register.devid.rawValue, idValues: [ADXL345Datasheet.devidValue],
+            description: "Analog Devices ADXL345 3-axis accelerometer"),
         // Barometers and magnetometers of the driver catalogue (issue 3, part A).
-        Entry(id: .bme280, kinds: [.barometer, .thermometer], addresses: BME280Datasheet.addresses,
-              idRegister: BME280Datasheet.Register.id.rawValue, idValues: [BME280Datasheet.chipID],
-              description: "Bosch BME280 pressure, temperature and humidity sensor"),
-        Entry(id: .bmp388, kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
-              idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp388.chipID],
-              description: "Bosch BMP388 barometric pressure and temperature sensor"),
-        Entry(id: .bmp390, kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
-              idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp390.chipID],
-              description: "Bosch BMP390 barometric pressure and temperature sensor"),
-        Entry(id: .ms5611, kinds: [.barometer, .thermometer], addresses: MS5611Datasheet.addresses,
-              idRegister: MS5611Datasheet.promAddress(word: 7), idValues: [],
-              description: "TE MS5611-01BA03 barometric pressure sensor (no ID register: recognised by its PROM CRC-4; "
-                  + "a part that has not been reset since power-on may not show its PROM until `lodestone read` resets it)",
-              signature: .ms5611PROM),
-        Entry(id: .lps22hb, kinds: [.barometer, .thermometer], addresses: LPS22HBDatasheet.addresses,
-              idRegister: LPS22HBDatasheet.Register.whoAmI.rawValue, idValues: [LPS22HBDatasheet.whoAmIValue],
-              description: "ST LPS22HB barometric pressure sensor"),
-        Entry(id: .lps25h, kinds: [.barometer, .thermometer], addresses: LPS25HDatasheet.addresses,
-              idRegister: LPS25HDatasheet.Register.whoAmI.rawValue, idValues: [LPS25HDatasheet.whoAmIValue],
-              description: "ST LPS25H barometric pressure sensor (Raspberry Pi Sense HAT)"),
-        Entry(id: .hmc5883l, kinds: [.magnetometer], addresses: HMC5883LDatasheet.addresses,
-              idRegister: HMC5883LDatasheet.Register.identificationA.rawValue, idValues: [HMC5883LDatasheet.identification[0]],
-              description: "Honeywell HMC5883L 3-axis magnetometer", signature: .idBytes(HMC5883LDatasheet.identification)),
-        Entry(id: .qmc5883l, kinds: [.magnetometer], addresses: QMC5883LDatasheet.addresses,
-              idRegister: QMC5883LDatasheet.Register.chipID.rawValue, idValues: [QMC5883LDatasheet.chipIDValue],
-              description: "QST QMC5883L 3-axis magnetometer (on many \"HMC5883L\" GY-271 boards)"),
-        Entry(id: .mmc5983ma, kinds: [.magnetometer], addresses: MMC5983MADatasheet.addresses,
-              idRegister: MMC5983MADatasheet.Register.productID.rawValue, idValues: [MMC5983MADatasheet.productIDValue],
-              description: "MEMSIC MMC5983MA 3-axis magnetometer"),
+        Entry(
+            id: .bme280, kinds: [.barometer, .thermometer], addresses: BME280Datasheet.addresses,
+            idRegister: BME280Datasheet.Register.id.rawValue, idValues: [BME280Datasheet.chipID],
+            description: "Bosch BME280 pressure, temperature and humidity sensor"),
+        Entry(
+            id: .bmp388, kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
+            idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp388.chipID],
+            description: "Bosch BMP388 barometric pressure and temperature sensor"),
+        Entry(
+            id: .bmp390, kinds: [.barometer, .thermometer], addresses: BMP3xxDatasheet.addresses,
+            idRegister: BMP3xxDatasheet.Register.chipID.rawValue, idValues: [BMP3Variant.bmp390.chipID],
+            description: "Bosch BMP390 barometric pressure and temperature sensor"),
+        Entry(
+            id: .ms5611, kinds: [.barometer, .thermometer], addresses: MS5611Datasheet.addresses,
+            idRegister: MS5611Datasheet.promAddress(word: 7), idValues: [],
+            description: "TE MS5611-01BA03 barometric pressure sensor (no ID register: recognised by its PROM CRC-4; "
+                + "a part that has not been reset since power-on may not show its PROM until `lodestone read` resets it)",
+            signature: .ms5611PROM),
+        Entry(
+            id: .lps22hb, kinds: [.barometer, .thermometer], addresses: LPS22HBDatasheet.addresses,
+            idRegister: LPS22HBDatasheet.Register.whoAmI.rawValue, idValues: [LPS22HBDatasheet.whoAmIValue],
+            description: "ST LPS22HB barometric pressure sensor"),
+        Entry(
+            id: .lps25h, kinds: [.barometer, .thermometer], addresses: LPS25HDatasheet.addresses,
+            idRegister: LPS25HDatasheet.Register.whoAmI.rawValue, idValues: [LPS25HDatasheet.whoAmIValue],
+            description: "ST LPS25H barometric pressure sensor (Raspberry Pi Sense HAT)"),
+        Entry(
+            id: .hmc5883l, kinds: [.magnetometer], addresses: HMC5883LDatasheet.addresses,
+            idRegister: HMC5883LDatasheet.Register.identificationA.rawValue, idValues: [HMC5883LDatasheet.identification[0]],
+            description: "Honeywell HMC5883L 3-axis magnetometer", signature: .idBytes(HMC5883LDatasheet.identification)),
+        Entry(
+            id: .qmc5883l, kinds: [.magnetometer], addresses: QMC5883LDatasheet.addresses,
+            idRegister: QMC5883LDatasheet.Register.chipID.rawValue, idValues: [QMC5883LDatasheet.chipIDValue],
+            description: "QST QMC5883L 3-axis magnetometer (on many \"HMC5883L\" GY-271 boards)"),
+        Entry(
+            id: .mmc5983ma, kinds: [.magnetometer], addresses: MMC5983MADatasheet.addresses,
+            idRegister: MMC5983MADatasheet.Register.productID.rawValue, idValues: [MMC5983MADatasheet.productIDValue],
+            description: "MEMSIC MMC5983MA 3-axis magnetometer")
     ]
 
     /// The names `makeDriver` accepts, in table order.
@@ -188,9 +215,12 @@ public enum ChipCatalog {
     /// that variant.
     /// - Parameter delay: sleeps for the given microseconds, used only by `probe()` and mode changes.
     /// - Throws: `.unsupportedConfiguration` for an unknown name or an address the chip cannot have.
-    public static func makeDriver<Bus: RegisterBus>(chip: String, bus: Bus, address: UInt8? = nil,
-                                                    delay: @escaping @Sendable (Int) -> Void = { _ in })
-        throws(SensorError) -> any SensorDriver {
+    public static func makeDriver<Bus: RegisterBus>(
+        chip: String, bus: Bus, address: UInt8? = nil,
+        delay: @escaping @Sendable (Int) -> Void = { _ in }
+    )
+        throws(SensorError) -> any SensorDriver
+    {
         guard let entry = entry(named: chip) else {
             throw .unsupportedConfiguration(chip: chip, detail: "unknown chip; known chips: " + names.joined(separator: ", "))
         }

@@ -23,7 +23,9 @@ func fifoCapacity(_ depth: Int, _ configuration: SensorConfiguration?) -> Int {
 
 /// Stamps `samples[0..<count]`, the oldest `count` of the `waiting` samples a drain found, `periodS` apart with the
 /// newest waiting one at `newestTimeS` (`FIFOBuffering`'s time rule).
-func stampFIFOSamples(_ samples: UnsafeMutableBufferPointer<SensorReading>, count: Int, waiting: Int,
-                      newestTimeS: Double, periodS: Double) {
+func stampFIFOSamples(
+    _ samples: UnsafeMutableBufferPointer<SensorReading>, count: Int, waiting: Int,
+    newestTimeS: Double, periodS: Double
+) {
     for i in 0..<count { samples[i].timeS = newestTimeS - Double(waiting - 1 - i) * periodS }
 }

@@ -134,23 +134,29 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver {
 
     /// Checks the three identification registers ("H43") and puts the chip in idle mode with its default gain.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        gain = nil  // until this probe succeeds
+        gain = nil // until this probe succeeds
         configuration = nil
         let bus = self.bus, address = self.address
-        let id = try withUnsafeTemporaryAllocation(byteCount: 3, alignment: 1) { (raw) throws(SensorError) -> (UInt8, UInt8, UInt8) in
+        let id = try withUnsafeTemporaryAllocation(byteCount: 3, alignment: 1) {
+            (raw) throws(SensorError) -> (UInt8, UInt8, UInt8) in
             try bus.sensorRead(address: address, register: Register.identificationA.rawValue, into: raw)
             return (raw[0], raw[1], raw[2])
         }
         let expected = HMC5883LDatasheet.identification
         guard id == (expected[0], expected[1], expected[2]) else {
-            let (register, found, wanted) = id.0 != expected[0] ? (Register.identificationA, id.0, expected[0])
-                : (id.1 != expected[1] ? (Register.identificationB, id.1, expected[1]) : (Register.identificationC, id.2, expected[2]))
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: register.rawValue,
-                               expected: [wanted], found: found)
+            let (register, found, wanted) =
+                id.0 != expected[0]
+                ? (Register.identificationA, id.0, expected[0])
+                : (id.1 != expected[1]
+                    ? (Register.identificationB, id.1, expected[1]) : (Register.identificationC, id.2, expected[2]))
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: register.rawValue,
+                expected: [wanted], found: found)
         }
         try bus.sensorWriteByte(address: address, register: Register.mode.rawValue, value: HMC5883LDatasheet.Mode.idle.rawValue)
-        try bus.sensorWriteByte(address: address, register: Register.configB.rawValue,
-                                value: F.gn.inserting(HMC5883LDatasheet.Gain.gauss1_3.rawValue, into: 0))
+        try bus.sensorWriteByte(
+            address: address, register: Register.configB.rawValue,
+            value: F.gn.inserting(HMC5883LDatasheet.Gain.gauss1_3.rawValue, into: 0))
         gain = .gauss1_3
         return ChipIdentity(chip: Self.chipName, idValue: id.0)
     }
@@ -181,12 +187,15 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver {
         guard let rate = HMC5883LDatasheet.DataRate.allCases.first(where: { covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 75 Hz")
         }
-        let ma: UInt8 = requested.powerMode == .lowPower ? 0 : UInt8([1, 2, 4, 8].firstIndex { $0 >= requested.oversampling } ?? 3)
+        let ma: UInt8 =
+            requested.powerMode == .lowPower ? 0 : UInt8([1, 2, 4, 8].firstIndex { $0 >= requested.oversampling } ?? 3)
         let mode: HMC5883LDatasheet.Mode = requested.powerMode == .suspend ? .idle : .continuous
         let configA = F.ma.inserting(ma, into: F.dataOutputRate.inserting(rate.rawValue, into: 0))
-        let actual = SensorConfiguration(rateHz: mode == .continuous ? rate.rateHz : 0, powerMode: requested.powerMode,
-                                         oversampling: 1 << Int(ma), magneticRangeMicroTesla: gain.rangeGauss * 100)
-        return Settings(configA: configA, configB: F.gn.inserting(gain.rawValue, into: 0), mode: mode.rawValue, gain: gain, actual: actual)
+        let actual = SensorConfiguration(
+            rateHz: mode == .continuous ? rate.rateHz : 0, powerMode: requested.powerMode,
+            oversampling: 1 << Int(ma), magneticRangeMicroTesla: gain.rangeGauss * 100)
+        return Settings(
+            configA: configA, configB: F.gn.inserting(gain.rawValue, into: 0), mode: mode.rawValue, gain: gain, actual: actual)
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): configuration A, B, then the mode.
@@ -207,20 +216,24 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver {
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let gain else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let (x, z, y) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> (Int16, Int16, Int16) in
+        let (x, z, y) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) {
+            (raw) throws(SensorError) -> (Int16, Int16, Int16) in
             try bus.sensorRead(address: address, register: Register.dataOutXMSB.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             return (Bytes.beS16(b, 0), Bytes.beS16(b, 2), Bytes.beS16(b, 4))
         }
         if x == HMC5883LDatasheet.overflowValue || y == HMC5883LDatasheet.overflowValue || z == HMC5883LDatasheet.overflowValue {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "an axis reads -4096 (ADC overflow): the field exceeds ±\(gain.rangeGauss) gauss; "
-                                      + "configure a larger range or move the magnet away")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail: "an axis reads -4096 (ADC overflow): the field exceeds ±\(gain.rangeGauss) gauss; "
+                    + "configure a larger range or move the magnet away")
         }
-        return SensorReading(timeS: timeS, magneticFieldMicroTesla: Vector3(
-            HMC5883LDatasheet.magneticFieldMicroTesla(raw: x, gain: gain),
-            HMC5883LDatasheet.magneticFieldMicroTesla(raw: y, gain: gain),
-            HMC5883LDatasheet.magneticFieldMicroTesla(raw: z, gain: gain)))
+        return SensorReading(
+            timeS: timeS,
+            magneticFieldMicroTesla: Vector3(
+                HMC5883LDatasheet.magneticFieldMicroTesla(raw: x, gain: gain),
+                HMC5883LDatasheet.magneticFieldMicroTesla(raw: y, gain: gain),
+                HMC5883LDatasheet.magneticFieldMicroTesla(raw: z, gain: gain)))
     }
 }
 

@@ -243,8 +243,9 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
             }
         }
         guard id == D.whoAmIValue else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
-                               expected: [D.whoAmIValue], found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
+                expected: [D.whoAmIValue], found: id)
         }
         try write(.pwrMgmt1, F.deviceReset.inserting(1, into: 0))
         // As the MPU driver: wait the start-up time and confirm the identity instead of polling DEVICE_RESET, which a
@@ -255,11 +256,13 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         }
         try write(.pwrMgmt1, F.clksel.inserting(1, into: 0))
         try write(.userCtrl, userCtrl(fifo: false))
-        try writeBank(3, InvenSenseI2CMasterLayout.icm20948.i2cMstCtrl.register,
-                      InvenSenseI2CMasterLayout.Field.i2cMstClk.inserting(7, into: 0))
+        try writeBank(
+            3, InvenSenseI2CMasterLayout.icm20948.i2cMstCtrl.register,
+            InvenSenseI2CMasterLayout.Field.i2cMstClk.inserting(7, into: 0))
         try write(.regBankSel, 0)
-        var magnetometer = AK09916(bus: InvenSenseI2CMaster(host: bus, hostAddress: address, layout: .icm20948, delay: delay),
-                                   delay: delay)
+        var magnetometer = AK09916(
+            bus: InvenSenseI2CMaster(host: bus, hostAddress: address, layout: .icm20948, delay: delay),
+            delay: delay)
         _ = try magnetometer.probe()
         self.magnetometer = magnetometer
         accelFullScale = .g2
@@ -301,9 +304,11 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         let g = PhysicalConstants.standardGravityMps2
-        let accel = try accelerationFullScale(D.AccelFullScale.allCases, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
-        let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
-                                            requestedRadS: requested.angularRateRangeRadS, chip: chipName)
+        let accel = try accelerationFullScale(
+            D.AccelFullScale.allCases, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
+        let gyro = try angularRateFullScale(
+            D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
+            requestedRadS: requested.angularRateRangeRadS, chip: chipName)
         if let range = requested.magneticRangeMicroTesla, !covers(AK09916Datasheet.rangeMicroTesla, range) {
             throw .unsupportedConfiguration(chip: chipName, detail: "magnetic range \(range) µT: at most 4912 µT")
         }
@@ -318,15 +323,19 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         // DLPF settings 0…6 (7 is the widest, above Nyquist for every divided rate).
         let gyroDLPF = (0...6).first { D.gyroBandwidthHz[$0] <= gyroRateHz / 2 } ?? 6
         let accelDLPF = (1...6).first { D.accelBandwidthHz[$0] <= accelRateHz / 2 } ?? 6
-        let womThreshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: D.wakeOnMotionStepG * g,
-                                                 maximumSteps: 255, chip: chipName) ?? 0
+        let womThreshold =
+            try wakeOnMotionSteps(
+                requested.wakeOnMotionThresholdMps2, stepMps2: D.wakeOnMotionStepG * g,
+                maximumSteps: 255, chip: chipName) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let fifo = requested.fifo == .stream
         var s = Settings(
             gyroSmplrtDiv: UInt8(gyroDivider),
-            gyroConfig1: F.fchoice.inserting(1, into: F.fsSel.inserting(gyro.rawValue, into: F.dlpfCfg.inserting(UInt8(gyroDLPF), into: 0))),
+            gyroConfig1: F.fchoice.inserting(
+                1, into: F.fsSel.inserting(gyro.rawValue, into: F.dlpfCfg.inserting(UInt8(gyroDLPF), into: 0))),
             accelSmplrtDiv: UInt16(accelDivider),
-            accelConfig: F.fchoice.inserting(1, into: F.fsSel.inserting(accel.rawValue, into: F.dlpfCfg.inserting(UInt8(accelDLPF), into: 0))),
+            accelConfig: F.fchoice.inserting(
+                1, into: F.fsSel.inserting(accel.rawValue, into: F.dlpfCfg.inserting(UInt8(accelDLPF), into: 0))),
             accelIntelCtrl: wom ? F.accelIntelEn.inserting(1, into: F.accelIntelModeInt.inserting(1, into: 0)) : 0,
             accelWomThr: womThreshold,
             lpConfig: 0,
@@ -336,12 +345,14 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
             fifoEn2: fifo ? F.accelFifoEn.inserting(1, into: F.gyroXYZFifoEn.inserting(0b111, into: 0)) : 0,
             accelFullScale: accel, gyroFullScale: gyro,
             magnetometer: SensorConfiguration(rateHz: min(requested.rateHz, 100), powerMode: requested.powerMode),
-            actual: SensorConfiguration(rateHz: gyroRateHz, powerMode: requested.powerMode, oversampling: 1,
-                                        accelerationRangeMps2: accel.rangeG * g,
-                                        angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
-                                        magneticRangeMicroTesla: AK09916Datasheet.rangeMicroTesla,
-                                        fifo: requested.fifo, wakeOnMotionThresholdMps2: wom
-                                            ? Double(womThreshold) * D.wakeOnMotionStepG * g : nil))
+            actual: SensorConfiguration(
+                rateHz: gyroRateHz, powerMode: requested.powerMode, oversampling: 1,
+                accelerationRangeMps2: accel.rangeG * g,
+                angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
+                magneticRangeMicroTesla: AK09916Datasheet.rangeMicroTesla,
+                fifo: requested.fifo,
+                wakeOnMotionThresholdMps2: wom
+                    ? Double(womThreshold) * D.wakeOnMotionStepG * g : nil))
         switch requested.powerMode {
         case .normal:
             break
@@ -350,7 +361,8 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
                 throw .unsupportedConfiguration(chip: chipName, detail: "low-power rate \(requested.rateHz) Hz: at most 562.5 Hz")
             }
             if fifo {
-                throw .unsupportedConfiguration(chip: chipName, detail: "the FIFO needs .normal power (the gyroscope is off in .lowPower)")
+                throw .unsupportedConfiguration(
+                    chip: chipName, detail: "the FIFO needs .normal power (the gyroscope is off in .lowPower)")
             }
             s.lpConfig = F.accelCycle.inserting(1, into: F.i2cMstCycle.inserting(1, into: 0))
             s.pwrMgmt1 = F.lpEn.inserting(1, into: F.tempDis.inserting(1, into: s.pwrMgmt1))
@@ -396,8 +408,9 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         var mag = magnetometer
         _ = try mag.configure(s.magnetometer)
         do {
-            try mag.bus.setSlave0Read(address: mag.address, register: AK09916Datasheet.Register.st1.rawValue,
-                                      count: AK09916Datasheet.Measurement.byteCount)
+            try mag.bus.setSlave0Read(
+                address: mag.address, register: AK09916Datasheet.Register.st1.rawValue,
+                count: AK09916Datasheet.Measurement.byteCount)
         } catch { throw .bus(error) }
         self.magnetometer = mag
         if s.pwrMgmt2 != 0 { try write(.pwrMgmt2, s.pwrMgmt2) }
@@ -423,9 +436,10 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
             (raw) throws(SensorError) -> (SensorReading, AK09916Datasheet.Measurement) in
             try bus.sensorRead(address: address, register: Register.accelXoutH.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            let r = SensorReading(timeS: timeS, temperatureC: D.temperatureC(raw: Bytes.beS16(b, 12)),
-                                  accelerationMps2: Self.acceleration(b, 0, accelFullScale),
-                                  angularVelocityRadS: Self.angularVelocity(b, 6, gyroFullScale))
+            let r = SensorReading(
+                timeS: timeS, temperatureC: D.temperatureC(raw: Bytes.beS16(b, 12)),
+                accelerationMps2: Self.acceleration(b, 0, accelFullScale),
+                angularVelocityRadS: Self.angularVelocity(b, 6, gyroFullScale))
             return (r, AK09916Datasheet.Measurement(b, at: 14))
         }
         var result = reading
@@ -477,7 +491,8 @@ extension ICM20948: DataReadyReporting {
     /// `INT_STATUS_1.RAW_DATA_0_RDY_INT` (one read of bank 0; the chip clears the flag as it is read).
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard magnetometer != nil else { throw notProbed(chip: Self.chipName) }
-        return F.rawData0RdyInt.extract(from: try bus.sensorReadByte(address: address, register: Register.intStatus1.rawValue)) == 1
+        return F.rawData0RdyInt.extract(from: try bus.sensorReadByte(address: address, register: Register.intStatus1.rawValue))
+            == 1
     }
 }
 
@@ -504,7 +519,8 @@ extension ICM20948: FIFOBuffering {
     /// acceleration and angular velocity; the field and temperature are in `read(timeS:)`. A count that is not whole
     /// frames (bytes dropped by an overflow) resets the FIFO (`FIFO_RST`) and gives no samples, with `overrun`.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> FIFODrain {
+        throws(SensorError) -> FIFODrain
+    {
         guard magnetometer != nil else { throw notProbed(chip: Self.chipName) }
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let frameBytes = D.fifoFrameBytes, fullBytes = D.fifoSizeBytes - D.fifoSizeBytes % frameBytes
@@ -526,8 +542,9 @@ extension ICM20948: FIFOBuffering {
             let b = UnsafeRawBufferPointer(raw)
             for i in 0..<frames {
                 let o = i * frameBytes
-                samples[i] = SensorReading(accelerationMps2: Self.acceleration(b, o, accelFullScale),
-                                           angularVelocityRadS: Self.angularVelocity(b, o + 6, gyroFullScale))
+                samples[i] = SensorReading(
+                    accelerationMps2: Self.acceleration(b, o, accelFullScale),
+                    angularVelocityRadS: Self.angularVelocity(b, o + 6, gyroFullScale))
             }
         }
         stampFIFOSamples(samples, count: frames, waiting: waiting, newestTimeS: newestTimeS, periodS: periodS)

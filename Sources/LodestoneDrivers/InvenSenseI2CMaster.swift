@@ -97,8 +97,10 @@ public final class InvenSenseI2CMaster<Host: RegisterBus>: RegisterBus {
     public let pollIntervalUs: Int
 
     /// A bus through the I2C master of the IMU at `hostAddress` on `host`. Does no I/O.
-    public init(host: Host, hostAddress: UInt8, layout: InvenSenseI2CMasterLayout, pollAttempts: Int = 20,
-                pollIntervalUs: Int = 1000, delay: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(
+        host: Host, hostAddress: UInt8, layout: InvenSenseI2CMasterLayout, pollAttempts: Int = 20,
+        pollIntervalUs: Int = 1000, delay: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.host = host; self.hostAddress = hostAddress; self.layout = layout
         self.pollAttempts = max(1, pollAttempts); self.pollIntervalUs = pollIntervalUs; self.delay = delay
         self.name = "\(host.name) \(hex(hostAddress)) I2C master"
@@ -172,20 +174,23 @@ public final class InvenSenseI2CMaster<Host: RegisterBus>: RegisterBus {
         } while F.slv4Done.extract(from: status) == 0 && F.slv4Nack.extract(from: status) == 0 && attempt < pollAttempts
         let what = value == nil ? "read 1 byte through the I2C master (slave 4)" : "write 1 byte through the I2C master (slave 4)"
         if F.slv4Nack.extract(from: status) == 1 {
-            throw BusError(kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.EREMOTEIO,
-                           operation: what)
+            throw BusError(
+                kind: .nack, bus: name, address: address, register: register, errno: BusError.Errno.EREMOTEIO,
+                operation: what)
         }
         guard F.slv4Done.extract(from: status) == 1 else {
-            throw BusError(kind: .timeout, bus: name, address: address, register: register, errno: BusError.Errno.ETIMEDOUT,
-                           operation: what + ": I2C_SLV4_DONE not set after \((pollAttempts - 1) * pollIntervalUs / 1000) ms")
+            throw BusError(
+                kind: .timeout, bus: name, address: address, register: register, errno: BusError.Errno.ETIMEDOUT,
+                operation: what + ": I2C_SLV4_DONE not set after \((pollAttempts - 1) * pollIntervalUs / 1000) ms")
         }
         return value == nil ? try hostRead(layout.i2cSlv4Di) : 0
     }
 
     private func selectBank(_ bank: UInt8) throws(BusError) {
         guard let bankSelect = layout.bankSelect, bank != currentBank else { return }
-        try host.writeByte(address: hostAddress, register: bankSelect,
-                           value: InvenSenseI2CMasterLayout.Field.userBank.inserting(bank, into: 0))
+        try host.writeByte(
+            address: hostAddress, register: bankSelect,
+            value: InvenSenseI2CMasterLayout.Field.userBank.inserting(bank, into: 0))
         currentBank = bank
     }
 

@@ -183,7 +183,6 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     public private(set) var configuration: SensorConfiguration?
     private var isProbed = false
 
-
     /// A driver for the LIS3MDL at `address` on `bus`. Does no I/O.
     /// - Parameter delay: sleeps for the given microseconds (the engine passes a real sleep; the default does not wait).
     public init(bus: Bus, address: UInt8 = LIS3MDLDatasheet.addresses[0], delay: @escaping @Sendable (Int) -> Void = { _ in }) {
@@ -193,11 +192,12 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
     /// Checks `WHO_AM_I`, soft-resets (`CTRL_REG2.SOFT_RST`), waits the reset time and checks `WHO_AM_I` again.
     /// Leaves the chip in power-down (its reset state).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        isProbed = false  // until this probe succeeds
+        isProbed = false // until this probe succeeds
         let id = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
         guard id == LIS3MDLDatasheet.whoAmIValue else {
-            throw .wrongChipID(chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
-                               expected: [LIS3MDLDatasheet.whoAmIValue], found: id)
+            throw .wrongChipID(
+                chip: Self.chipName, bus: bus.name, address: address, register: Register.whoAmI.rawValue,
+                expected: [LIS3MDLDatasheet.whoAmIValue], found: id)
         }
         let softReset = LIS3MDLDatasheet.Field.softRst.inserting(1, into: 0)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: softReset)
@@ -207,10 +207,11 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         delay(LIS3MDLDatasheet.softResetTimeUs)
         let idAfterReset = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
         guard idAfterReset == LIS3MDLDatasheet.whoAmIValue else {
-            throw .notReady(chip: Self.chipName, bus: bus.name, address: address, waitedMs: max(1, LIS3MDLDatasheet.softResetTimeUs / 1000))
+            throw .notReady(
+                chip: Self.chipName, bus: bus.name, address: address, waitedMs: max(1, LIS3MDLDatasheet.softResetTimeUs / 1000))
         }
         isProbed = true
-        fullScale = .gauss4  // the reset value
+        fullScale = .gauss4 // the reset value
         configuration = nil
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -237,15 +238,19 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         try validateRate(requested.rateHz, chip: chipName)
         try rejectFeaturesNotOffered(requested, chip: chipName)
         let wantedMicroTesla = requested.magneticRangeMicroTesla ?? 400
-        guard let fullScale = LIS3MDLDatasheet.FullScale.allCases.first(where: {
-            covers($0.rangeGauss * PhysicalConstants.microTeslaPerGauss, wantedMicroTesla)
-        }) else {
-            throw .unsupportedConfiguration(chip: chipName,
-                                            detail: "magnetic range \(wantedMicroTesla) µT: at most 1600 µT (±16 gauss)")
+        guard
+            let fullScale = LIS3MDLDatasheet.FullScale.allCases.first(where: {
+                covers($0.rangeGauss * PhysicalConstants.microTeslaPerGauss, wantedMicroTesla)
+            })
+        else {
+            throw .unsupportedConfiguration(
+                chip: chipName,
+                detail: "magnetic range \(wantedMicroTesla) µT: at most 1600 µT (±16 gauss)")
         }
         typealias OM = LIS3MDLDatasheet.OperatingMode
         let slowMode: OM = requested.powerMode == .lowPower ? .lowPower : .ultraHighPerformance
-        let fastModes: [OM] = requested.powerMode == .lowPower
+        let fastModes: [OM] =
+            requested.powerMode == .lowPower
             ? [.lowPower] : [.ultraHighPerformance, .highPerformance, .mediumPerformance, .lowPower]
         var mode = slowMode
         var dataRate = LIS3MDLDatasheet.DataRate.hz0_625
@@ -268,14 +273,16 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         ctrlReg1 = F.fastODR.inserting(isFast ? 1 : 0, into: ctrlReg1)
         let measurement: LIS3MDLDatasheet.MeasurementMode = requested.powerMode == .suspend ? .powerDown : .continuous
         if measurement == .powerDown { rateHz = 0 }
-        let actual = SensorConfiguration(rateHz: rateHz, powerMode: requested.powerMode, oversampling: 1,
-                                         magneticRangeMicroTesla: fullScale.rangeGauss * PhysicalConstants.microTeslaPerGauss)
-        return Settings(ctrlReg1: ctrlReg1,
-                        ctrlReg2: F.fs.inserting(fullScale.rawValue, into: 0),
-                        ctrlReg3: F.md.inserting(measurement.rawValue, into: 0),
-                        ctrlReg4: F.omz.inserting(mode.rawValue, into: 0),
-                        ctrlReg5: F.bdu.inserting(1, into: 0),
-                        fullScale: fullScale, actual: actual)
+        let actual = SensorConfiguration(
+            rateHz: rateHz, powerMode: requested.powerMode, oversampling: 1,
+            magneticRangeMicroTesla: fullScale.rangeGauss * PhysicalConstants.microTeslaPerGauss)
+        return Settings(
+            ctrlReg1: ctrlReg1,
+            ctrlReg2: F.fs.inserting(fullScale.rawValue, into: 0),
+            ctrlReg3: F.md.inserting(measurement.rawValue, into: 0),
+            ctrlReg4: F.omz.inserting(mode.rawValue, into: 0),
+            ctrlReg5: F.bdu.inserting(1, into: 0),
+            fullScale: fullScale, actual: actual)
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): full scale, Z mode and BDU first, then the rate and
@@ -310,8 +317,9 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             let field = axisTriple(b, at: 0) { LIS3MDLDatasheet.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) }
-            return SensorReading(timeS: timeS, temperatureC: LIS3MDLDatasheet.temperatureC(raw: Bytes.leS16(b, 6)),
-                                 magneticFieldMicroTesla: field)
+            return SensorReading(
+                timeS: timeS, temperatureC: LIS3MDLDatasheet.temperatureC(raw: Bytes.leS16(b, 6)),
+                magneticFieldMicroTesla: field)
         }
     }
 }
@@ -320,6 +328,7 @@ extension LIS3MDL: DataReadyReporting {
     /// `STATUS_REG.ZYXDA`: a sample of all three axes has not been read yet (reading the outputs clears it).
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        return LIS3MDLDatasheet.Field.zyxda.extract(from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
+        return LIS3MDLDatasheet.Field.zyxda.extract(
+            from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
     }
 }

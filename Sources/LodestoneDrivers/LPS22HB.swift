@@ -141,9 +141,10 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver {
         isProbed = false
         configuration = nil
         let reset = F.swreset.inserting(1, into: F.ifAddInc.inserting(1, into: 0))
-        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
-                                          expected: [LPS22HBDatasheet.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
-                                          resetValue: reset, resetTimeUs: LPS22HBDatasheet.softResetTimeUs, delay: delay)
+        let id = try bus.identifyAndReset(
+            chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
+            expected: [LPS22HBDatasheet.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
+            resetValue: reset, resetTimeUs: LPS22HBDatasheet.softResetTimeUs, delay: delay)
         isProbed = true
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -169,18 +170,23 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         try rejectFeaturesNotOffered(requested, chip: chipName, fifo: true)
-        guard let rate = LPS22HBDatasheet.DataRate.allCases.first(where: { $0 != .powerDown && covers($0.rateHz, requested.rateHz) }) else {
+        guard
+            let rate = LPS22HBDatasheet.DataRate.allCases.first(where: { $0 != .powerDown && covers($0.rateHz, requested.rateHz) }
+            )
+        else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 75 Hz")
         }
         let dataRate: LPS22HBDatasheet.DataRate = requested.powerMode == .suspend ? .powerDown : rate
         let fifo = requested.fifo == .stream
-        return Settings(ctrlReg1: F.bdu.inserting(1, into: F.odr.inserting(dataRate.rawValue, into: 0)),
-                        ctrlReg2: F.fifoEn.inserting(fifo ? 1 : 0, into: F.ifAddInc.inserting(1, into: 0)),
-                        resConf: F.lcEn.inserting(requested.powerMode == .lowPower ? 1 : 0, into: 0),
-                        fifoCtrl: fifo ? F.fMode.inserting(LPS22HBDatasheet.FIFOMode.stream.rawValue, into: 0) : 0,
-                        dataRate: dataRate,
-                        actual: SensorConfiguration(rateHz: dataRate.rateHz, powerMode: requested.powerMode, oversampling: 1,
-                                                    fifo: requested.fifo))
+        return Settings(
+            ctrlReg1: F.bdu.inserting(1, into: F.odr.inserting(dataRate.rawValue, into: 0)),
+            ctrlReg2: F.fifoEn.inserting(fifo ? 1 : 0, into: F.ifAddInc.inserting(1, into: 0)),
+            resConf: F.lcEn.inserting(requested.powerMode == .lowPower ? 1 : 0, into: 0),
+            fifoCtrl: fifo ? F.fMode.inserting(LPS22HBDatasheet.FIFOMode.stream.rawValue, into: 0) : 0,
+            dataRate: dataRate,
+            actual: SensorConfiguration(
+                rateHz: dataRate.rateHz, powerMode: requested.powerMode, oversampling: 1,
+                fifo: requested.fifo))
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): power-down first (`LC_EN` may change only in
@@ -191,7 +197,8 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver {
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let s = try Self.registerSettings(for: configuration)
-        try bus.sensorWriteByte(address: address, register: Register.ctrlReg1.rawValue, value: F.odr.inserting(0, into: s.ctrlReg1))
+        try bus.sensorWriteByte(
+            address: address, register: Register.ctrlReg1.rawValue, value: F.odr.inserting(0, into: s.ctrlReg1))
         try bus.sensorWriteByte(address: address, register: Register.resConf.rawValue, value: s.resConf)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: s.ctrlReg2)
         try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: 0)
@@ -208,9 +215,11 @@ public struct LPS22HB<Bus: RegisterBus>: SensorDriver {
     /// starts at 260 hPa). Allocates nothing.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        let raw = try STPressureOutput.readRaw(bus: bus, address: address, register: Register.pressOutXL.rawValue, chip: Self.chipName)
-        return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
-                             temperatureC: LPS22HBDatasheet.temperatureC(raw: raw.temperature))
+        let raw = try STPressureOutput.readRaw(
+            bus: bus, address: address, register: Register.pressOutXL.rawValue, chip: Self.chipName)
+        return SensorReading(
+            timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
+            temperatureC: LPS22HBDatasheet.temperatureC(raw: raw.temperature))
     }
 }
 
@@ -237,7 +246,8 @@ extension LPS22HB: FIFOBuffering {
     /// `PRESS_OUT_XL` (in whole slots when the bus reads less at a time). A slot with a pressure of 0 or below is an
     /// `.invalidReading`, and then nothing is written.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> FIFODrain {
+        throws(SensorError) -> FIFODrain
+    {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))

@@ -147,10 +147,11 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver {
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         isProbed = false
         configuration = nil
-        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
-                                          expected: [LPS25HDatasheet.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
-                                          resetValue: F.boot.mask | F.swreset.mask, resetTimeUs: LPS25HDatasheet.softResetTimeUs,
-                                          delay: delay)
+        let id = try bus.identifyAndReset(
+            chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
+            expected: [LPS25HDatasheet.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
+            resetValue: F.boot.mask | F.swreset.mask, resetTimeUs: LPS25HDatasheet.softResetTimeUs,
+            delay: delay)
         isProbed = true
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -177,25 +178,33 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver {
     public static func registerSettings(for requested: SensorConfiguration) throws(SensorError) -> Settings {
         try validateRate(requested.rateHz, chip: chipName)
         try rejectFeaturesNotOffered(requested, chip: chipName, fifo: true)
-        guard let dataRate = LPS25HDatasheet.DataRate.allCases.first(where: { $0 != .oneShot && covers($0.rateHz, requested.rateHz) }) else {
+        guard
+            let dataRate = LPS25HDatasheet.DataRate.allCases.first(where: {
+                $0 != .oneShot && covers($0.rateHz, requested.rateHz)
+            })
+        else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 25 Hz")
         }
         guard requested.oversampling >= 1 else {
             throw .unsupportedConfiguration(chip: chipName, detail: "oversampling \(requested.oversampling): use 1 to 64")
         }
         typealias A = LPS25HDatasheet.PressureAverages
-        var averages: A = requested.powerMode == .lowPower ? .avg8
+        var averages: A =
+            requested.powerMode == .lowPower
+            ? .avg8
             : (A.allCases.first { $0.count >= 8 * requested.oversampling } ?? .avg512)
         if averages == .avg512 && dataRate == .hz25 { averages = .avg128 }
         let avgt: UInt8 = averages == .avg8 ? 0b00 : 0b01
         let active = requested.powerMode != .suspend
         let ctrlReg1 = F.pd.inserting(active ? 1 : 0, into: F.bdu.inserting(1, into: F.odr.inserting(dataRate.rawValue, into: 0)))
         let fifo = requested.fifo == .stream
-        return Settings(resConf: F.avgt.inserting(avgt, into: F.avgp.inserting(averages.rawValue, into: 0)), ctrlReg1: ctrlReg1,
-                        ctrlReg2: F.fifoEn.inserting(fifo ? 1 : 0, into: 0),
-                        fifoCtrl: fifo ? F.fMode.inserting(LPS25HDatasheet.FIFOMode.stream.rawValue, into: 0) : 0,
-                        actual: SensorConfiguration(rateHz: active ? dataRate.rateHz : 0, powerMode: requested.powerMode,
-                                                    oversampling: averages.count / 8, fifo: requested.fifo))
+        return Settings(
+            resConf: F.avgt.inserting(avgt, into: F.avgp.inserting(averages.rawValue, into: 0)), ctrlReg1: ctrlReg1,
+            ctrlReg2: F.fifoEn.inserting(fifo ? 1 : 0, into: 0),
+            fifoCtrl: fifo ? F.fMode.inserting(LPS25HDatasheet.FIFOMode.stream.rawValue, into: 0) : 0,
+            actual: SensorConfiguration(
+                rateHz: active ? dataRate.rateHz : 0, powerMode: requested.powerMode,
+                oversampling: averages.count / 8, fifo: requested.fifo))
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): power-down first, `RES_CONF`, `CTRL_REG2` (`FIFO_EN`),
@@ -205,7 +214,8 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver {
     public mutating func configure(_ configuration: SensorConfiguration) throws(SensorError) -> SensorConfiguration {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let s = try Self.registerSettings(for: configuration)
-        try bus.sensorWriteByte(address: address, register: Register.ctrlReg1.rawValue, value: F.pd.inserting(0, into: s.ctrlReg1))
+        try bus.sensorWriteByte(
+            address: address, register: Register.ctrlReg1.rawValue, value: F.pd.inserting(0, into: s.ctrlReg1))
         try bus.sensorWriteByte(address: address, register: Register.resConf.rawValue, value: s.resConf)
         try bus.sensorWriteByte(address: address, register: Register.ctrlReg2.rawValue, value: s.ctrlReg2)
         try bus.sensorWriteByte(address: address, register: Register.fifoCtrl.rawValue, value: 0)
@@ -222,9 +232,12 @@ public struct LPS25H<Bus: RegisterBus>: SensorDriver {
     /// Allocates nothing.
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
-        let raw = try STPressureOutput.readRaw(bus: bus, address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit, chip: Self.chipName)
-        return SensorReading(timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
-                             temperatureC: LPS25HDatasheet.temperatureC(raw: raw.temperature))
+        let raw = try STPressureOutput.readRaw(
+            bus: bus, address: address, register: Register.pressOutXL.rawValue | LPS25HDatasheet.autoIncrementBit,
+            chip: Self.chipName)
+        return SensorReading(
+            timeS: timeS, pressurePa: STPressureOutput.pressurePa(raw: raw.pressure),
+            temperatureC: LPS25HDatasheet.temperatureC(raw: raw.temperature))
     }
 }
 
@@ -252,14 +265,16 @@ extension LPS25H: FIFOBuffering {
     /// when the bus reads less at a time). `overrun` is `FULL_FIFO`. A pressure of 0 or below is an `.invalidReading`,
     /// and then nothing is written.
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> FIFODrain {
+        throws(SensorError) -> FIFODrain
+    {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         guard let periodS = fifoSamplePeriodS(configuration) else { return FIFODrain(count: 0, overrun: false) }
         let bus = self.bus, address = self.address
         let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))
         guard status.count > 0, samples.count > 0 else { return FIFODrain(count: 0, overrun: status.full) }
         let temperatureRaw = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int16 in
-            try bus.sensorRead(address: address, register: Register.tempOutL.rawValue | LPS25HDatasheet.autoIncrementBit, into: raw)
+            try bus.sensorRead(
+                address: address, register: Register.tempOutL.rawValue | LPS25HDatasheet.autoIncrementBit, into: raw)
             return Bytes.leS16(UnsafeRawBufferPointer(raw), 0)
         }
         let temperatureC = LPS25HDatasheet.temperatureC(raw: temperatureRaw)
@@ -273,7 +288,8 @@ extension LPS25H: FIFOBuffering {
     /// Unread samples and `FULL_FIFO` from `FIFO_STATUS` (`DIFF_POINT`, five bits, cannot say 32).
     private func fifoStatus(_ value: UInt8) -> (count: Int, full: Bool) {
         let full = F.fullFIFO.extract(from: value) == 1
-        let count = full ? LPS25HDatasheet.fifoDepth : (F.emptyFIFO.extract(from: value) == 1 ? 0 : Int(F.diffPoint.extract(from: value)))
+        let count =
+            full ? LPS25HDatasheet.fifoDepth : (F.emptyFIFO.extract(from: value) == 1 ? 0 : Int(F.diffPoint.extract(from: value)))
         return (count, full)
     }
 }

@@ -141,7 +141,7 @@ public enum LSM6DSxDatasheet {
 
     /// `ODR_XL` / `ODR_G` codes 1…10 and their rates, Hz (12.5 Hz … 6.66 kHz). Code 0 is power-down.
     public static let rateCodesHz: [(code: UInt8, rateHz: Double)] = [
-        (1, 12.5), (2, 26), (3, 52), (4, 104), (5, 208), (6, 416), (7, 833), (8, 1660), (9, 3330), (10, 6660),
+        (1, 12.5), (2, 26), (3, 52), (4, 104), (5, 208), (6, 416), (7, 833), (8, 1660), (9, 3330), (10, 6660)
     ]
     /// The accelerometer's low-power rates stop at 52 Hz; above, "normal" and high-performance modes follow.
     public static let lowPowerMaximumRateHz = 52.0
@@ -235,8 +235,10 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
 
     /// A driver for an LSM6DS3/DSL/DSOX at `address` on `bus`. Does no I/O.
     /// - Parameter variant: the member expected (`probe()` throws `wrongChipID` for another), or `nil` for any.
-    public init(bus: Bus, address: UInt8 = LSM6DSxDatasheet.addresses[0], variant: LSM6DSxVariant? = nil,
-                delay: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(
+        bus: Bus, address: UInt8 = LSM6DSxDatasheet.addresses[0], variant: LSM6DSxVariant? = nil,
+        delay: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.bus = bus; self.address = address; self.requestedVariant = variant; self.delay = delay
     }
 
@@ -249,8 +251,9 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         let id = try bus.sensorReadByte(address: address, register: Register.whoAmI.rawValue)
         guard let found = LSM6DSxVariant(whoAmI: id), requestedVariant.map({ $0 == found }) ?? true else {
             let expected = requestedVariant.map { [$0.whoAmI] } ?? LSM6DSxVariant.allCases.map(\.whoAmI)
-            throw .wrongChipID(chip: requestedVariant?.rawValue ?? Self.chipName, bus: bus.name, address: address,
-                               register: Register.whoAmI.rawValue, expected: expected, found: id)
+            throw .wrongChipID(
+                chip: requestedVariant?.rawValue ?? Self.chipName, bus: bus.name, address: address,
+                register: Register.whoAmI.rawValue, expected: expected, found: id)
         }
         try write(.ctrl3C, F.ifInc.inserting(1, into: F.swReset.inserting(1, into: 0)))
         delay(D.resetTimeUs)
@@ -293,25 +296,32 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
     /// - Rates: the slowest ODR of at least `rateHz` (12.5 Hz … the variant's gyroscope maximum; in `.lowPower`
     ///   12.5…52 Hz).
     /// - Wake-on-motion: `WK_THS` = threshold / (full scale / 64), rounded to the nearest step (1…63).
-    public static func registerSettings(for requested: SensorConfiguration, variant: LSM6DSxVariant) throws(SensorError) -> Settings {
+    public static func registerSettings(for requested: SensorConfiguration, variant: LSM6DSxVariant) throws(SensorError)
+        -> Settings
+    {
         let chip = variant.rawValue
         try validateRate(requested.rateHz, chip: chip)
         let g = PhysicalConstants.standardGravityMps2
-        let accel = try accelerationFullScale(D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chip)
-        let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
-                                            requestedRadS: requested.angularRateRangeRadS, chip: chip)
+        let accel = try accelerationFullScale(
+            D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chip)
+        let gyro = try angularRateFullScale(
+            D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
+            requestedRadS: requested.angularRateRangeRadS, chip: chip)
         let maximumHz = requested.powerMode == .lowPower ? D.lowPowerMaximumRateHz : variant.maximumGyroRateHz
         guard let odr = D.rateCodesHz.first(where: { covers($0.rateHz, requested.rateHz) }), odr.rateHz <= maximumHz else {
             let mode = requested.powerMode == .lowPower ? "low-power rate" : "rate"
             throw .unsupportedConfiguration(chip: chip, detail: "\(mode) \(requested.rateHz) Hz: at most \(maximumHz) Hz")
         }
         // WK_THS steps of full scale / 64.
-        let wakeUpThreshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: accel.rangeG * g / 64,
-                                                    maximumSteps: 63, chip: chip) ?? 0
+        let wakeUpThreshold =
+            try wakeOnMotionSteps(
+                requested.wakeOnMotionThresholdMps2, stepMps2: accel.rangeG * g / 64,
+                maximumSteps: 63, chip: chip) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let fifo = requested.fifo == .stream
         if fifo, requested.powerMode != .normal {
-            throw .unsupportedConfiguration(chip: chip, detail: "the FIFO needs .normal power (it batches the gyroscope, which is off otherwise)")
+            throw .unsupportedConfiguration(
+                chip: chip, detail: "the FIFO needs .normal power (it batches the gyroscope, which is off otherwise)")
         }
         let accelOn = requested.powerMode != .suspend, gyroOn = requested.powerMode == .normal
         var s = Settings(
@@ -326,11 +336,12 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
             md1Cfg: F.int1Wu.inserting(wom ? 1 : 0, into: 0),
             fifoCtrl3: 0, fifoMode: 0,
             accelFullScale: accel, gyroFullScale: gyro,
-            actual: SensorConfiguration(rateHz: accelOn ? odr.rateHz : 0, powerMode: requested.powerMode, oversampling: 1,
-                                        accelerationRangeMps2: accel.rangeG * g,
-                                        angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
-                                        fifo: requested.fifo,
-                                        wakeOnMotionThresholdMps2: wom ? Double(wakeUpThreshold) * accel.rangeG * g / 64 : nil))
+            actual: SensorConfiguration(
+                rateHz: accelOn ? odr.rateHz : 0, powerMode: requested.powerMode, oversampling: 1,
+                accelerationRangeMps2: accel.rangeG * g,
+                angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
+                fifo: requested.fifo,
+                wakeOnMotionThresholdMps2: wom ? Double(wakeUpThreshold) * accel.rangeG * g / 64 : nil))
         if wom {
             switch variant {
             case .lsm6ds3: s.tapCfg = F.lir.inserting(1, into: 0)
@@ -359,7 +370,7 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         guard let variant else { throw notProbed(chip: Self.chipName) }
         let s = try Self.registerSettings(for: configuration, variant: variant)
         try write(.ctrl3C, s.ctrl3C)
-        try write(.fifoMode, 0)  // bypass empties the FIFO
+        try write(.fifoMode, 0) // bypass empties the FIFO
         try write(variant.hasTaggedFIFO ? .fifoCtrl3DSOX : .fifoCtrl3DS3, s.fifoCtrl3)
         try write(.int1Ctrl, s.int1Ctrl)
         try write(.wakeUpThs, s.wakeUpThs)
@@ -384,14 +395,16 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         guard let variant else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        var reading = try withUnsafeTemporaryAllocation(byteCount: 14, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
+        var reading = try withUnsafeTemporaryAllocation(byteCount: 14, alignment: 1) {
+            (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: Register.outTempL.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            return SensorReading(timeS: timeS, temperatureC: D.temperatureC(raw: Bytes.leS16(b, 0), variant: variant),
-                                 accelerationMps2: Self.acceleration(b, 8, accelFullScale),
-                                 angularVelocityRadS: Self.angularVelocity(b, 2, gyroFullScale))
+            return SensorReading(
+                timeS: timeS, temperatureC: D.temperatureC(raw: Bytes.leS16(b, 0), variant: variant),
+                accelerationMps2: Self.acceleration(b, 8, accelFullScale),
+                angularVelocityRadS: Self.angularVelocity(b, 2, gyroFullScale))
         }
-        if powerMode == .lowPower { reading.angularVelocityRadS = nil }  // gyroscope powered down
+        if powerMode == .lowPower { reading.angularVelocityRadS = nil } // gyroscope powered down
         return reading
     }
 
@@ -449,9 +462,12 @@ extension LSM6DSx: FIFOBuffering {
     /// becomes a sample of its own; should unpaired words make more samples than `samples` holds, the extra are lost
     /// and `overrun` says so).
     public mutating func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double)
-        throws(SensorError) -> FIFODrain {
+        throws(SensorError) -> FIFODrain
+    {
         guard let variant else { throw notProbed(chip: Self.chipName) }
-        guard let periodS = fifoSamplePeriodS(configuration), samples.count > 0 else { return FIFODrain(count: 0, overrun: false) }
+        guard let periodS = fifoSamplePeriodS(configuration), samples.count > 0 else {
+            return FIFODrain(count: 0, overrun: false)
+        }
         let status = try fifoStatus(variant)
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
@@ -471,7 +487,8 @@ extension LSM6DSx: FIFOBuffering {
                 let n = min(words - done, fifoBurstBytes / 7)
                 try withUnsafeTemporaryAllocation(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
                     let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(n * 7)])
-                    try bus.sensorReadFIFO(address: address, register: Register.fifoDataOutTagDSOX.rawValue, frameBytes: 7, into: bytes)
+                    try bus.sensorReadFIFO(
+                        address: address, register: Register.fifoDataOutTagDSOX.rawValue, frameBytes: 7, into: bytes)
                     let b = UnsafeRawBufferPointer(bytes)
                     for w in 0..<n {
                         let o = w * 7
@@ -483,7 +500,7 @@ extension LSM6DSx: FIFOBuffering {
                             if pending.accelerationMps2 != nil { emit() }
                             pending.accelerationMps2 = Self.acceleration(b, o + 1, accelFullScale)
                         case nil:
-                            continue  // a word this driver does not batch
+                            continue // a word this driver does not batch
                         }
                         if pending.accelerationMps2 != nil, pending.angularVelocityRadS != nil { emit() }
                     }
@@ -506,8 +523,9 @@ extension LSM6DSx: FIFOBuffering {
                     let b = UnsafeRawBufferPointer(bytes)
                     for i in 0..<n {
                         let o = skipBytes + i * 12
-                        samples[produced + i] = SensorReading(accelerationMps2: Self.acceleration(b, o + 6, accelFullScale),
-                                                              angularVelocityRadS: Self.angularVelocity(b, o, gyroFullScale))
+                        samples[produced + i] = SensorReading(
+                            accelerationMps2: Self.acceleration(b, o + 6, accelFullScale),
+                            angularVelocityRadS: Self.angularVelocity(b, o, gyroFullScale))
                     }
                 }
                 produced += n
@@ -525,8 +543,9 @@ extension LSM6DSx: FIFOBuffering {
         return try withUnsafeTemporaryAllocation(byteCount: 4, alignment: 1) {
             (raw) throws(SensorError) -> (words: Int, skip: Int, overrun: Bool) in
             let count = variant.hasTaggedFIFO ? 2 : 4
-            try bus.sensorRead(address: address, register: Register.fifoStatus1.rawValue,
-                               into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+            try bus.sensorRead(
+                address: address, register: Register.fifoStatus1.rawValue,
+                into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
             let overrun = F.fifoOverrun.extract(from: raw[1]) == 1
             switch variant {
             case .lsm6dsox: return (Int(raw[1] & 0b11) << 8 | Int(raw[0]), 0, overrun)

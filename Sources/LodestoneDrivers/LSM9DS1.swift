@@ -73,9 +73,13 @@ public enum LSM9DS1Datasheet {
     }
 
     /// `ODR_G` codes 1…6 and their rates, Hz (table 46); with the gyroscope on, the accelerometer runs at the same rate.
-    public static let gyroRateCodesHz: [(code: UInt8, rateHz: Double)] = [(1, 14.9), (2, 59.5), (3, 119), (4, 238), (5, 476), (6, 952)]
+    public static let gyroRateCodesHz: [(code: UInt8, rateHz: Double)] = [
+        (1, 14.9), (2, 59.5), (3, 119), (4, 238), (5, 476), (6, 952)
+    ]
     /// `ODR_XL` codes 1…6 in accelerometer-only mode, Hz (table 68).
-    public static let accelRateCodesHz: [(code: UInt8, rateHz: Double)] = [(1, 10), (2, 50), (3, 119), (4, 238), (5, 476), (6, 952)]
+    public static let accelRateCodesHz: [(code: UInt8, rateHz: Double)] = [
+        (1, 10), (2, 50), (3, 119), (4, 238), (5, 476), (6, 952)
+    ]
     /// The gyroscope's low-power mode works up to 119 Hz (§7.12, `LP_mode`).
     public static let gyroLowPowerMaximumRateHz = 119.0
 
@@ -167,10 +171,11 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         isProbed = false
         configuration = nil
-        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
-                                          expected: [D.whoAmIValue], resetRegister: Register.ctrlReg8.rawValue,
-                                          resetValue: F.ifAddInc.inserting(1, into: F.swReset.inserting(1, into: 0)),
-                                          resetTimeUs: D.resetTimeUs, delay: delay)
+        let id = try bus.identifyAndReset(
+            chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
+            expected: [D.whoAmIValue], resetRegister: Register.ctrlReg8.rawValue,
+            resetValue: F.ifAddInc.inserting(1, into: F.swReset.inserting(1, into: 0)),
+            resetTimeUs: D.resetTimeUs, delay: delay)
         isProbed = true
         accelFullScale = .g2
         gyroFullScale = .dps245
@@ -198,38 +203,48 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
 
     /// The register values for `requested` (pure; no I/O): ranges round up (defaults ±4 g, ±2000 °/s); rates as in
     /// the type's documentation; the wake-on-motion threshold in steps of full scale / 128 (1…127).
-    public static func registerSettings(for requested: SensorConfiguration, transport: BusTransport = .i2c) throws(SensorError) -> Settings {
+    public static func registerSettings(for requested: SensorConfiguration, transport: BusTransport = .i2c) throws(SensorError)
+        -> Settings
+    {
         try validateRate(requested.rateHz, chip: chipName)
         let g = PhysicalConstants.standardGravityMps2
-        let accel = try accelerationFullScale(D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
-        let gyro = try angularRateFullScale(D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
-                                            requestedRadS: requested.angularRateRangeRadS, chip: chipName)
-        try rejectFeaturesNotOffered(requested, chip: chipName, wakeOnMotion: true, why: "the chip's FIFO is not used by this driver")
+        let accel = try accelerationFullScale(
+            D.AccelFullScale.ascending, rangeG: \.rangeG, requestedMps2: requested.accelerationRangeMps2, chip: chipName)
+        let gyro = try angularRateFullScale(
+            D.GyroFullScale.allCases, rangeDegPerS: \.rangeDegPerS,
+            requestedRadS: requested.angularRateRangeRadS, chip: chipName)
+        try rejectFeaturesNotOffered(
+            requested, chip: chipName, wakeOnMotion: true, why: "the chip's FIFO is not used by this driver")
         let table = requested.powerMode == .lowPower ? D.accelRateCodesHz : D.gyroRateCodesHz
         guard let odr = table.first(where: { covers($0.rateHz, requested.rateHz) }) else {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 952 Hz")
         }
         // INT_GEN_THS_x_XL steps of full scale / 128 (the 8 high bits of the output).
-        let threshold = try wakeOnMotionSteps(requested.wakeOnMotionThresholdMps2, stepMps2: accel.rangeG * g / 128,
-                                              maximumSteps: 127, chip: chipName) ?? 0
+        let threshold =
+            try wakeOnMotionSteps(
+                requested.wakeOnMotionThresholdMps2, stepMps2: accel.rangeG * g / 128,
+                maximumSteps: 127, chip: chipName) ?? 0
         let wom = requested.wakeOnMotionThresholdMps2 != nil
         let gyroOn = requested.powerMode == .normal
         var s = Settings(
             ctrlReg1G: F.fs.inserting(gyro.rawValue, into: F.odr.inserting(gyroOn ? odr.code : 0, into: 0)),
             ctrlReg3G: 0,
             ctrlReg4: F.gyroAxesEnable.inserting(0b111, into: F.lirXL1.inserting(wom ? 1 : 0, into: 0)),
-            ctrlReg6XL: F.fs.inserting(accel.rawValue, into: F.odr.inserting(requested.powerMode == .lowPower ? odr.code : 0, into: 0)),
+            ctrlReg6XL: F.fs.inserting(
+                accel.rawValue, into: F.odr.inserting(requested.powerMode == .lowPower ? odr.code : 0, into: 0)),
             ctrlReg7XL: F.hpis1.inserting(wom ? 1 : 0, into: 0),
             ctrlReg8: F.bdu.inserting(1, into: F.ifAddInc.inserting(1, into: 0)),
             ctrlReg9: F.i2cDisable.inserting(transport == .spi ? 1 : 0, into: 0),
-            int1Ctrl: F.int1IgXL.inserting(wom ? 1 : 0, into: F.int1DrdyXL.inserting(1, into: F.int1DrdyG.inserting(gyroOn ? 1 : 0, into: 0))),
-            intGenCfgXL: wom ? F.highEvents.mask : 0,  // not a contiguous field: the three enable bits as they stand
+            int1Ctrl: F.int1IgXL.inserting(
+                wom ? 1 : 0, into: F.int1DrdyXL.inserting(1, into: F.int1DrdyG.inserting(gyroOn ? 1 : 0, into: 0))),
+            intGenCfgXL: wom ? F.highEvents.mask : 0, // not a contiguous field: the three enable bits as they stand
             intGenThsXL: threshold,
             accelFullScale: accel, gyroFullScale: gyro,
-            actual: SensorConfiguration(rateHz: odr.rateHz, powerMode: requested.powerMode, oversampling: 1,
-                                        accelerationRangeMps2: accel.rangeG * g,
-                                        angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
-                                        wakeOnMotionThresholdMps2: wom ? Double(threshold) * accel.rangeG * g / 128 : nil))
+            actual: SensorConfiguration(
+                rateHz: odr.rateHz, powerMode: requested.powerMode, oversampling: 1,
+                accelerationRangeMps2: accel.rangeG * g,
+                angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
+                wakeOnMotionThresholdMps2: wom ? Double(threshold) * accel.rangeG * g / 128 : nil))
         if requested.powerMode == .normal, odr.rateHz <= D.gyroLowPowerMaximumRateHz, requested.rateHz < 100 {
             // Below 100 Hz the gyroscope's low-power mode gives the same output rate for less current (table 9).
             s.ctrlReg3G = F.lpMode.inserting(1, into: 0)
@@ -273,10 +288,13 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        var reading = try withUnsafeTemporaryAllocation(byteCount: 15, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
+        var reading = try withUnsafeTemporaryAllocation(byteCount: 15, alignment: 1) {
+            (raw) throws(SensorError) -> SensorReading in
             // 0x15–0x1D: OUT_TEMP (2), STATUS_REG (1), gyroscope (6); then 0x28–0x2D: accelerometer (6).
-            try bus.sensorRead(address: address, register: Register.outTempL.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<9]))
-            try bus.sensorRead(address: address, register: Register.outXLXL.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[9..<15]))
+            try bus.sensorRead(
+                address: address, register: Register.outTempL.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<9]))
+            try bus.sensorRead(
+                address: address, register: Register.outXLXL.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[9..<15]))
             let b = UnsafeRawBufferPointer(raw)
             return SensorReading(
                 timeS: timeS, temperatureC: D.temperatureC(raw: Bytes.leS16(b, 0)),
@@ -366,7 +384,9 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
     public private(set) var configuration: SensorConfiguration?
 
     /// A driver for the LSM9DS1 magnetometer at `address` on `bus`. Does no I/O.
-    public init(bus: Bus, address: UInt8 = LSM9DS1MagnetometerDatasheet.addresses[0], delay: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(
+        bus: Bus, address: UInt8 = LSM9DS1MagnetometerDatasheet.addresses[0], delay: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.bus = bus; self.address = address; self.delay = delay
     }
 
@@ -379,10 +399,11 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         fullScale = nil
         configuration = nil
-        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
-                                          expected: [M.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
-                                          resetValue: LIS3MDLDatasheet.Field.softRst.inserting(1, into: 0),
-                                          resetTimeUs: LIS3MDLDatasheet.softResetTimeUs, delay: delay)
+        let id = try bus.identifyAndReset(
+            chip: Self.chipName, address: address, idRegister: Register.whoAmI.rawValue,
+            expected: [M.whoAmIValue], resetRegister: Register.ctrlReg2.rawValue,
+            resetValue: LIS3MDLDatasheet.Field.softRst.inserting(1, into: 0),
+            resetTimeUs: LIS3MDLDatasheet.softResetTimeUs, delay: delay)
         fullScale = .gauss4
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -408,8 +429,9 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
         return try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
-            return SensorReading(timeS: timeS,
-                                 magneticFieldMicroTesla: axisTriple(b, at: 0) { M.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) })
+            return SensorReading(
+                timeS: timeS,
+                magneticFieldMicroTesla: axisTriple(b, at: 0) { M.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) })
         }
     }
 }
@@ -418,6 +440,7 @@ extension LSM9DS1Magnetometer: DataReadyReporting {
     /// `STATUS_REG_M.ZYXDA`.
     public mutating func isDataReady() throws(SensorError) -> Bool {
         guard fullScale != nil else { throw notProbed(chip: Self.chipName) }
-        return LIS3MDLDatasheet.Field.zyxda.extract(from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
+        return LIS3MDLDatasheet.Field.zyxda.extract(
+            from: try bus.sensorReadByte(address: address, register: Register.statusReg.rawValue)) == 1
     }
 }

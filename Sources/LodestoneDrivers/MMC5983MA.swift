@@ -102,9 +102,11 @@ public enum MMC5983MADatasheet {
     /// The 18-bit X, Y, Z codes from the 7 bytes read from `Xout0`.
     @inlinable public static func codes(_ b: UnsafeRawBufferPointer) -> (x: UInt32, y: UInt32, z: UInt32) {
         let low = UInt32(b[6])
-        return (UInt32(b[0]) << 10 | UInt32(b[1]) << 2 | (low >> 6) & 0b11,
-                UInt32(b[2]) << 10 | UInt32(b[3]) << 2 | (low >> 4) & 0b11,
-                UInt32(b[4]) << 10 | UInt32(b[5]) << 2 | (low >> 2) & 0b11)
+        return (
+            UInt32(b[0]) << 10 | UInt32(b[1]) << 2 | (low >> 6) & 0b11,
+            UInt32(b[2]) << 10 | UInt32(b[3]) << 2 | (low >> 4) & 0b11,
+            UInt32(b[4]) << 10 | UInt32(b[5]) << 2 | (low >> 2) & 0b11
+        )
     }
 
     /// µT from an 18-bit code: `(code − 131072) / 16384 · 100 µT/gauss`.
@@ -161,12 +163,15 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver {
         configuration = nil
         settings = nil
         bridgeOffsetMicroTesla = nil
-        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.productID.rawValue,
-                                          expected: [MMC5983MADatasheet.productIDValue],
-                                          resetRegister: Register.internalControl1.rawValue, resetValue: F.swRst.mask,
-                                          resetTimeUs: MMC5983MADatasheet.resetTimeUs, delay: delay)
-        try bus.pollRegister(chip: Self.chipName, address: address, register: Register.status.rawValue, initialDelayUs: 0,
-                             attempts: 5, intervalUs: 1000, delay: delay) { F.otpReadDone.extract(from: $0) == 1 }
+        let id = try bus.identifyAndReset(
+            chip: Self.chipName, address: address, idRegister: Register.productID.rawValue,
+            expected: [MMC5983MADatasheet.productIDValue],
+            resetRegister: Register.internalControl1.rawValue, resetValue: F.swRst.mask,
+            resetTimeUs: MMC5983MADatasheet.resetTimeUs, delay: delay)
+        try bus.pollRegister(
+            chip: Self.chipName, address: address, register: Register.status.rawValue, initialDelayUs: 0,
+            attempts: 5, intervalUs: 1000, delay: delay
+        ) { F.otpReadDone.extract(from: $0) == 1 }
         isProbed = true
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -200,16 +205,22 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 1000 Hz")
         }
         let least: B = rate == .hz1000 ? .hz800 : (rate == .hz200 ? .hz200 : .hz100)
-        let bandwidth: B = requested.powerMode == .lowPower ? .hz800
+        let bandwidth: B =
+            requested.powerMode == .lowPower
+            ? .hz800
             : (B.allCases.first { $0.rawValue >= least.rawValue && Double($0.measurementTimeUs) < 1e6 / rate.rateHz } ?? .hz800)
         let running = requested.powerMode != .suspend
-        let control2 = running
-            ? F.enPrdSet.inserting(1, into: F.prdSet.inserting(3, into: F.cmmEn.inserting(1, into: F.cmFreq.inserting(rate.rawValue, into: 0))))
+        let control2 =
+            running
+            ? F.enPrdSet.inserting(
+                1, into: F.prdSet.inserting(3, into: F.cmmEn.inserting(1, into: F.cmFreq.inserting(rate.rawValue, into: 0))))
             : 0
-        return Settings(internalControl0: F.autoSREn.inserting(1, into: 0), internalControl1: F.bw.inserting(bandwidth.rawValue, into: 0),
-                        internalControl2: control2, bandwidth: bandwidth,
-                        actual: SensorConfiguration(rateHz: running ? rate.rateHz : 0, powerMode: requested.powerMode, oversampling: 1,
-                                                    magneticRangeMicroTesla: MMC5983MADatasheet.rangeGauss * 100))
+        return Settings(
+            internalControl0: F.autoSREn.inserting(1, into: 0), internalControl1: F.bw.inserting(bandwidth.rawValue, into: 0),
+            internalControl2: control2, bandwidth: bandwidth,
+            actual: SensorConfiguration(
+                rateHz: running ? rate.rateHz : 0, powerMode: requested.powerMode, oversampling: 1,
+                magneticRangeMicroTesla: MMC5983MADatasheet.rangeGauss * 100))
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): internal control 1 (bandwidth), 0 (automatic
@@ -265,8 +276,10 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver {
     /// One measurement on command (`TM_M`), waited for and read.
     private mutating func measureOnce(_ bandwidth: MMC5983MADatasheet.Bandwidth) throws(SensorError) -> Vector3 {
         try bus.sensorWriteByte(address: address, register: Register.internalControl0.rawValue, value: F.tmM.mask)
-        try bus.pollRegister(chip: Self.chipName, address: address, register: Register.status.rawValue,
-                             initialDelayUs: bandwidth.measurementTimeUs, attempts: 5, intervalUs: 1000, delay: delay) {
+        try bus.pollRegister(
+            chip: Self.chipName, address: address, register: Register.status.rawValue,
+            initialDelayUs: bandwidth.measurementTimeUs, attempts: 5, intervalUs: 1000, delay: delay
+        ) {
             F.measMDone.extract(from: $0) == 1
         }
         return try readFieldMicroTesla()
@@ -274,17 +287,20 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver {
 
     private func readFieldMicroTesla() throws(SensorError) -> Vector3 {
         let bus = self.bus, address = self.address
-        let (x, y, z) = try withUnsafeTemporaryAllocation(byteCount: 7, alignment: 1) { (raw) throws(SensorError) -> (UInt32, UInt32, UInt32) in
+        let (x, y, z) = try withUnsafeTemporaryAllocation(byteCount: 7, alignment: 1) {
+            (raw) throws(SensorError) -> (UInt32, UInt32, UInt32) in
             try bus.sensorRead(address: address, register: Register.xout0.rawValue, into: raw)
             return MMC5983MADatasheet.codes(UnsafeRawBufferPointer(raw))
         }
         func saturated(_ code: UInt32) -> Bool { code == 0 || code == MMC5983MADatasheet.maximumCounts }
         if saturated(x) || saturated(y) || saturated(z) {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "an axis is at the end of its 18-bit range: the field exceeds ±8 gauss; move the magnet away")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail: "an axis is at the end of its 18-bit range: the field exceeds ±8 gauss; move the magnet away")
         }
-        return Vector3(MMC5983MADatasheet.magneticFieldMicroTesla(code: x), MMC5983MADatasheet.magneticFieldMicroTesla(code: y),
-                       MMC5983MADatasheet.magneticFieldMicroTesla(code: z))
+        return Vector3(
+            MMC5983MADatasheet.magneticFieldMicroTesla(code: x), MMC5983MADatasheet.magneticFieldMicroTesla(code: y),
+            MMC5983MADatasheet.magneticFieldMicroTesla(code: z))
     }
 }
 

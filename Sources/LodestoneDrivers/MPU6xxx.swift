@@ -274,14 +274,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     /// Whether the last `configure` armed the motion interrupt (so that the next one disarms it).
     private var motionWakeArmed = false
 
-
     /// A driver for an MPU-6xxx at `address` on `bus`. Does no I/O.
     /// - Parameters:
     ///   - variant: the variant expected (`probe()` throws `wrongChipID` for another), or `nil` for any.
     ///   - delay: sleeps for the given microseconds (the engine passes a real sleep; the default does not wait).
     ///   - magnetometerAccess: how to reach an MPU-9250's AK8963; `nil` (default) picks by `bus.transport`.
-    public init(bus: Bus, address: UInt8 = MPU6xxxDatasheet.addresses[0], variant: MPUVariant? = nil,
-                magnetometerAccess: AuxiliaryBusAccess? = nil, delay: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(
+        bus: Bus, address: UInt8 = MPU6xxxDatasheet.addresses[0], variant: MPUVariant? = nil,
+        magnetometerAccess: AuxiliaryBusAccess? = nil, delay: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.bus = bus; self.address = address; self.requestedVariant = variant; self.delay = delay
         self.magnetometerAccess = magnetometerAccess ?? (bus.transport == .spi ? .i2cMaster : .bypass)
     }
@@ -297,7 +298,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
     /// (`INT_PIN_CFG.I2C_BYPASS_EN`), with `.i2cMaster` by enabling the I2C master at 400 kHz
     /// (`USER_CTRL.I2C_MST_EN`, `I2C_MST_CTRL.I2C_MST_CLK` = 13) and probing the AK8963 through slave 4.
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        variant = nil  // until this probe succeeds
+        variant = nil // until this probe succeeds
         magnetometer = nil
         masterMagnetometer = nil
         lastMagnetometerIdentity = nil
@@ -305,8 +306,9 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         let id = try bus.sensorReadByte(address: address, register: whoAmI)
         guard let found = MPUVariant(whoAmI: id), requestedVariant.map({ $0 == found }) ?? true else {
             let expected = requestedVariant?.whoAmIValues ?? MPUVariant.allCases.flatMap(\.whoAmIValues)
-            throw .wrongChipID(chip: requestedVariant?.rawValue ?? Self.chipName, bus: bus.name, address: address,
-                               register: whoAmI, expected: expected, found: id)
+            throw .wrongChipID(
+                chip: requestedVariant?.rawValue ?? Self.chipName, bus: bus.name, address: address,
+                register: whoAmI, expected: expected, found: id)
         }
         typealias F = MPU6xxxDatasheet.Field
         try write(.pwrMgmt1, F.deviceReset.inserting(1, into: 0))
@@ -323,8 +325,9 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         let spiOnly: UInt8 = bus.transport == .spi ? 1 : 0
         if found.hasMagnetometer, magnetometerAccess == .i2cMaster {
             try write(.userCtrl, F.i2cMstEn.inserting(1, into: F.i2cIfDis.inserting(spiOnly, into: 0)))
-            try bus.sensorWriteByte(address: address, register: InvenSenseI2CMasterLayout.mpu9250.i2cMstCtrl.register,
-                                    value: InvenSenseI2CMasterLayout.Field.i2cMstClk.inserting(13, into: 0))
+            try bus.sensorWriteByte(
+                address: address, register: InvenSenseI2CMasterLayout.mpu9250.i2cMstCtrl.register,
+                value: InvenSenseI2CMasterLayout.Field.i2cMstClk.inserting(13, into: 0))
             let auxiliary = InvenSenseI2CMaster(host: bus, hostAddress: address, layout: .mpu9250, delay: delay)
             var magnetometer = AK8963(bus: auxiliary, address: MPU6xxxDatasheet.magnetometerAddress, delay: delay)
             _ = try magnetometer.probe()
@@ -394,19 +397,24 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         typealias D = MPU6xxxDatasheet
         typealias F = MPU6xxxDatasheet.Field
         let accelWanted = requested.accelerationRangeMps2 ?? 4 * PhysicalConstants.standardGravityMps2
-        guard let accel = D.AccelFullScale.allCases.first(where: {
-            covers($0.rangeG * PhysicalConstants.standardGravityMps2, accelWanted)
-        }) else {
-            throw .unsupportedConfiguration(chip: chip,
-                                            detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
+        guard
+            let accel = D.AccelFullScale.allCases.first(where: {
+                covers($0.rangeG * PhysicalConstants.standardGravityMps2, accelWanted)
+            })
+        else {
+            throw .unsupportedConfiguration(
+                chip: chip,
+                detail: "acceleration range \(accelWanted) m/s²: at most ±16 g (156.9 m/s²)")
         }
         let gyroWantedDegPerS = Angle.degrees(fromRadians: requested.angularRateRangeRadS ?? Angle.radians(fromDegrees: 2000))
         guard let gyro = D.GyroFullScale.allCases.first(where: { covers($0.rangeDegPerS, gyroWantedDegPerS) }) else {
-            throw .unsupportedConfiguration(chip: chip,
-                                            detail: "angular rate range \(gyroWantedDegPerS) °/s: at most ±2000 °/s")
+            throw .unsupportedConfiguration(
+                chip: chip,
+                detail: "angular rate range \(gyroWantedDegPerS) °/s: at most ±2000 °/s")
         }
         if variant.hasMagnetometer, let range = requested.magneticRangeMicroTesla,
-           !covers(AK8963Datasheet.rangeMicroTesla, range) {
+            !covers(AK8963Datasheet.rangeMicroTesla, range)
+        {
             throw .unsupportedConfiguration(chip: chip, detail: "magnetic range \(range) µT: at most 4912 µT")
         }
         if requested.powerMode != .lowPower, !covers(D.internalSampleRateHz, requested.rateHz) {
@@ -428,10 +436,11 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
             pwrMgmt1: F.clksel.inserting(1, into: 0), pwrMgmt2: 0, womThr: nil, intEnable: nil, accelIntelCtrl: nil, motDur: nil,
             accelFullScale: accel, gyroFullScale: gyro,
             magnetometer: nil,
-            actual: SensorConfiguration(rateHz: sampleRateHz, powerMode: requested.powerMode, oversampling: 1,
-                                        accelerationRangeMps2: accel.rangeG * PhysicalConstants.standardGravityMps2,
-                                        angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
-                                        magneticRangeMicroTesla: variant.hasMagnetometer ? AK8963Datasheet.rangeMicroTesla : nil))
+            actual: SensorConfiguration(
+                rateHz: sampleRateHz, powerMode: requested.powerMode, oversampling: 1,
+                accelerationRangeMps2: accel.rangeG * PhysicalConstants.standardGravityMps2,
+                angularRateRangeRadS: Angle.radians(fromDegrees: gyro.rangeDegPerS),
+                magneticRangeMicroTesla: variant.hasMagnetometer ? AK8963Datasheet.rangeMicroTesla : nil))
         switch requested.powerMode {
         case .normal:
             break
@@ -443,7 +452,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
                 guard let wake = D.lpWakeRatesHz.firstIndex(where: { covers($0, requested.rateHz) }) else {
                     throw .unsupportedConfiguration(chip: chip, detail: "low-power rate \(requested.rateHz) Hz: at most 40 Hz")
                 }
-                settings.pwrMgmt1 = F.cycle.inserting(1, into: F.tempDis.inserting(1, into: 0))  // CLKSEL 0: gyros are off
+                settings.pwrMgmt1 = F.cycle.inserting(1, into: F.tempDis.inserting(1, into: 0)) // CLKSEL 0: gyros are off
                 settings.pwrMgmt2 = F.lpWakeCtrl.inserting(UInt8(wake), into: F.standbyGyro.inserting(0b111, into: 0))
                 settings.actual.rateHz = D.lpWakeRatesHz[wake]
             } else {
@@ -459,12 +468,15 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         }
         if let threshold = requested.wakeOnMotionThresholdMps2 {
             guard requested.powerMode != .suspend else {
-                throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(threshold) m/s² in suspend: the "
-                                                    + "accelerometer must sample to see motion; use .lowPower")
+                throw .unsupportedConfiguration(
+                    chip: chip,
+                    detail: "wake-on-motion threshold \(threshold) m/s² in suspend: the "
+                        + "accelerometer must sample to see motion; use .lowPower")
             }
             let step = variant == .mpu6050 ? D.motionThresholdStep6050Mps2 : D.wakeOnMotionThresholdStepMps2
             guard threshold.isFinite, threshold > 0, threshold <= 255.5 * step else {
-                throw .unsupportedConfiguration(chip: chip, detail: "wake-on-motion threshold \(threshold) m/s²: use (0, \(255 * step)] m/s²")
+                throw .unsupportedConfiguration(
+                    chip: chip, detail: "wake-on-motion threshold \(threshold) m/s²: use (0, \(255 * step)] m/s²")
             }
             let code = UInt8(min(max((threshold / step).rounded(), 1), 255))
             settings.womThr = code
@@ -501,7 +513,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         if let lpAccelOdr = s.lpAccelOdr { try write(.lpAccelOdr, lpAccelOdr) }
         try write(.pwrMgmt2, s.pwrMgmt2)
         if let womThr = s.womThr, let intEnable = s.intEnable {
-            motionWakeArmed = true   // from the first write on, so that a failure part-way is disarmed by the rollback
+            motionWakeArmed = true // from the first write on, so that a failure part-way is disarmed by the rollback
             try write(.intEnable, intEnable)
             if let accelIntelCtrl = s.accelIntelCtrl { try write(.accelIntelCtrl, accelIntelCtrl) }
             try write(.womThr, womThr)
@@ -516,8 +528,9 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
             if var master = masterMagnetometer {
                 _ = try master.configure(magnetometerConfiguration)
                 do {
-                    try master.bus.setSlave0Read(address: master.address, register: AK8963Datasheet.Register.st1.rawValue,
-                                                 count: AK8963Datasheet.Measurement.byteCount)
+                    try master.bus.setSlave0Read(
+                        address: master.address, register: AK8963Datasheet.Register.st1.rawValue,
+                        count: AK8963Datasheet.Measurement.byteCount)
                 } catch { throw .bus(error) }
                 masterMagnetometer = master
                 lastMagnetometerIdentity = nil
@@ -550,8 +563,12 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
             let reading = SensorReading(
                 timeS: timeS,
                 temperatureC: D.temperatureC(raw: Bytes.beS16(b, 6), variant: variant),
-                accelerationMps2: axisTriple(b, at: 0, bigEndian: true) { D.accelerationMps2(raw: $0, fullScale: accelFullScale) },
-                angularVelocityRadS: axisTriple(b, at: 8, bigEndian: true) { D.angularVelocityRadS(raw: $0, fullScale: gyroFullScale) })
+                accelerationMps2: axisTriple(b, at: 0, bigEndian: true) {
+                    D.accelerationMps2(raw: $0, fullScale: accelFullScale)
+                },
+                angularVelocityRadS: axisTriple(b, at: 8, bigEndian: true) {
+                    D.angularVelocityRadS(raw: $0, fullScale: gyroFullScale)
+                })
             return (reading, throughMaster ? AK8963Datasheet.Measurement(b, at: 14) : nil)
         }
         if powerMode == .lowPower {
@@ -565,8 +582,9 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         if let measurement, let adjustment = masterMagnetometer?.sensitivityAdjustment {
             let identity = measurement.identity
             if !(measurement.st1 == 0 && identity == 0), identity != lastMagnetometerIdentity {
-                let field = try AK8963<Bus>.field(of: measurement, adjustment: adjustment, bus: bus.name,
-                                                  address: D.magnetometerAddress)
+                let field = try AK8963<Bus>.field(
+                    of: measurement, adjustment: adjustment, bus: bus.name,
+                    address: D.magnetometerAddress)
                 lastMagnetometerIdentity = identity
                 reading.magneticFieldMicroTesla = D.mpuAxes(fromMagnetometerAxes: field)
             }

@@ -78,8 +78,10 @@ public enum MS5611Datasheet {
         /// Word 7: serial code [15:4] and CRC [3:0].
         public var serialAndCRC: UInt16
 
-        public init(factoryData: UInt16, c1: UInt16, c2: UInt16, c3: UInt16, c4: UInt16, c5: UInt16, c6: UInt16,
-                    serialAndCRC: UInt16) {
+        public init(
+            factoryData: UInt16, c1: UInt16, c2: UInt16, c3: UInt16, c4: UInt16, c5: UInt16, c6: UInt16,
+            serialAndCRC: UInt16
+        ) {
             self.factoryData = factoryData
             self.c1 = c1; self.c2 = c2; self.c3 = c3; self.c4 = c4; self.c5 = c5; self.c6 = c6
             self.serialAndCRC = serialAndCRC
@@ -113,8 +115,9 @@ public enum MS5611Datasheet {
         /// values): C1…C6 = 40127, 36924, 23317, 23282, 33464, 28312. Words 0 and 7 are not given there; these
         /// are 0 and the serial 0x000 with the CRC that makes the PROM valid.
         public static let datasheetExample: Calibration = {
-            var c = Calibration(factoryData: 0, c1: 40127, c2: 36924, c3: 23317, c4: 23282, c5: 33464, c6: 28312,
-                                serialAndCRC: 0)
+            var c = Calibration(
+                factoryData: 0, c1: 40127, c2: 36924, c3: 23317, c4: 23282, c5: 33464, c6: 28312,
+                serialAndCRC: 0)
             c.serialAndCRC = UInt16(c.computedCRC)
             return c
         }()
@@ -186,8 +189,9 @@ public enum MS5611Datasheet {
         off -= off2
         sens -= sens2
         let p = (((Int64(d1) &* sens) >> 21) &- off) >> 15
-        return Compensated(temperatureCentiC: Int32(truncatingIfNeeded: temp), pressurePa: Int32(truncatingIfNeeded: p),
-                           dT: Int32(truncatingIfNeeded: dT), t2: t2, off2: off2, sens2: sens2)
+        return Compensated(
+            temperatureCentiC: Int32(truncatingIfNeeded: temp), pressurePa: Int32(truncatingIfNeeded: p),
+            dT: Int32(truncatingIfNeeded: dT), t2: t2, off2: off2, sens2: sens2)
     }
 
     /// Reads the eight PROM words from the chip at `address` (reads only; no reset) and returns them if they pass
@@ -207,8 +211,11 @@ public enum MS5611Datasheet {
                 try bus.sensorRead(address: address, register: promAddress(word: n), into: slot)
             }
             let b = UnsafeRawBufferPointer(raw)
-            return Calibration(words: (Bytes.beU16(b, 0), Bytes.beU16(b, 2), Bytes.beU16(b, 4), Bytes.beU16(b, 6),
-                                       Bytes.beU16(b, 8), Bytes.beU16(b, 10), Bytes.beU16(b, 12), Bytes.beU16(b, 14)))
+            return Calibration(
+                words: (
+                    Bytes.beU16(b, 0), Bytes.beU16(b, 2), Bytes.beU16(b, 4), Bytes.beU16(b, 6),
+                    Bytes.beU16(b, 8), Bytes.beU16(b, 10), Bytes.beU16(b, 12), Bytes.beU16(b, 14)
+                ))
         }
     }
 }
@@ -254,7 +261,7 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
     /// Sends the reset command, waits the 2.8 ms reset time and reads the PROM, which must pass its CRC-4.
     /// `ChipIdentity.idValue` is the CRC (the chip has no ID register).
     public mutating func probe() throws(SensorError) -> ChipIdentity {
-        calibration = nil  // until this probe succeeds
+        calibration = nil // until this probe succeeds
         settings = nil
         configuration = nil
         resetPipeline()
@@ -296,23 +303,28 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
         try rejectFeaturesNotOffered(requested, chip: chipName)
         typealias O = MS5611Datasheet.Oversampling
         guard requested.oversampling >= 1 else {
-            throw .unsupportedConfiguration(chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")
+            throw .unsupportedConfiguration(
+                chip: chipName, detail: "oversampling \(requested.oversampling): use 1, 2, 4, 8 or 16")
         }
         let periodUs = 1_000_000 / requested.rateHz
         guard Double(O.osr256.conversionTimeUs) <= periodUs || requested.powerMode == .suspend else {
-            throw .unsupportedConfiguration(chip: chipName,
-                                            detail: "rate \(requested.rateHz) Hz: at most 1666 Hz (OSR 256 converts in 0.6 ms)")
+            throw .unsupportedConfiguration(
+                chip: chipName,
+                detail: "rate \(requested.rateHz) Hz: at most 1666 Hz (OSR 256 converts in 0.6 ms)")
         }
-        var osr: O = requested.powerMode == .lowPower ? .osr256 : (O.allCases.first { $0.factor >= requested.oversampling } ?? .osr4096)
+        var osr: O =
+            requested.powerMode == .lowPower ? .osr256 : (O.allCases.first { $0.factor >= requested.oversampling } ?? .osr4096)
         while osr != .osr256, Double(osr.conversionTimeUs) > periodUs, let lower = O(rawValue: osr.rawValue - 1) {
             osr = lower
         }
         let every = requested.rateHz <= 10 ? 1 : Int((requested.rateHz / 10).rounded(.up))
         let pipelined = requested.powerMode != .suspend
-        let actual = SensorConfiguration(rateHz: pipelined ? requested.rateHz : 0, powerMode: requested.powerMode,
-                                         oversampling: osr.factor)
-        return Settings(pressureOversampling: osr, temperatureOversampling: osr, temperatureEveryReads: every,
-                        isPipelined: pipelined, actual: actual)
+        let actual = SensorConfiguration(
+            rateHz: pipelined ? requested.rateHz : 0, powerMode: requested.powerMode,
+            oversampling: osr.factor)
+        return Settings(
+            pressureOversampling: osr, temperatureOversampling: osr, temperatureEveryReads: every,
+            isPipelined: pipelined, actual: actual)
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`). Writes nothing: the MS5611 has no configuration
@@ -347,7 +359,7 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
                 pendingPressureSinceS = nil
                 let conversionUs = settings.pressureOversampling.conversionTimeUs
                 let elapsedUs = (timeS - startedS) * 1_000_000
-                if !(elapsedUs >= Double(conversionUs)) {  // also when the clock went backwards or is NaN
+                if !(elapsedUs >= Double(conversionUs)) { // also when the clock went backwards or is NaN
                     delay(elapsedUs > 0 ? conversionUs - Int(elapsedUs) : conversionUs)
                 }
                 d1 = try readADC(what: "pressure (D1)")
@@ -381,8 +393,10 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
     }
 
     /// Starts a conversion, waits its time and reads the result.
-    private mutating func convert(_ command: MS5611Datasheet.Command, _ osr: MS5611Datasheet.Oversampling,
-                                  what: StaticString) throws(SensorError) -> UInt32 {
+    private mutating func convert(
+        _ command: MS5611Datasheet.Command, _ osr: MS5611Datasheet.Oversampling,
+        what: StaticString
+    ) throws(SensorError) -> UInt32 {
         try sendCommand(command.rawValue + osr.commandOffset)
         delay(osr.conversionTimeUs)
         return try readADC(what: what)
@@ -397,8 +411,9 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
         }
         if value == 0 {
             resetPipeline()
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "ADC read 0 for \(what): no finished conversion (the chip reset or missed the command)")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail: "ADC read 0 for \(what): no finished conversion (the chip reset or missed the command)")
         }
         return value
     }

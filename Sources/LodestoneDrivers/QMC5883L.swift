@@ -120,9 +120,10 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver {
     public mutating func probe() throws(SensorError) -> ChipIdentity {
         range = nil
         configuration = nil
-        let id = try bus.identifyAndReset(chip: Self.chipName, address: address, idRegister: Register.chipID.rawValue,
-                                          expected: [QMC5883LDatasheet.chipIDValue], resetRegister: Register.control2.rawValue,
-                                          resetValue: F.softRst.mask, resetTimeUs: QMC5883LDatasheet.softResetTimeUs, delay: delay)
+        let id = try bus.identifyAndReset(
+            chip: Self.chipName, address: address, idRegister: Register.chipID.rawValue,
+            expected: [QMC5883LDatasheet.chipIDValue], resetRegister: Register.control2.rawValue,
+            resetValue: F.softRst.mask, resetTimeUs: QMC5883LDatasheet.softResetTimeUs, delay: delay)
         range = .gauss2
         return ChipIdentity(chip: Self.chipName, idValue: id)
     }
@@ -151,14 +152,21 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver {
             throw .unsupportedConfiguration(chip: chipName, detail: "rate \(requested.rateHz) Hz: at most 200 Hz")
         }
         typealias O = QMC5883LDatasheet.OverSampleRatio
-        let osr: O = requested.powerMode == .lowPower ? .osr64
+        let osr: O =
+            requested.powerMode == .lowPower
+            ? .osr64
             : (O.allCases.reversed().first { $0.ratio >= 64 * requested.oversampling } ?? .osr512)
         let mode: QMC5883LDatasheet.Mode = requested.powerMode == .suspend ? .standby : .continuous
-        let control1 = F.mode.inserting(mode.rawValue, into: F.odr.inserting(rate.rawValue,
-                                        into: F.rng.inserting(range.rawValue, into: F.osr.inserting(osr.rawValue, into: 0))))
-        return Settings(control1: control1, range: range,
-                        actual: SensorConfiguration(rateHz: mode == .continuous ? rate.rateHz : 0, powerMode: requested.powerMode,
-                                                    oversampling: osr.ratio / 64, magneticRangeMicroTesla: range.rangeGauss * 100))
+        let control1 = F.mode.inserting(
+            mode.rawValue,
+            into: F.odr.inserting(
+                rate.rawValue,
+                into: F.rng.inserting(range.rawValue, into: F.osr.inserting(osr.rawValue, into: 0))))
+        return Settings(
+            control1: control1, range: range,
+            actual: SensorConfiguration(
+                rateHz: mode == .continuous ? rate.rateHz : 0, powerMode: requested.powerMode,
+                oversampling: osr.ratio / 64, magneticRangeMicroTesla: range.rangeGauss * 100))
     }
 
     /// Applies `configuration` (see `registerSettings(for:)`): control 2 (no roll-over, no interrupt), the SET/RESET
@@ -168,8 +176,9 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver {
         guard range != nil else { throw notProbed(chip: Self.chipName) }
         let s = try Self.registerSettings(for: configuration)
         try bus.sensorWriteByte(address: address, register: Register.control2.rawValue, value: 0)
-        try bus.sensorWriteByte(address: address, register: Register.setResetPeriod.rawValue,
-                                value: QMC5883LDatasheet.recommendedSetResetPeriod)
+        try bus.sensorWriteByte(
+            address: address, register: Register.setResetPeriod.rawValue,
+            value: QMC5883LDatasheet.recommendedSetResetPeriod)
         try bus.sensorWriteByte(address: address, register: Register.control1.rawValue, value: s.control1)
         range = s.range
         self.configuration = s.actual
@@ -188,13 +197,17 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver {
             return (Bytes.leS16(b, 0), Bytes.leS16(b, 2), Bytes.leS16(b, 4), b[6])
         }
         if F.ovl.extract(from: status) == 1 {
-            throw .invalidReading(chip: Self.chipName, bus: bus.name, address: address,
-                                  detail: "STATUS.OVL: the field exceeds ±\(Int(range.rangeGauss)) gauss; configure ±8 gauss or move the magnet away")
+            throw .invalidReading(
+                chip: Self.chipName, bus: bus.name, address: address,
+                detail:
+                    "STATUS.OVL: the field exceeds ±\(Int(range.rangeGauss)) gauss; configure ±8 gauss or move the magnet away")
         }
-        return SensorReading(timeS: timeS, magneticFieldMicroTesla: Vector3(
-            QMC5883LDatasheet.magneticFieldMicroTesla(raw: x, range: range),
-            QMC5883LDatasheet.magneticFieldMicroTesla(raw: y, range: range),
-            QMC5883LDatasheet.magneticFieldMicroTesla(raw: z, range: range)))
+        return SensorReading(
+            timeS: timeS,
+            magneticFieldMicroTesla: Vector3(
+                QMC5883LDatasheet.magneticFieldMicroTesla(raw: x, range: range),
+                QMC5883LDatasheet.magneticFieldMicroTesla(raw: y, range: range),
+                QMC5883LDatasheet.magneticFieldMicroTesla(raw: z, range: range)))
     }
 }
 

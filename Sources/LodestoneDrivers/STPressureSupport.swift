@@ -14,8 +14,10 @@ enum STPressureOutput {
     /// Reads `PRESS_OUT_XL` … `TEMP_OUT_H` in one 5-byte burst from `register` (with the chip's auto-increment
     /// convention already in it). Throws `.invalidReading` for a pressure of 0 or below, which the chips report before
     /// their first measurement (their range starts at 260 hPa). Allocates nothing.
-    static func readRaw<Bus: RegisterBus>(bus: Bus, address: UInt8, register: UInt8,
-                                         chip: String) throws(SensorError) -> (pressure: Int32, temperature: Int16) {
+    static func readRaw<Bus: RegisterBus>(
+        bus: Bus, address: UInt8, register: UInt8,
+        chip: String
+    ) throws(SensorError) -> (pressure: Int32, temperature: Int16) {
         let raw = try withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) { (b) throws(SensorError) -> (Int32, Int16) in
             try bus.sensorRead(address: address, register: register, into: b)
             let bytes = UnsafeRawBufferPointer(b)
@@ -26,8 +28,9 @@ enum STPressureOutput {
     }
 
     static func invalidPressure(_ raw: Int32, chip: String, bus: String, address: UInt8) -> SensorError {
-        .invalidReading(chip: chip, bus: bus, address: address,
-                        detail: "pressure output \(raw) LSB (≤ 0): no measurement made yet; is the chip configured?")
+        .invalidReading(
+            chip: chip, bus: bus, address: address,
+            detail: "pressure output \(raw) LSB (≤ 0): no measurement made yet; is the chip configured?")
     }
 
     /// The oldest `min(waiting, samples.count)` of the `waiting` FIFO slots, `slotBytes` each, read through the window
@@ -35,18 +38,22 @@ enum STPressureOutput {
     /// into `samples` with the temperature `temperatureC(bytes, k)` gives slot `k`, and stamped (`FIFOBuffering`'s time
     /// rule). Returns how many. All or nothing: a pressure of 0 or below throws `.invalidReading` and writes nothing.
     /// Allocates nothing.
-    static func drainFIFO<Bus: RegisterBus>(bus: Bus, address: UInt8, register: UInt8, slotBytes: Int, waiting: Int,
-                                            newestTimeS: Double, periodS: Double, chip: String,
-                                            into samples: UnsafeMutableBufferPointer<SensorReading>,
-                                            temperatureC: (UnsafeRawBufferPointer, Int) -> Double) throws(SensorError) -> Int {
+    static func drainFIFO<Bus: RegisterBus>(
+        bus: Bus, address: UInt8, register: UInt8, slotBytes: Int, waiting: Int,
+        newestTimeS: Double, periodS: Double, chip: String,
+        into samples: UnsafeMutableBufferPointer<SensorReading>,
+        temperatureC: (UnsafeRawBufferPointer, Int) -> Double
+    ) throws(SensorError) -> Int {
         let count = min(waiting, samples.count)
         guard count > 0 else { return 0 }
-        let bad = try withUnsafeTemporaryAllocation(byteCount: count * slotBytes, alignment: 1) { (raw) throws(SensorError) -> Int32? in
+        let bad = try withUnsafeTemporaryAllocation(byteCount: count * slotBytes, alignment: 1) {
+            (raw) throws(SensorError) -> Int32? in
             try bus.sensorReadFIFO(address: address, register: register, frameBytes: slotBytes, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             for k in 0..<count where Bytes.leS24(b, k * slotBytes) <= 0 { return Bytes.leS24(b, k * slotBytes) }
             for k in 0..<count {
-                samples[k] = SensorReading(pressurePa: pressurePa(raw: Bytes.leS24(b, k * slotBytes)), temperatureC: temperatureC(b, k))
+                samples[k] = SensorReading(
+                    pressurePa: pressurePa(raw: Bytes.leS24(b, k * slotBytes)), temperatureC: temperatureC(b, k))
             }
             return nil
         }

@@ -22,7 +22,9 @@ public struct BoardDescription: Sendable, Hashable {
     /// Where it was read from (for messages), if from a file.
     public var path: String?
 
-    public init(name: String, summary: String = "", sensors: [SensorEntry], simulation: SimulationSettings? = nil, path: String? = nil) {
+    public init(
+        name: String, summary: String = "", sensors: [SensorEntry], simulation: SimulationSettings? = nil, path: String? = nil
+    ) {
         self.name = name; self.summary = summary; self.sensors = sensors; self.simulation = simulation; self.path = path
     }
 
@@ -74,8 +76,10 @@ public struct BoardDescription: Sendable, Hashable {
         /// `"model"`, else `BoardDescription.defaultReceiverModel(chip:)`; `nil` for other sensors and GPX tracks.
         public var receiverModel: String?
 
-        public init(id: String, chip: String, bus: BusLocation, address: UInt8?, mount: Matrix3 = .identity, rateHz: Double,
-                    receiverModel: String? = nil) {
+        public init(
+            id: String, chip: String, bus: BusLocation, address: UInt8?, mount: Matrix3 = .identity, rateHz: Double,
+            receiverModel: String? = nil
+        ) {
             self.id = id; self.chip = chip; self.bus = bus; self.address = address; self.mount = mount; self.rateHz = rateHz
             self.receiverModel = receiverModel ?? BoardDescription.defaultReceiverModel(chip: chip)
         }
@@ -121,7 +125,9 @@ extension BoardDescription {
     public static func load(path: String) throws(BoardFileError) -> BoardDescription {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw BoardFileError(path: path, key: "", problem: "cannot read the file (\(Self.reason(error))); pass an existing board file, e.g. boards/simulated.json")
+            throw BoardFileError(
+                path: path, key: "",
+                problem: "cannot read the file (\(Self.reason(error))); pass an existing board file, e.g. boards/simulated.json")
         }
         return try parse(data, path: path)
     }
@@ -217,12 +223,19 @@ enum BoardFileValue: Decodable, CustomStringConvertible {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([BoardFileValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: BoardFileValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([BoardFileValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: BoardFileValue].self))
+        }
     }
 
     var number: Double? { if case .number(let n) = self { n } else { nil } }
@@ -244,7 +257,8 @@ enum BoardFileValue: Decodable, CustomStringConvertible {
 extension KeyedDecodingContainer where Key == BoardFileKey {
     /// A `dataCorrupted` error at `key` (the container itself for `""`) saying `problem`.
     func fail(_ key: String, _ problem: String) -> DecodingError {
-        DecodingError.dataCorrupted(.init(codingPath: codingPath + (key.isEmpty ? [] : [BoardFileKey(key)]), debugDescription: problem))
+        DecodingError.dataCorrupted(
+            .init(codingPath: codingPath + (key.isEmpty ? [] : [BoardFileKey(key)]), debugDescription: problem))
     }
 
     /// Refuses the first key (in sorted order) that is not in `keys`.
@@ -283,10 +297,15 @@ enum BoardChip: Equatable {
     case register(ChipID), iio, gnss(GNSSChip)
 
     init?(_ name: String) {
-        if name == "iio" { self = .iio }
-        else if let g = GNSSChip(rawValue: name) { self = .gnss(g) }
-        else if let id = ChipID(rawValue: name) { self = .register(id) }
-        else { return nil }
+        if name == "iio" {
+            self = .iio
+        } else if let g = GNSSChip(rawValue: name) {
+            self = .gnss(g)
+        } else if let id = ChipID(rawValue: name) {
+            self = .register(id)
+        } else {
+            return nil
+        }
     }
 }
 
@@ -295,7 +314,9 @@ extension BoardDescription: Decodable {
         let c = try decoder.container(keyedBy: BoardFileKey.self)
         try c.allowOnly(["format", "name", "description", "sensors", "simulation"])
         let format = try c.string("format")
-        guard format == Self.formatTag else { throw c.fail("format", "\"\(format)\" is not supported; allowed: \"\(Self.formatTag)\"") }
+        guard format == Self.formatTag else {
+            throw c.fail("format", "\"\(format)\" is not supported; allowed: \"\(Self.formatTag)\"")
+        }
         name = try c.string("name")
         summary = try c.optionalString("description") ?? ""
         guard case .array(let items)? = try c.value("sensors"), !items.isEmpty else {
@@ -308,8 +329,10 @@ extension BoardDescription: Decodable {
             let index = list.currentIndex
             let entry = try list.decode(SensorEntry.self)
             guard seen.insert(entry.id).inserted else {
-                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [BoardFileKey("sensors"), BoardFileKey(intValue: index)!, BoardFileKey("id")],
-                                                        debugDescription: "\"\(entry.id)\" is used twice; ids must be unique"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: c.codingPath + [BoardFileKey("sensors"), BoardFileKey(intValue: index)!, BoardFileKey("id")],
+                        debugDescription: "\"\(entry.id)\" is used twice; ids must be unique"))
             }
             sensors.append(entry)
         }
@@ -321,7 +344,9 @@ extension BoardDescription: Decodable {
             simulation = nil
         }
         if simulation == nil, let s = sensors.first(where: { $0.bus == .simulated }) {
-            throw c.fail("simulation", "missing, but sensor \"\(s.id)\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}")
+            throw c.fail(
+                "simulation",
+                "missing, but sensor \"\(s.id)\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}")
         }
         path = nil
     }
@@ -340,10 +365,13 @@ extension BoardDescription.SensorEntry: Decodable {
         }
         let name = try c.string("chip").lowercased()
         guard let chip = BoardChip(name) else {
-            throw c.fail("chip", "\"\(name)\" is not a known chip; allowed: " + BoardDescription.knownChips.joined(separator: ", "))
+            throw c.fail(
+                "chip", "\"\(name)\" is not a known chip; allowed: " + BoardDescription.knownChips.joined(separator: ", "))
         }
         guard let busValue = try c.value("bus"), case .object = busValue else {
-            throw c.fail("bus", "\((try c.value("bus")).map(\.description) ?? "missing") is not a bus; " + BoardDescription.BusLocation.allowed)
+            throw c.fail(
+                "bus",
+                "\((try c.value("bus")).map(\.description) ?? "missing") is not a bus; " + BoardDescription.BusLocation.allowed)
         }
         let bus = try BoardDescription.BusLocation(from: c.superDecoder(forKey: BoardFileKey("bus")), chip: chip)
         var address: UInt8?
@@ -353,7 +381,9 @@ extension BoardDescription.SensorEntry: Decodable {
             }
             address = v
         }
-        if case .iio = bus, address != nil { throw c.fail("address", "not allowed for an IIO device (the kernel driver owns the address)") }
+        if case .iio = bus, address != nil {
+            throw c.fail("address", "not allowed for an IIO device (the kernel driver owns the address)")
+        }
         if case .spi = bus, address != nil { throw c.fail("address", "not allowed on SPI (the chip select picks the chip)") }
         var mount = Matrix3.identity
         if try c.value("mount") != nil {
@@ -361,7 +391,10 @@ extension BoardDescription.SensorEntry: Decodable {
                 throw c.fail("mount", "must be 9 numbers, row-major, with v_board = M · v_chip (like IIO's mount_matrix)")
             }
             guard abs(abs(m.determinant) - 1) < 1e-3 else {
-                throw c.fail("mount", "determinant \(m.determinant) is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)")
+                throw c.fail(
+                    "mount",
+                    "determinant \(m.determinant) is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)"
+                )
             }
             mount = m
         }
@@ -383,11 +416,16 @@ extension BoardDescription.SensorEntry: Decodable {
             guard let g = gnss, g != .gpx else {
                 throw c.fail("model", "only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key")
             }
-            guard let text = m.string, !text.isEmpty, text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" }) else {
+            guard let text = m.string, !text.isEmpty,
+                text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" })
+            else {
                 throw c.fail("model", "\(m) is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\"")
             }
             guard EnergyModel.receiver(text) != nil else {
-                throw c.fail("model", "\"\(text)\" is not a receiver the energy model knows; known: " + EnergyModel.receiverModels.joined(separator: ", "))
+                throw c.fail(
+                    "model",
+                    "\"\(text)\" is not a receiver the energy model knows; known: "
+                        + EnergyModel.receiverModels.joined(separator: ", "))
             }
             model = text
         }
@@ -402,12 +440,16 @@ extension BoardDescription.SimulationSettings: Decodable {
         let scenario = try c.string("scenario")
         var hard = Vector3.zero
         if try c.value("hardIronMicroTesla") != nil {
-            guard let v = try c.numbers("hardIronMicroTesla", count: 3) else { throw c.fail("hardIronMicroTesla", "must be 3 numbers (µT, board axes)") }
+            guard let v = try c.numbers("hardIronMicroTesla", count: 3) else {
+                throw c.fail("hardIronMicroTesla", "must be 3 numbers (µT, board axes)")
+            }
             hard = Vector3(v[0], v[1], v[2])
         }
         var soft = Matrix3.identity
         if try c.value("softIron") != nil {
-            guard let v = try c.numbers("softIron", count: 9), let m = Matrix3(rowMajor: v) else { throw c.fail("softIron", "must be 9 numbers, row-major") }
+            guard let v = try c.numbers("softIron", count: 9), let m = Matrix3(rowMajor: v) else {
+                throw c.fail("softIron", "must be 9 numbers, row-major")
+            }
             soft = m
         }
         self.init(scenario: scenario, hardIronMicroTesla: hard, softIron: soft)
@@ -416,7 +458,8 @@ extension BoardDescription.SimulationSettings: Decodable {
 
 extension BoardDescription.BusLocation {
     /// What a register chip's `bus` may be.
-    static let allowed = "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
+    static let allowed =
+        "allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
 
     /// The bus object of a sensor whose chip is `chip`.
     init(from decoder: any Decoder, chip: BoardChip) throws {
@@ -424,22 +467,35 @@ extension BoardDescription.BusLocation {
         if case .gnss(let g) = chip { self = try Self.gnss(c, chip: g); return }
         if let dev = try c.value("i2c") {
             try c.allowOnly(["i2c"])
-            guard let d = dev.string, d.hasPrefix("/dev/") else { throw c.fail("i2c", "\(dev) must be a device path like \"/dev/i2c-1\"") }
+            guard let d = dev.string, d.hasPrefix("/dev/") else {
+                throw c.fail("i2c", "\(dev) must be a device path like \"/dev/i2c-1\"")
+            }
             guard chip != .iio else { throw c.fail("", "chip \"iio\" needs an iio bus; " + Self.allowed) }
             self = .i2c(path: d)
         } else if let dev = try c.value("iio") {
             try c.allowOnly(["iio", "uri"])
-            guard let d = dev.string, !d.isEmpty else { throw c.fail("iio", "must be an IIO device name (e.g. \"lsm6dsl_accel\") or id (\"iio:device0\")") }
+            guard let d = dev.string, !d.isEmpty else {
+                throw c.fail("iio", "must be an IIO device name (e.g. \"lsm6dsl_accel\") or id (\"iio:device0\")")
+            }
             let uri = try c.value("uri")?.string ?? "local:"
-            guard uri.hasPrefix("local:") || uri.hasPrefix("ip:") else { throw c.fail("uri", "\"\(uri)\" is not allowed; use \"local:\" or \"ip:HOST\"") }
-            guard chip == .iio else { throw c.fail("", "an IIO device needs \"chip\": \"iio\" (the kernel driver does the chip work)") }
+            guard uri.hasPrefix("local:") || uri.hasPrefix("ip:") else {
+                throw c.fail("uri", "\"\(uri)\" is not allowed; use \"local:\" or \"ip:HOST\"")
+            }
+            guard chip == .iio else {
+                throw c.fail("", "an IIO device needs \"chip\": \"iio\" (the kernel driver does the chip work)")
+            }
             self = .iio(device: d, uri: uri)
         } else if let dev = try c.value("spi") {
             try c.allowOnly(["spi", "speedHz"])
-            guard let d = dev.string, d.hasPrefix("/dev/") else { throw c.fail("spi", "\(dev) must be a device path like \"/dev/spidev0.1\"") }
+            guard let d = dev.string, d.hasPrefix("/dev/") else {
+                throw c.fail("spi", "\(dev) must be a device path like \"/dev/spidev0.1\"")
+            }
             guard case .register(let id) = chip, id.spiFraming != nil else {
                 let name = if case .register(let id) = chip { id.rawValue } else { "iio" }
-                throw c.fail("", "chip \"\(name)\" is not read over SPI; SPI chips: " + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
+                throw c.fail(
+                    "",
+                    "chip \"\(name)\" is not read over SPI; SPI chips: "
+                        + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
             }
             var speedHz: UInt32?
             if let v = try c.value("speedHz") {
@@ -467,7 +523,8 @@ extension BoardDescription.BusLocation {
             try c.allowOnly(["gpsd"])
             let given = try c.value("gpsd")
             guard let text = given?.string, let colon = text.lastIndex(of: ":"),
-                  let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port), colon > text.startIndex else {
+                let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port), colon > text.startIndex
+            else {
                 throw c.fail("gpsd", "\(given.map(\.description) ?? "missing") must be \"HOST:PORT\", e.g. \"127.0.0.1:2947\"")
             }
             var host = String(text[..<colon])
@@ -480,18 +537,25 @@ extension BoardDescription.BusLocation {
         case .nmea, .ublox:
             if let f = try c.value("file") {
                 try c.allowOnly(["file"])
-                guard let path = f.string, !path.isEmpty else { throw c.fail("file", "must be the path of a recorded receiver log") }
+                guard let path = f.string, !path.isEmpty else {
+                    throw c.fail("file", "must be the path of a recorded receiver log")
+                }
                 return .file(path: path)
             }
             try c.allowOnly(["serial", "baudRate"])
             let serial = try c.value("serial")
             guard let d = serial?.string, d.hasPrefix("/dev/") else {
-                throw c.fail("serial", "\(serial.map(\.description) ?? "missing") must be a device path like \"/dev/ttyS0\" (or give {\"file\": LOG})")
+                throw c.fail(
+                    "serial",
+                    "\(serial.map(\.description) ?? "missing") must be a device path like \"/dev/ttyS0\" (or give {\"file\": LOG})"
+                )
             }
             let baudValue = try c.value("baudRate")
             let baud = baudValue?.number.flatMap { Int(exactly: $0) } ?? 9600
             guard baudValue == nil || (baudValue?.number != nil && SerialPort.supportedBaudRates.contains(baud)) else {
-                throw c.fail("baudRate", "\(baudValue!) is not a baud rate; allowed: 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600")
+                throw c.fail(
+                    "baudRate",
+                    "\(baudValue!) is not a baud rate; allowed: 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600")
             }
             return .serial(path: d, baudRate: baud)
         }

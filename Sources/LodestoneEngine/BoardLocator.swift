@@ -52,13 +52,17 @@ public enum BoardLocator {
     ///   - executablePath: the running executable's path, ideally with symlinks resolved (`/proc/self/exe`);
     ///     `nil` or a relative name skips the places relative to it.
     ///   - currentDirectory: the working directory (absolute).
-    public static func candidates(environment: [String: String], executablePath: String?,
-                                  currentDirectory: String) -> [Candidate] {
+    public static func candidates(
+        environment: [String: String], executablePath: String?,
+        currentDirectory: String
+    ) -> [Candidate] {
         if let named = environment[environmentVariable], !named.isEmpty {
             return [Candidate(path: absolute(named, in: currentDirectory), origin: "$" + environmentVariable)]
         }
-        var list = [Candidate(path: systemBoardPath, origin: "system board"),
-                    Candidate(path: installedBoardPath, origin: "installed data")]
+        var list = [
+            Candidate(path: systemBoardPath, origin: "system board"),
+            Candidate(path: installedBoardPath, origin: "installed data")
+        ]
         if let exe = executablePath, exe.hasPrefix("/") {
             let dir = normalize(exe + "/..")
             list.append(Candidate(path: normalize(dir + "/../share/lodestone/boards/simulated.json"), origin: "installed data"))
@@ -72,8 +76,10 @@ public enum BoardLocator {
 
     /// The default board file: the first of ``candidates(environment:executablePath:currentDirectory:)`` that exists.
     /// - Throws: ``NotFound`` listing every place tried.
-    public static func defaultBoardPath(environment: [String: String], fileExists: (String) -> Bool,
-                                        executablePath: String?, currentDirectory: String) throws(NotFound) -> String {
+    public static func defaultBoardPath(
+        environment: [String: String], fileExists: (String) -> Bool,
+        executablePath: String?, currentDirectory: String
+    ) throws(NotFound) -> String {
         let list = candidates(environment: environment, executablePath: executablePath, currentDirectory: currentDirectory)
         guard let found = list.first(where: { fileExists($0.path) }) else { throw NotFound(tried: list) }
         return found.path
@@ -105,11 +111,13 @@ extension BoardLocator {
     /// resolved through `/proc/self/exe`, which also works when it was found through `$PATH`).
     /// - Throws: `NotFound` listing every place tried.
     public static func defaultBoardPath() throws(NotFound) -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? Bundle.main.executableURL?.resolvingSymlinksInPath().path
-        return try defaultBoardPath(environment: ProcessInfo.processInfo.environment,
-                                    fileExists: { FileManager.default.fileExists(atPath: $0) },
-                                    executablePath: executable, currentDirectory: FileManager.default.currentDirectoryPath)
+        return try defaultBoardPath(
+            environment: ProcessInfo.processInfo.environment,
+            fileExists: { FileManager.default.fileExists(atPath: $0) },
+            executablePath: executable, currentDirectory: FileManager.default.currentDirectoryPath)
     }
 }
 

@@ -28,16 +28,21 @@ public struct BoardRuntime {
         if !simulated.isEmpty {
             let name = scenario ?? board.simulation?.scenario ?? Scenario.defaultName
             guard let sc = Scenario.named(name) else {
-                throw JobError("\(board.path ?? board.name): simulation.scenario: \"\(name)\" is unknown; allowed: " + scenarioNames.joined(separator: ", "))
+                throw JobError(
+                    "\(board.path ?? board.name): simulation.scenario: \"\(name)\" is unknown; allowed: "
+                        + scenarioNames.joined(separator: ", "))
             }
             let placements = simulated.map { s in
-                SimulatedBoard.Placement(id: s.id, chip: s.chip, address: s.address ?? ChipCatalog.entry(named: s.chip)?.addresses.first ?? 0,
-                                         mount: s.mount, rateHz: s.rateHz)
+                SimulatedBoard.Placement(
+                    id: s.id, chip: s.chip, address: s.address ?? ChipCatalog.entry(named: s.chip)?.addresses.first ?? 0,
+                    mount: s.mount, rateHz: s.rateHz)
             }
-            let disturbance = MagneticDisturbance(hardIronMicroTesla: board.simulation?.hardIronMicroTesla ?? .zero,
-                                                  softIron: board.simulation?.softIron ?? .identity)
+            let disturbance = MagneticDisturbance(
+                hardIronMicroTesla: board.simulation?.hardIronMicroTesla ?? .zero,
+                softIron: board.simulation?.softIron ?? .identity)
             do {
-                world = SimulatedWorld(board: try SimulatedBoard(scenario: sc, placements: placements, disturbance: disturbance, seed: seed))
+                world = SimulatedWorld(
+                    board: try SimulatedBoard(scenario: sc, placements: placements, disturbance: disturbance, seed: seed))
             } catch { throw JobError(error.description) }
         }
         for s in board.sensors {
@@ -47,7 +52,9 @@ public struct BoardRuntime {
                 sources.append(try driverSource(s, bus: w.board.bus, path: "sim"))
             case .i2c(let path):
                 let bus: I2CDevBus
-                if let b = buses[path] { bus = b } else {
+                if let b = buses[path] {
+                    bus = b
+                } else {
                     do { bus = try I2CDevBus(path: path) } catch {
                         throw JobError("\(board.path ?? board.name): sensor \(s.id): \(error.description)")
                     }
@@ -57,8 +64,10 @@ public struct BoardRuntime {
             case let .iio(device, uri):
                 sources.append(try IIOSource(id: s.id, device: device, uri: uri, rateHz: s.rateHz, mount: s.mount))
             case let .serial(path, baud):
-                sources.append(GNSSSerialSource(id: s.id, path: path, baudRate: baud, rateHz: s.rateHz, chip: s.chip,
-                                                receiverModel: s.receiverModel))
+                sources.append(
+                    GNSSSerialSource(
+                        id: s.id, path: path, baudRate: baud, rateHz: s.rateHz, chip: s.chip,
+                        receiverModel: s.receiverModel))
             case let .gpsd(host, port):
                 sources.append(GNSSGpsdSource(id: s.id, host: host, port: port, rateHz: s.rateHz, receiverModel: s.receiverModel))
             case .file(let path):
@@ -111,11 +120,14 @@ public struct BoardRuntime {
         return String(b[...slash]) + path
     }
 
-    private static func driverSource<Bus: RegisterBus>(_ s: BoardDescription.SensorEntry, bus: Bus, path: String) throws(JobError) -> DriverSource {
+    private static func driverSource<Bus: RegisterBus>(_ s: BoardDescription.SensorEntry, bus: Bus, path: String) throws(JobError)
+        -> DriverSource
+    {
         do {
             let driver = try ChipCatalog.makeDriver(chip: s.chip, bus: bus, address: s.address, delay: SystemDelay.microseconds)
-            return DriverSource(id: s.id, label: "\(s.chip) @ \(path) \(hex(driver.address))", rateHz: s.rateHz, mount: s.mount,
-                                driver: driver, chip: s.chip)
+            return DriverSource(
+                id: s.id, label: "\(s.chip) @ \(path) \(hex(driver.address))", rateHz: s.rateHz, mount: s.mount,
+                driver: driver, chip: s.chip)
         } catch { throw JobError("sensor \(s.id): \(error.description)") }
     }
 }
@@ -168,9 +180,10 @@ public final class SimulatedWorld {
     /// The truth for status messages.
     public var truthSummary: Wire.Status.Truth {
         let t = board.truth
-        return Wire.Status.Truth(activity: t.activity.rawValue, segment: t.segment.rawValue, floor: t.floor,
-                                 latDeg: t.latitudeDeg, lonDeg: t.longitudeDeg, heightM: t.heightM,
-                                 headingDeg: t.boardToENU.rollPitchHeadingDeg.headingDeg)
+        return Wire.Status.Truth(
+            activity: t.activity.rawValue, segment: t.segment.rawValue, floor: t.floor,
+            latDeg: t.latitudeDeg, lonDeg: t.longitudeDeg, heightM: t.heightM,
+            headingDeg: t.boardToENU.rollPitchHeadingDeg.headingDeg)
     }
 }
 
@@ -198,8 +211,10 @@ struct SimulatedGNSSSource: GNSSPowerControllable {
     mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
         guard world.board.hasNewFix, let f = world.board.latestFix else { return .none }
         // The simulated receiver knows the date: the scenario's start plus the time run.
-        return .fix(f.receiverFix(timeS: timeS,
-                                  utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS))
+        return .fix(
+            f.receiverFix(
+                timeS: timeS,
+                utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS))
     }
 }
 
@@ -209,8 +224,10 @@ extension SPIDevBus {
     /// - Throws: `BusError` `.unsupported` when `chip` is not read over SPI, or what `init` throws.
     package static func opening(path: String, chip: String, speedHz: UInt32?) throws(BusError) -> SPIDevBus {
         guard let framing = ChipCatalog.spiFraming(forChip: chip) else {
-            throw BusError(kind: .unsupported, bus: path, operation: "\(chip) is not read over SPI; SPI chips: "
-                               + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
+            throw BusError(
+                kind: .unsupported, bus: path,
+                operation: "\(chip) is not read over SPI; SPI chips: "
+                    + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
         }
         var settings = SPISettings()
         if let speedHz { settings.speedHz = speedHz }

@@ -41,21 +41,27 @@ public enum CalibrationFiles {
     }
 
     /// Where a board's calibration is looked for, in order (without `--calibration`).
-    public static func searchPath(for board: BoardDescription, environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public static func searchPath(
+        for board: BoardDescription, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
         let name = stem(of: board) + ".json"
         var paths: [String] = []
         if let dir = environment[directoryVariable], !dir.isEmpty { paths.append(dir + "/" + name) }
         paths.append(systemDirectory + "/" + name)
         if let path = board.path {
             let boardDirectory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            paths.append(boardDirectory.deletingLastPathComponent().appendingPathComponent("calibration").appendingPathComponent(name).path)
+            paths.append(
+                boardDirectory.deletingLastPathComponent().appendingPathComponent("calibration").appendingPathComponent(name).path
+            )
         }
         return paths
     }
 
     /// Where `lodestone calibrate` saves without `--output`: `$LODESTONE_CALIBRATION_DIR/NAME.json` when set,
     /// else `/var/lib/lodestone/NAME.json`.
-    public static func defaultOutput(for board: BoardDescription, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultOutput(
+        for board: BoardDescription, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
         let name = stem(of: board) + ".json"
         if let dir = environment[directoryVariable], !dir.isEmpty { return dir + "/" + name }
         return systemDirectory + "/" + name
@@ -65,7 +71,9 @@ public enum CalibrationFiles {
     public static func load(path: String) throws(JobError) -> CalibrationDocument {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw JobError("\(path): cannot read the calibration file (\(BoardDescription.reason(error))); check the path, or \(Remedy.runWithout)")
+            throw JobError(
+                "\(path): cannot read the calibration file (\(BoardDescription.reason(error))); check the path, or \(Remedy.runWithout)"
+            )
         }
         return try parse(data, path: path)
     }
@@ -79,8 +87,10 @@ public enum CalibrationFiles {
             throw JobError("\(path): \(e.key.isEmpty ? "" : e.key + ": ")\(e.problem); \(redo)")
         } catch let DecodingError.dataCorrupted(context) {
             let underlying = (context.underlyingError as NSError?).map { BoardDescription.reason($0) } ?? context.debugDescription
-            throw JobError("\(path): not a valid calibration file: "
-                           + (isCutShort(data) ? "the JSON is cut short (an interrupted copy?)" : "not valid JSON (\(underlying))") + "; \(redo)")
+            throw JobError(
+                "\(path): not a valid calibration file: "
+                    + (isCutShort(data) ? "the JSON is cut short (an interrupted copy?)" : "not valid JSON (\(underlying))")
+                    + "; \(redo)")
         } catch {
             throw JobError("\(path): not a valid calibration file (\(error)); \(redo)")
         }
@@ -113,14 +123,17 @@ public enum CalibrationFiles {
             throw JobError("\(path): is a directory; \(Remedy.giveAFile)")
         }
         if directory == systemDirectory, !FileManager.default.fileExists(atPath: directory) {
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o755])
+            try? FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
         }
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw JobError("\(path): the directory \(directory) does not exist; create it or \(Remedy.chooseAnotherOutput)")
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw JobError("\(path): permission denied: cannot write in \(directory); run as a user who may (e.g. sudo), or \(Remedy.chooseAnotherOutput)")
+            throw JobError(
+                "\(path): permission denied: cannot write in \(directory); run as a user who may (e.g. sudo), or \(Remedy.chooseAnotherOutput)"
+            )
         }
     }
 
@@ -133,7 +146,9 @@ public enum CalibrationFiles {
             throw JobError(error.message + "; it is left as it is: move it away or \(Remedy.chooseAnotherOutput)")
         }
         guard document.board == board.name else {
-            throw JobError("\(path): holds the calibration of board \"\(document.board)\", not \"\(board.name)\"; \(Remedy.chooseAnotherOutput)")
+            throw JobError(
+                "\(path): holds the calibration of board \"\(document.board)\", not \"\(board.name)\"; \(Remedy.chooseAnotherOutput)"
+            )
         }
         return document
     }
@@ -147,23 +162,28 @@ public enum CalibrationFiles {
         }
         for s in document.sensors {
             guard let entry = board.sensors.first(where: { $0.id == s.id }) else {
-                throw JobError("\(path): sensor \"\(s.id)\" is not on board \"\(board.name)\" (its sensors: "
-                               + board.sensors.map(\.id).joined(separator: ", ") + "); \(redo)")
+                throw JobError(
+                    "\(path): sensor \"\(s.id)\" is not on board \"\(board.name)\" (its sensors: "
+                        + board.sensors.map(\.id).joined(separator: ", ") + "); \(redo)")
             }
             guard entry.chip == s.chip else {
-                throw JobError("\(path): sensor \"\(s.id)\" was calibrated as a \(s.chip), the board file says \(entry.chip); \(redo)")
+                throw JobError(
+                    "\(path): sensor \"\(s.id)\" was calibrated as a \(s.chip), the board file says \(entry.chip); \(redo)")
             }
             guard maximumDifference(entry.mount, s.mount) < 1e-6 else {
-                throw JobError("\(path): sensor \"\(s.id)\" was calibrated with mount \(compact(s.mount)), the board file now says "
-                               + "\(compact(entry.mount)): its parameters are in the old axes; \(redo)")
+                throw JobError(
+                    "\(path): sensor \"\(s.id)\" was calibrated with mount \(compact(s.mount)), the board file now says "
+                        + "\(compact(entry.mount)): its parameters are in the old axes; \(redo)")
             }
         }
     }
 
     /// The calibration `run` and `replay` use: `--no-calibration` → none; `--calibration FILE` → that file
     /// (checked against the board when there is one); else the first file of `searchPath(for:)` that exists.
-    public static func resolve(board: BoardDescription?, explicitPath: String?, disabled: Bool,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) throws(JobError) -> CalibrationStage.Configuration {
+    public static func resolve(
+        board: BoardDescription?, explicitPath: String?, disabled: Bool,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(JobError) -> CalibrationStage.Configuration {
         if disabled { return CalibrationStage.Configuration(disabled: true) }
         var searched: [String] = []
         let path: String
@@ -197,7 +217,13 @@ public enum CalibrationFiles {
         var depth = 0, inString = false, escaped = false, sawAny = false
         for byte in data {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {
@@ -219,15 +245,25 @@ public enum CalibrationFiles {
             do { board = try BoardDescription.load(path: boardPath) } catch { throw JobError(error.description) }
             try check(document, path: path, against: board)
         }
-        var lines = ["\(path): valid \(CalibrationDocument.formatTag) for board \"\(document.board)\"" + (boardPath.map { ", matches \($0)" } ?? "")]
+        var lines = [
+            "\(path): valid \(CalibrationDocument.formatTag) for board \"\(document.board)\""
+                + (boardPath.map { ", matches \($0)" } ?? "")
+        ]
         for s in document.sensors {
             var parts: [String] = []
             if let m = s.magnetometer {
-                parts.append("magnetometer \(m.grade.rawValue) (residual \(formatFixed(m.residualMicroTesla, digits: 2)) µT, coverage \(formatFixed(m.coveragePercent, digits: 0)) %, \(m.date))")
+                parts.append(
+                    "magnetometer \(m.grade.rawValue) (residual \(formatFixed(m.residualMicroTesla, digits: 2)) µT, coverage \(formatFixed(m.coveragePercent, digits: 0)) %, \(m.date))"
+                )
             }
-            if let a = s.accelerometer { parts.append("accelerometer \(a.grade.rawValue) (residual \(formatFixed(a.residualMps2, digits: 3)) m/s², \(a.date))") }
+            if let a = s.accelerometer {
+                parts.append(
+                    "accelerometer \(a.grade.rawValue) (residual \(formatFixed(a.residualMps2, digits: 3)) m/s², \(a.date))")
+            }
             if let g = s.gyroscope {
-                parts.append("gyroscope (\(formatFixed(g.durationS, digits: 0)) s at rest" + (g.noiseDensityRadSPerRootHz != nil ? ", with Allan noise figures" : "") + ", \(g.date))")
+                parts.append(
+                    "gyroscope (\(formatFixed(g.durationS, digits: 0)) s at rest"
+                        + (g.noiseDensityRadSPerRootHz != nil ? ", with Allan noise figures" : "") + ", \(g.date))")
             }
             if let b = s.barometer { parts.append("barometer (offset \(formatFixed(b.offsetPa, digits: 1)) Pa, \(b.date))") }
             lines.append("  \(s.id) (\(s.chip)): " + parts.joined(separator: "; "))

@@ -61,8 +61,9 @@ public struct DriverSource: PlannableSource {
 
     /// The sensor as the scheduler plans it (FIFO capacity: with the configuration now applied).
     public var plannedSensor: PlannedSensor {
-        PlannedSensor(id: id, chip: chip, kinds: kinds, maximumRateHz: rateHz, hasMotionWake: hasMotionWake,
-                      fifoCapacitySamples: max(fifoCapacitySamples, fifoCapacityWhenOnSamples))
+        PlannedSensor(
+            id: id, chip: chip, kinds: kinds, maximumRateHz: rateHz, hasMotionWake: hasMotionWake,
+            fifoCapacitySamples: max(fifoCapacitySamples, fifoCapacityWhenOnSamples))
     }
 
     /// Probes the chip and applies `plannedConfiguration`.
@@ -121,8 +122,10 @@ public struct DriverSource: PlannableSource {
                 try start()
             } catch {
                 plannedConfiguration = previous
-                throw SourceError(sensor: id, message: "reconfiguration to \(Self.summary(wanted)) failed while starting: "
-                                  + error.message, deviceGone: error.deviceGone)
+                throw SourceError(
+                    sensor: id,
+                    message: "reconfiguration to \(Self.summary(wanted)) failed while starting: "
+                        + error.message, deviceGone: error.deviceGone)
             }
             return configuration ?? wanted
         }
@@ -145,8 +148,9 @@ public struct DriverSource: PlannableSource {
                 gone = true
                 rollback = "rollback failed too (\(second.description)); the chip will be re-probed"
             }
-            throw SourceError(sensor: id, message: "reconfiguration to \(Self.summary(wanted)) failed: \(failure); \(rollback)",
-                              deviceGone: gone)
+            throw SourceError(
+                sensor: id, message: "reconfiguration to \(Self.summary(wanted)) failed: \(failure); \(rollback)",
+                deviceGone: gone)
         }
     }
 
@@ -191,7 +195,8 @@ private class PlainHandle<D: SensorDriver>: DriverHandle {
     func configure(_ c: SensorConfiguration) throws(SensorError) -> SensorConfiguration { try driver.configure(c) }
     func read(timeS: Double) throws(SensorError) -> SensorReading { try driver.read(timeS: timeS) }
     func motionDetected() throws(SensorError) -> Bool { false }
-    func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain {
+    func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain
+    {
         FIFODrain(count: 0, overrun: false)
     }
 }
@@ -204,7 +209,9 @@ private final class WakeHandle<D: MotionWakeReporting>: PlainHandle<D> {
 private final class FIFOHandle<D: FIFOBuffering>: PlainHandle<D> {
     override var hasFIFO: Bool { true }
     override var fifoCapacitySamples: Int { driver.fifoCapacitySamples }
-    override func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain {
+    override func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError)
+        -> FIFODrain
+    {
         try driver.drainFIFO(into: samples, newestTimeS: newestTimeS)
     }
 }
@@ -214,7 +221,9 @@ private final class WakeFIFOHandle<D: MotionWakeReporting & FIFOBuffering>: Plai
     override var hasFIFO: Bool { true }
     override var fifoCapacitySamples: Int { driver.fifoCapacitySamples }
     override func motionDetected() throws(SensorError) -> Bool { try driver.motionDetected() }
-    override func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError) -> FIFODrain {
+    override func drainFIFO(into samples: UnsafeMutableBufferPointer<SensorReading>, newestTimeS: Double) throws(SensorError)
+        -> FIFODrain
+    {
         try driver.drainFIFO(into: samples, newestTimeS: newestTimeS)
     }
 }

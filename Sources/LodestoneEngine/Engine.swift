@@ -84,10 +84,12 @@ public struct Engine {
         timeS = startTimeS
         slots = sources.map { s in
             let period = 1 / max(s.rateHz, 1e-3)
-            return Slot(source: s, periodS: period, originS: startTimeS, nextDueS: startTimeS,
-                        status: SourceStatus(id: s.id, label: s.label, rateHz: s.rateHz, health: .starting, samples: 0,
-                                             failures: 0, lastReading: nil, lastFix: nil, measuredRateHz: 0),
-                        windowStartS: startTimeS)
+            return Slot(
+                source: s, periodS: period, originS: startTimeS, nextDueS: startTimeS,
+                status: SourceStatus(
+                    id: s.id, label: s.label, rateHz: s.rateHz, health: .starting, samples: 0,
+                    failures: 0, lastReading: nil, lastFix: nil, measuredRateHz: 0),
+                windowStartS: startTimeS)
         }
     }
 
@@ -100,7 +102,7 @@ public struct Engine {
     /// The next instant at which a source is due.
     public var nextDueS: Double {
         var next = Double.infinity
-        for slot in slots where slot.nextDueS < next { next = slot.nextDueS }   // no array: this runs every step
+        for slot in slots where slot.nextDueS < next { next = slot.nextDueS } // no array: this runs every step
         return next
     }
 
@@ -118,11 +120,11 @@ public struct Engine {
         if var r = slots[i].source as? any ReconfigurableSource {
             var wanted = plan.configuration
             if !plan.enabled { wanted.powerMode = .suspend }
-            if plan.fifoDepthSamples > 0 { wanted.fifo = .stream }   // batched: drained at `readRateHz`
+            if plan.fifoDepthSamples > 0 { wanted.fifo = .stream } // batched: drained at `readRateHz`
             do throws(SourceError) {
                 applied = try r.reconfigure(wanted)
                 slots[i].source = r
-                slots[i].needsStart = false   // a source not started yet was started with the plan
+                slots[i].needsStart = false // a source not started yet was started with the plan
             } catch {
                 slots[i].source = r
                 // The rollback failed too: the chip's state is unknown, so it is re-probed (and given its old plan).

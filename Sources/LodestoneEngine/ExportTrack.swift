@@ -51,7 +51,8 @@ public final class TrackExport {
         for path in [paths.gpx, paths.geoJSON].compactMap({ $0 }) {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             guard FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
-                throw TrackExportError(path: path, problem: "cannot write the track there (does the directory exist and is it writable?)")
+                throw TrackExportError(
+                    path: path, problem: "cannot write the track there (does the directory exist and is it writable?)")
             }
         }
     }
@@ -88,19 +89,20 @@ public final class TrackExport {
     /// `urn:lodestone:gpx:1`.
     public static func gpx(_ segments: [[Location]], name: String) -> String {
         var out = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <gpx version="1.1" creator="Lodestone \(Lodestone.version)" xmlns="http://www.topografix.com/GPX/1/1" \
-        xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:lodestone="urn:lodestone:gpx:1" \
-        xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
-          <metadata><name>\(xmlEscaped(name))</name></metadata>
-          <trk>
-            <name>\(xmlEscaped(name))</name>
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="Lodestone \(Lodestone.version)" xmlns="http://www.topografix.com/GPX/1/1" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:lodestone="urn:lodestone:gpx:1" \
+            xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
+              <metadata><name>\(xmlEscaped(name))</name></metadata>
+              <trk>
+                <name>\(xmlEscaped(name))</name>
 
-        """
+            """
         for segment in segments {
             out += "    <trkseg>\n"
             for l in segment {
-                out += "      <trkpt lat=\"\(formatFixed(l.coordinate.latitudeDeg, digits: 8))\" lon=\"\(formatFixed(l.coordinate.longitudeDeg, digits: 8))\">"
+                out +=
+                    "      <trkpt lat=\"\(formatFixed(l.coordinate.latitudeDeg, digits: 8))\" lon=\"\(formatFixed(l.coordinate.longitudeDeg, digits: 8))\">"
                 if let msl = l.altitudeMSLM { out += "<ele>\(formatFixed(msl, digits: 2))</ele>" }
                 if let utc = l.utcS { out += "<time>\(isoTime(utc))</time>" }
                 if let h = l.ellipsoidalAltitudeM, let msl = l.altitudeMSLM {
@@ -108,8 +110,11 @@ public final class TrackExport {
                 }
                 let fix = l.sourceInformation.method == .deadReckoning ? "none" : (l.ellipsoidalAltitudeM == nil ? "2d" : "3d")
                 out += "<fix>\(fix)</fix><extensions>"
-                out += "<lodestone:horizontalAccuracy>\(formatFixed(l.horizontalAccuracyM, digits: 2))</lodestone:horizontalAccuracy>"
-                if let v = l.verticalAccuracyM { out += "<lodestone:verticalAccuracy>\(formatFixed(v, digits: 2))</lodestone:verticalAccuracy>" }
+                out +=
+                    "<lodestone:horizontalAccuracy>\(formatFixed(l.horizontalAccuracyM, digits: 2))</lodestone:horizontalAccuracy>"
+                if let v = l.verticalAccuracyM {
+                    out += "<lodestone:verticalAccuracy>\(formatFixed(v, digits: 2))</lodestone:verticalAccuracy>"
+                }
                 if let v = l.speedMps { out += "<lodestone:speed>\(formatFixed(v, digits: 3))</lodestone:speed>" }
                 if let c = l.courseDeg { out += "<lodestone:course>\(formatFixed(c, digits: 2))</lodestone:course>" }
                 out += "<lodestone:method>\(l.sourceInformation.method.rawValue)</lodestone:method>"
@@ -134,7 +139,8 @@ public final class TrackExport {
         for segment in segments where !segment.isEmpty {
             let withHeight = segment.allSatisfy { $0.ellipsoidalAltitudeM != nil }
             let coordinates = segment.map { l -> String in
-                var p = "[\(formatFixed(l.coordinate.longitudeDeg, digits: 8)),\(formatFixed(l.coordinate.latitudeDeg, digits: 8))"
+                var p =
+                    "[\(formatFixed(l.coordinate.longitudeDeg, digits: 8)),\(formatFixed(l.coordinate.latitudeDeg, digits: 8))"
                 if withHeight, let h = l.ellipsoidalAltitudeM { p += ",\(formatFixed(h, digits: 2))" }
                 return p + "]"
             }
@@ -149,10 +155,11 @@ public final class TrackExport {
                 "\"vertical_accuracy_m\":" + list { number($0.verticalAccuracyM, 2) },
                 "\"speed_mps\":" + list { number($0.speedMps, 3) },
                 "\"course_deg\":" + list { number($0.courseDeg, 2) },
-                "\"method\":" + list { "\"\($0.sourceInformation.method.rawValue)\"" },
+                "\"method\":" + list { "\"\($0.sourceInformation.method.rawValue)\"" }
             ]
-            features.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"\(geometryType)\",\"coordinates\":\(geometry)},"
-                            + "\"properties\":{" + properties.joined(separator: ",") + "}}")
+            features.append(
+                "{\"type\":\"Feature\",\"geometry\":{\"type\":\"\(geometryType)\",\"coordinates\":\(geometry)},"
+                    + "\"properties\":{" + properties.joined(separator: ",") + "}}")
         }
         return "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}\n"
     }

@@ -18,7 +18,9 @@ public struct IIOSource: SensorSource {
     public private(set) var notices: [String] = []
 
     /// Opens nothing yet; `start()` connects.
-    public init(id: String, device: String, uri: String, rateHz: Double, mount: Matrix3, applyKernelMountMatrix: Bool = true) throws(JobError) {
+    public init(id: String, device: String, uri: String, rateHz: Double, mount: Matrix3, applyKernelMountMatrix: Bool = true)
+        throws(JobError)
+    {
         self.id = id; self.device = device; self.uri = uri; self.rateHz = rateHz; self.mount = mount
         self.applyKernelMountMatrix = applyKernelMountMatrix
         label = "iio \(device) @ \(uri)"

@@ -80,7 +80,8 @@ public struct LocationDelivery: Sendable {
     /// state says the carrier is still; `receiverOff`: the receiver is off (no new fixes can come).
     public mutating func offer(_ location: Location?, timeS: Double, stationary: Bool, receiverOff: Bool) -> DeliveredLocation? {
         guard let demand, let location else { return nil }
-        let madeAtFix = location.sinceFixS <= 0.05 && location.timeS != lastFreshOfferS
+        let madeAtFix =
+            location.sinceFixS <= 0.05 && location.timeS != lastFreshOfferS
             && timeS - (last?.timeS ?? -Double.infinity) >= parameters.deliveryPeriodS / 2
         guard timeS >= nextOfferS || madeAtFix else { return nil }
         if madeAtFix { lastFreshOfferS = location.timeS }
@@ -98,14 +99,16 @@ public struct LocationDelivery: Sendable {
             let movedM = location.coordinate.distanceM(to: previous.location.coordinate) ?? 0
             if demand.significantChangeOnly {
                 guard movedM >= parameters.significantChangeDistanceM,
-                      timeS - previous.timeS >= parameters.significantChangeIntervalS else { return nil }
+                    timeS - previous.timeS >= parameters.significantChangeIntervalS
+                else { return nil }
             } else if let filter = demand.distanceFilterM, movedM < filter {
                 return nil
             }
         }
         let ageS = location.sinceFixS + max(0, timeS - location.timeS)
-        let delivered = DeliveredLocation(location: location, timeS: timeS, ageS: ageS, isStale: ageS > demand.maximumAgeS,
-                                          meetsDesiredAccuracy: meets)
+        let delivered = DeliveredLocation(
+            location: location, timeS: timeS, ageS: ageS, isStale: ageS > demand.maximumAgeS,
+            meetsDesiredAccuracy: meets)
         last = delivered
         deliveredCount += 1
         if delivered.isStale { staleCount += 1 }
@@ -124,7 +127,9 @@ public struct LocationDelivery: Sendable {
     public func liveLine(atS t: Double) -> String? {
         guard let demand else { return nil }
         var line = "delivered \(deliveredCount) locations (\(demand.desiredAccuracy.rawValue)"
-        if demand.significantChangeOnly { line += ", significant changes" } else if let f = demand.distanceFilterM {
+        if demand.significantChangeOnly {
+            line += ", significant changes"
+        } else if let f = demand.distanceFilterM {
             line += ", every \(formatFixed(f, digits: 0)) m"
         }
         line += ")"

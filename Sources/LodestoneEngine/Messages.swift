@@ -11,7 +11,8 @@ extension Wire.Sample {
         tS = r.timeS; self.time = time; self.sensor = sensor
         pressurePa = r.pressurePa.finite; temperatureC = r.temperatureC.finite
         accXMps2 = r.accelerationMps2?.x.finite; accYMps2 = r.accelerationMps2?.y.finite; accZMps2 = r.accelerationMps2?.z.finite
-        gyrXRadS = r.angularVelocityRadS?.x.finite; gyrYRadS = r.angularVelocityRadS?.y.finite; gyrZRadS = r.angularVelocityRadS?.z.finite
+        gyrXRadS = r.angularVelocityRadS?.x.finite; gyrYRadS = r.angularVelocityRadS?.y.finite;
+        gyrZRadS = r.angularVelocityRadS?.z.finite
         magXMicroTesla = r.magneticFieldMicroTesla?.x.finite; magYMicroTesla = r.magneticFieldMicroTesla?.y.finite
         magZMicroTesla = r.magneticFieldMicroTesla?.z.finite
     }
@@ -50,8 +51,9 @@ extension Wire.Status.Sensor {
         case .starting: health = "starting"
         case .degraded(let m): health = "degraded"; message = m
         }
-        self.init(id: s.id, health: health, message: message, rateHz: (s.measuredRateHz * 10).rounded() / 10,
-                  samples: s.samples, failures: s.failures)
+        self.init(
+            id: s.id, health: health, message: message, rateHz: (s.measuredRateHz * 10).rounded() / 10,
+            samples: s.samples, failures: s.failures)
     }
 }
 

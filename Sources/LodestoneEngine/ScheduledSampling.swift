@@ -44,9 +44,11 @@ public struct SchedulingConfiguration: Sendable {
     /// The policies `lodestone run --policy` accepts.
     public static let policyNames = ["adaptive", "always-on", "duty-cycle", "raps"]
 
-    public init(policy: String = "adaptive", demands: [Demand] = [Demand.everything(client: "run")],
-                battery: BatteryChoice = .auto, boardBaselineMilliWatt: Double = 600, batteryNominalV: Double = 3.7,
-                batteryReadPeriodS: Double = 30) {
+    public init(
+        policy: String = "adaptive", demands: [Demand] = [Demand.everything(client: "run")],
+        battery: BatteryChoice = .auto, boardBaselineMilliWatt: Double = 600, batteryNominalV: Double = 3.7,
+        batteryReadPeriodS: Double = 30
+    ) {
         self.policy = policy; self.demands = demands; self.battery = battery
         self.boardBaselineMilliWatt = boardBaselineMilliWatt; self.batteryNominalV = batteryNominalV
         self.batteryReadPeriodS = batteryReadPeriodS
@@ -57,8 +59,9 @@ extension Demand {
     /// One client wanting everything in the foreground: `best` locations, headings, activity and altitude (what
     /// `lodestone run` serves without options).
     public static func everything(client: String) -> Demand {
-        Demand(client: client, location: LocationDemand(desiredAccuracy: .best), heading: HeadingDemand(),
-               activity: true, altitude: true, foreground: true)
+        Demand(
+            client: client, location: LocationDemand(desiredAccuracy: .best), heading: HeadingDemand(),
+            activity: true, altitude: true, foreground: true)
     }
 }
 
@@ -132,8 +135,10 @@ public struct ScheduledSampling {
     /// at `timeS`. `systemBattery` reads the system's battery (`/sys/class/power_supply`; `nil` when it has none) for
     /// `BatteryChoice.auto`.
     /// - Throws: `JobError` for an unknown policy name.
-    public init(sensors: [PlannedSensor], receiver: PlannedReceiver?, configuration: SchedulingConfiguration,
-                timeS: Double = 0, systemBattery: (() -> BatteryState?)? = nil) throws(JobError) {
+    public init(
+        sensors: [PlannedSensor], receiver: PlannedReceiver?, configuration: SchedulingConfiguration,
+        timeS: Double = 0, systemBattery: (() -> BatteryState?)? = nil
+    ) throws(JobError) {
         self.configuration = configuration
         let policy = try Self.policy(named: configuration.policy)
         var initial = BatteryState.externalPower
@@ -144,14 +149,16 @@ public struct ScheduledSampling {
             if let b = systemBattery?() { initial = b }
         case let .simulated(capacity, level):
             self.systemBattery = nil
-            let cell = SimulatedBattery(capacityMilliAmpHour: capacity, levelFraction: level,
-                                        nominalVoltageV: configuration.batteryNominalV, timeS: timeS)
+            let cell = SimulatedBattery(
+                capacityMilliAmpHour: capacity, levelFraction: level,
+                nominalVoltageV: configuration.batteryNominalV, timeS: timeS)
             simulatedBattery = cell
             initial = cell.state
         }
         battery = initial
-        scheduler = Scheduler(sensors: sensors, receiver: receiver, policy: policy, demands: configuration.demands,
-                              battery: initial, timeS: timeS)
+        scheduler = Scheduler(
+            sensors: sensors, receiver: receiver, policy: policy, demands: configuration.demands,
+            battery: initial, timeS: timeS)
         energy = EnergyAccount(sensorIDs: sensors.map(\.id), receiverID: receiver?.id)
         accelerometerID = sensors.first { $0.kinds.contains(.accelerometer) }?.id
         self.receiver = receiver
@@ -169,7 +176,8 @@ public struct ScheduledSampling {
         case "duty-cycle": return FixedDutyCyclePolicy()
         case "raps": return RAPSPolicy()
         default:
-            throw JobError("policy \"\(name)\" is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
+            throw JobError(
+                "policy \"\(name)\" is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
         }
     }
 
@@ -222,9 +230,11 @@ public struct ScheduledSampling {
     public var liveLines: [String] {
         let plan = scheduler.plan
         let inputs = scheduler.inputs
-        var lines = ["plan      \(scheduler.policyName) #\(plan.generation) since t=\(formatFixed(appliedTimeS ?? plan.timeS, digits: 1)) s"
-            + "  predicted \(formatFixed(plan.power.totalMilliAmp, digits: 2)) mA / \(formatFixed(plan.power.totalMilliWatt, digits: 1)) mW"
-            + "  used \(formatFixed(energy.totalMilliAmpHours, digits: 3)) mAh"]
+        var lines = [
+            "plan      \(scheduler.policyName) #\(plan.generation) since t=\(formatFixed(appliedTimeS ?? plan.timeS, digits: 1)) s"
+                + "  predicted \(formatFixed(plan.power.totalMilliAmp, digits: 2)) mA / \(formatFixed(plan.power.totalMilliWatt, digits: 1)) mW"
+                + "  used \(formatFixed(energy.totalMilliAmpHours, digits: 3)) mAh"
+        ]
         for s in plan.sensors {
             let draw = plan.power.perSensor.first { $0.id == s.id }
             var line = "          \(s.id): " + Self.describe(s)
@@ -240,8 +250,9 @@ public struct ScheduledSampling {
             if receiver?.controllable == false { line += "  (not commandable: modelled only)" }
             lines.append(line)
         }
-        lines.append("          battery \(Self.describe(battery)), tier \(inputs.tier.rawValue); motion \(inputs.motion.rawValue)"
-                     + " since t=\(formatFixed(inputs.motionSinceS, digits: 0)) s")
+        lines.append(
+            "          battery \(Self.describe(battery)), tier \(inputs.tier.rawValue); motion \(inputs.motion.rawValue)"
+                + " since t=\(formatFixed(inputs.motionSinceS, digits: 0)) s")
         if !plan.causes.isEmpty { lines.append("          why: " + plan.causes.map(\.description).joined(separator: "; ")) }
         return lines
     }
@@ -249,7 +260,8 @@ public struct ScheduledSampling {
     /// "rate 100 Hz, normal, FIFO 10" style summary of a sensor's plan.
     static func describe(_ s: SensorPlan) -> String {
         guard s.enabled else { return "suspended" }
-        var text = "\(formatFixed(s.configuration.rateHz, digits: s.configuration.rateHz < 10 ? 1 : 0)) Hz \(s.configuration.powerMode.rawValue)"
+        var text =
+            "\(formatFixed(s.configuration.rateHz, digits: s.configuration.rateHz < 10 ? 1 : 0)) Hz \(s.configuration.powerMode.rawValue)"
         if s.readRateHz != s.configuration.rateHz { text += ", read \(formatFixed(s.readRateHz, digits: 1)) Hz" }
         if s.fifoDepthSamples > 0 { text += ", FIFO \(s.fifoDepthSamples)" }
         if let w = s.configuration.wakeOnMotionThresholdMps2 { text += ", wake on motion > \(formatFixed(w, digits: 2)) m/s²" }

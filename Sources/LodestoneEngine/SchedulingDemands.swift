@@ -23,7 +23,8 @@ public enum DemandsFile {
     public static func load(path: String) throws(JobError) -> [Demand] {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw JobError("\(path): cannot read the demands file (\((error as NSError).localizedDescription)); \(checkPathRemedy)")
+            throw JobError(
+                "\(path): cannot read the demands file (\((error as NSError).localizedDescription)); \(checkPathRemedy)")
         }
         return try parse(data, path: path)
     }
@@ -50,17 +51,22 @@ public enum DemandsFile {
                 var d = LocationDemand()
                 if let a = l.accuracy {
                     guard let tier = DesiredAccuracy(rawValue: a) else {
-                        throw JobError("\(at): location.accuracy \"\(a)\" is unknown; allowed: "
-                                       + DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))
+                        throw JobError(
+                            "\(at): location.accuracy \"\(a)\" is unknown; allowed: "
+                                + DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))
                     }
                     d.desiredAccuracy = tier
                 }
                 if let f = l.distanceFilterM {
-                    guard f > 0, f.isFinite else { throw JobError("\(at): location.distance_filter_m must be a positive number of metres") }
+                    guard f > 0, f.isFinite else {
+                        throw JobError("\(at): location.distance_filter_m must be a positive number of metres")
+                    }
                     d.distanceFilterM = f
                 }
                 if let m = l.maxAgeS {
-                    guard m > 0, m.isFinite else { throw JobError("\(at): location.max_age_s must be a positive number of seconds") }
+                    guard m > 0, m.isFinite else {
+                        throw JobError("\(at): location.max_age_s must be a positive number of seconds")
+                    }
                     d.maximumAgeS = m
                 }
                 d.significantChangeOnly = l.significantChange ?? false
@@ -76,8 +82,9 @@ public enum DemandsFile {
                 d.trueNorth = h.trueNorth ?? true
                 heading = d
             }
-            let demand = Demand(client: e.client, location: location, heading: heading, activity: e.activity ?? false,
-                                altitude: e.altitude ?? false, foreground: e.foreground ?? true)
+            let demand = Demand(
+                client: e.client, location: location, heading: heading, activity: e.activity ?? false,
+                altitude: e.altitude ?? false, foreground: e.foreground ?? true)
             guard location != nil || heading != nil || demand.activity || demand.altitude else {
                 throw JobError("\(at): asks for nothing; give location, heading, activity or altitude")
             }
@@ -123,8 +130,14 @@ public enum DemandsFile {
         switch e {
         case let .typeMismatch(type, c):
             if c.codingPath.isEmpty { return "top level: expected a JSON list of clients" }
-            let expected = type == Bool.self ? "true or false" : type == Double.self ? "a number" : type == String.self ? "a string"
-                : "a JSON object"
+            let expected =
+                type == Bool.self
+                ? "true or false"
+                : type == Double.self
+                    ? "a number"
+                    : type == String.self
+                        ? "a string"
+                        : "a JSON object"
             return "\(place(c.codingPath)): expected \(expected)"
         case let .valueNotFound(type, c): return "\(place(c.codingPath)): missing \(type)"
         case let .keyNotFound(key, c): return "\(place(c.codingPath + [key])): missing (required)"

@@ -37,7 +37,8 @@ public struct EnergyAccount: Sendable, Hashable {
     /// the plan's prediction for it, e.g. a receiver that cannot report its state). Returns the current drawn, mA
     /// (sensors and receiver). Allocates nothing.
     @discardableResult
-    public mutating func add(durationS dt: Double, plan: Plan, receiverState: GNSSPowerState?, receiverDraw: PowerDraw?) -> Double {
+    public mutating func add(durationS dt: Double, plan: Plan, receiverState: GNSSPowerState?, receiverDraw: PowerDraw?) -> Double
+    {
         guard dt > 0, dt.isFinite else { return 0 }
         durationS += dt
         let hours = dt / 3600

@@ -16,16 +16,18 @@ extension Wire.Plan {
         policy = sampling.scheduler.policyName
         sensors = plan.sensors.map { s in
             let p = plan.power.perSensor.first { $0.id == s.id }
-            return Sensor(id: s.id, enabled: s.enabled, rateHz: s.configuration.rateHz, readRateHz: s.readRateHz,
-                          powerMode: (s.enabled ? s.configuration.powerMode : .suspend).rawValue,
-                          oversampling: s.configuration.oversampling,
-                          fifoDepth: s.fifoDepthSamples > 0 ? s.fifoDepthSamples : nil,
-                          wakeThresholdMps2: s.configuration.wakeOnMotionThresholdMps2.finite,
-                          predictedMA: p?.milliAmp.finite, predictedMW: p?.milliWatt.finite)
+            return Sensor(
+                id: s.id, enabled: s.enabled, rateHz: s.configuration.rateHz, readRateHz: s.readRateHz,
+                powerMode: (s.enabled ? s.configuration.powerMode : .suspend).rawValue,
+                oversampling: s.configuration.oversampling,
+                fifoDepth: s.fifoDepthSamples > 0 ? s.fifoDepthSamples : nil,
+                wakeThresholdMps2: s.configuration.wakeOnMotionThresholdMps2.finite,
+                predictedMA: p?.milliAmp.finite, predictedMW: p?.milliWatt.finite)
         }
         gnss = plan.gnss.map { g in
-            var m = GNSS(id: g.id, mode: "off", powerState: sampling.receiverState?.rawValue,
-                         predictedMA: plan.power.perSensor.first { $0.id == g.id }?.milliAmp.finite)
+            var m = GNSS(
+                id: g.id, mode: "off", powerState: sampling.receiverState?.rawValue,
+                predictedMA: plan.power.perSensor.first { $0.id == g.id }?.milliAmp.finite)
             switch g.mode {
             case .continuous(let r): m.mode = "continuous"; m.rateHz = r
             case .powerSave(let p): m.mode = "power-save"; m.updatePeriodS = p
@@ -45,7 +47,8 @@ extension Wire.Plan {
 
 extension Wire.Plan.Battery {
     init(_ b: BatteryState) {
-        self.init(levelPercent: b.levelFraction.map { ($0 * 1000).rounded() / 10 }, charging: b.charging.rawValue, source: b.source)
+        self.init(
+            levelPercent: b.levelFraction.map { ($0 * 1000).rounded() / 10 }, charging: b.charging.rawValue, source: b.source)
     }
 }
 

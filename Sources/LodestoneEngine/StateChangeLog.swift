@@ -73,9 +73,11 @@ public struct StateChangeLog: Sendable {
         /// The latest notes, oldest first (at least the ones made since the previous snapshot, when there were few).
         public var recentNotes: [String]
 
-        public init(timeS: Double, boardName: String = "", sensors: [Sensor] = [], activity: String? = nil,
-                    locationAccuracyM: Double? = nil, planGeneration: Int? = nil, planSummary: String? = nil,
-                    heading: HeadingState = .none, noteCount: Int = 0, recentNotes: [String] = []) {
+        public init(
+            timeS: Double, boardName: String = "", sensors: [Sensor] = [], activity: String? = nil,
+            locationAccuracyM: Double? = nil, planGeneration: Int? = nil, planSummary: String? = nil,
+            heading: HeadingState = .none, noteCount: Int = 0, recentNotes: [String] = []
+        ) {
             self.timeS = timeS; self.boardName = boardName; self.sensors = sensors; self.activity = activity
             self.locationAccuracyM = locationAccuracyM; self.planGeneration = planGeneration; self.planSummary = planSummary
             self.heading = heading; self.noteCount = noteCount; self.recentNotes = recentNotes
@@ -157,8 +159,10 @@ public struct StateChangeLog: Sendable {
     static func startLine(_ s: Snapshot) -> String {
         var parts = ["lodestone \(Lodestone.version) started on \(s.boardName)"]
         if !s.sensors.isEmpty {
-            parts.append("sensors " + s.sensors.map { ($0.label.isEmpty ? $0.id : "\($0.id) (\($0.label))") + " " + $0.health }
-                .joined(separator: ", "))
+            parts.append(
+                "sensors "
+                    + s.sensors.map { ($0.label.isEmpty ? $0.id : "\($0.id) (\($0.label))") + " " + $0.health }
+                    .joined(separator: ", "))
         }
         parts.append("activity " + (s.activity ?? "unknown"))
         parts.append(s.locationAccuracyM.map { "location ±\(formatFixed($0, digits: 1)) m" } ?? "no location")
@@ -195,7 +199,8 @@ public struct StateChangeLog: Sendable {
     }
 
     static func describeTier(_ t: Int) -> String {
-        t < locationTiersM.count ? "within \(distance(locationTiersM[t]))" : "worse than \(distance(locationTiersM[locationTiersM.count - 1]))"
+        t < locationTiersM.count
+            ? "within \(distance(locationTiersM[t]))" : "worse than \(distance(locationTiersM[locationTiersM.count - 1]))"
     }
 
     private static func distance(_ m: Double) -> String {
@@ -215,8 +220,10 @@ public struct StateChangeLog: Sendable {
 
 extension StateChangeLog.Snapshot {
     /// The snapshot of a session at `timeS`: the engine's sources, what fusion estimates, the plan, and the notes.
-    public init(timeS: Double, boardName: String, statuses: [Engine.SourceStatus], fusion: FusionPipeline,
-                scheduling: ScheduledSampling?, notes: [String], noteCount: Int? = nil) {
+    public init(
+        timeS: Double, boardName: String, statuses: [Engine.SourceStatus], fusion: FusionPipeline,
+        scheduling: ScheduledSampling?, notes: [String], noteCount: Int? = nil
+    ) {
         let sensors = statuses.map { s -> Sensor in
             switch s.health {
             case .starting: Sensor(id: s.id, label: s.label, health: "starting")
@@ -237,14 +244,16 @@ extension StateChangeLog.Snapshot {
             generation = plan.generation
             var parts = plan.sensors.map { "\($0.id) " + ScheduledSampling.describe($0) }
             if let g = plan.gnss { parts.append("\(g.id) \(g.mode)") }
-            summary = "\(scheduling.scheduler.policyName): " + parts.joined(separator: ", ")
+            summary =
+                "\(scheduling.scheduler.policyName): " + parts.joined(separator: ", ")
                 + "; predicted \(formatFixed(plan.power.totalMilliAmp, digits: 2)) mA"
                 + (plan.causes.isEmpty ? "" : "; why: " + plan.causes.map(\.description).joined(separator: "; "))
         }
-        self.init(timeS: timeS, boardName: boardName, sensors: sensors,
-                  activity: fusion.context.activity.map(\.kind.rawValue),
-                  locationAccuracyM: fusion.location.latest?.horizontalAccuracyM,
-                  planGeneration: generation, planSummary: summary, heading: heading,
-                  noteCount: noteCount ?? notes.count, recentNotes: Array(notes.suffix(16)))
+        self.init(
+            timeS: timeS, boardName: boardName, sensors: sensors,
+            activity: fusion.context.activity.map(\.kind.rawValue),
+            locationAccuracyM: fusion.location.latest?.horizontalAccuracyM,
+            planGeneration: generation, planSummary: summary, heading: heading,
+            noteCount: noteCount ?? notes.count, recentNotes: Array(notes.suffix(16)))
     }
 }

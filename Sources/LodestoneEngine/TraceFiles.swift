@@ -16,8 +16,12 @@ struct FileSink: TraceSink {
     let handle: FileHandle
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path,
-                NSLocalizedDescriptionKey: "cannot create \(path) (does the directory exist and is it writable?)"])
+            throw CocoaError(
+                .fileWriteNoPermission,
+                userInfo: [
+                    NSFilePathErrorKey: path,
+                    NSLocalizedDescriptionKey: "cannot create \(path) (does the directory exist and is it writable?)"
+                ])
         }
         guard let h = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "cannot open \(path) for writing"])

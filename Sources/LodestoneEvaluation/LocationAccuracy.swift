@@ -32,8 +32,10 @@ public struct LocationTrial {
         /// The receiver under-reports its accuracy by this factor (1 = honest; 3 = claims a third of its error).
         public var receiverOptimism: Double
 
-        public init(scenario: String, seed: UInt64, orientation: OrientationSource, durationS: Double? = nil,
-                    filter: NavigationFilter.Parameters = .default, receiverOptimism: Double = 1) {
+        public init(
+            scenario: String, seed: UInt64, orientation: OrientationSource, durationS: Double? = nil,
+            filter: NavigationFilter.Parameters = .default, receiverOptimism: Double = 1
+        ) {
             self.scenario = scenario; self.seed = seed; self.orientation = orientation; self.durationS = durationS
             self.filter = filter; self.receiverOptimism = receiverOptimism
         }
@@ -93,26 +95,32 @@ public struct LocationTrial {
 
     /// The simulated board of `boards/simulated.json` (MPU-9250 at 100 Hz, LIS3MDL at 40 Hz, BMP280 at 25 Hz).
     public static func simulatedBoard(scenario: String) -> BoardDescription {
-        BoardDescription(name: "Simulated board", sensors: [
-            .init(id: "imu", chip: "mpu9250", bus: .simulated, address: 0x68, rateHz: 100),
-            .init(id: "mag", chip: "lis3mdl", bus: .simulated, address: 0x1C,
-                  mount: Matrix3(rows: Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)), rateHz: 40),
-            .init(id: "baro", chip: "bmp280", bus: .simulated, address: 0x76, rateHz: 25),
-        ], simulation: .init(scenario: scenario))
+        BoardDescription(
+            name: "Simulated board",
+            sensors: [
+                .init(id: "imu", chip: "mpu9250", bus: .simulated, address: 0x68, rateHz: 100),
+                .init(
+                    id: "mag", chip: "lis3mdl", bus: .simulated, address: 0x1C,
+                    mount: Matrix3(rows: Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)), rateHz: 40),
+                .init(id: "baro", chip: "bmp280", bus: .simulated, address: 0x76, rateHz: 25)
+            ], simulation: .init(scenario: scenario))
     }
 
     /// Runs the trial. Throws when the scenario is unknown.
     public func run() throws(JobError) -> [Epoch] {
         guard let scenario = Scenario.named(options.scenario) else {
-            throw JobError("unknown scenario \"\(options.scenario)\"; allowed: " + BoardRuntime.scenarioNames.joined(separator: ", "))
+            throw JobError(
+                "unknown scenario \"\(options.scenario)\"; allowed: " + BoardRuntime.scenarioNames.joined(separator: ", "))
         }
         let duration = options.durationS ?? scenario.totalDurationS + 5
         // The session's loop, unscheduled; the trial fuses the events itself (its own orientation and fix options).
         var core: SessionCore
         do {
-            core = try SessionCore(configuration: SessionConfiguration(board: Self.simulatedBoard(scenario: scenario.name),
-                                                                       scenario: scenario.name, seed: options.seed, durationS: duration,
-                                                                       speed: 0, scheduling: nil))
+            core = try SessionCore(
+                configuration: SessionConfiguration(
+                    board: Self.simulatedBoard(scenario: scenario.name),
+                    scenario: scenario.name, seed: options.seed, durationS: duration,
+                    speed: 0, scheduling: nil))
         } catch { throw JobError(error.description) }
         guard let world = core.runtime.world else { throw JobError("the simulated board has no world") }
         var configuration = FusionConfiguration()
@@ -131,8 +139,9 @@ public struct LocationTrial {
         let geodesic = Geodesic.wgs84
 
         func horizontalError(_ lat: Double, _ lon: Double, _ truth: TruthSample) -> Double? {
-            geodesic.inverse(latitude1Deg: lat, longitude1Deg: lon, latitude2Deg: truth.latitudeDeg,
-                             longitude2Deg: truth.longitudeDeg)?.distanceM
+            geodesic.inverse(
+                latitude1Deg: lat, longitude1Deg: lon, latitude2Deg: truth.latitudeDeg,
+                longitude2Deg: truth.longitudeDeg)?.distanceM
         }
 
         func location() -> Location? {
@@ -170,8 +179,9 @@ public struct LocationTrial {
             if truth.gnssOutage { outageStartS = outageStartS ?? t } else { outageStartS = nil }
             guard t + 1e-9 >= nextEpochS else { continue }
             nextEpochS += 1
-            var epoch = Epoch(timeS: t, hasFix: fixThisEpoch, isMultipath: fixThisEpoch && (world.board.latestFix?.isMultipath ?? false),
-                              inOutage: truth.gnssOutage, intoOutageS: outageStartS.map { t - $0 })
+            var epoch = Epoch(
+                timeS: t, hasFix: fixThisEpoch, isMultipath: fixThisEpoch && (world.board.latestFix?.isMultipath ?? false),
+                inOutage: truth.gnssOutage, intoOutageS: outageStartS.map { t - $0 })
             if let f = lastFix, let lat = f.latitudeDeg, let lon = f.longitudeDeg {
                 let error = horizontalError(lat, lon, truth)
                 epoch.heldFixErrorM = error
@@ -189,7 +199,7 @@ public struct LocationTrial {
                 epoch.estimatedAccelerationErrorENUMps2 = Vector3(s.east[2], s.north[2], s.up[2])
             }
             if let q = orientation {
-                let error = q * truth.boardToENU.conjugate   // ENU-frame error rotation
+                let error = q * truth.boardToENU.conjugate // ENU-frame error rotation
                 let up = error.rotate(Vector3(0, 0, 1))
                 epoch.orientationTiltErrorDeg = Angle.degrees(fromRadians: Double.acos(min(1, max(-1, up.z))))
                 let north = error.rotate(Vector3(0, 1, 0))
@@ -202,7 +212,8 @@ public struct LocationTrial {
             epoch.trueHorizontalAccelerationMps2 = (a.x * a.x + a.y * a.y).squareRoot()
             epoch.orientationAtRest = (options.orientation == .pipeline ? pipeline.context : context).atRest == true
             if let forward = filterState.vehicleMount.forwardBoard, epoch.trueSpeedMps > 2,
-               let direction = Vector3(v.x, v.y, 0).normalized {
+                let direction = Vector3(v.x, v.y, 0).normalized
+            {
                 let trueForward = truth.boardToENU.conjugate.rotate(direction)
                 epoch.mountForwardErrorDeg = Angle.degrees(fromRadians: Double.acos(min(1, max(-1, forward.dot(trueForward)))))
             }
@@ -214,7 +225,9 @@ public struct LocationTrial {
                     epoch.fusedVerticalAccuracyM = l.verticalAccuracyM
                 }
                 if let v = l.speedMps {
-                    let trueSpeed = (truth.velocityENUMps.x * truth.velocityENUMps.x + truth.velocityENUMps.y * truth.velocityENUMps.y).squareRoot()
+                    let trueSpeed =
+                        (truth.velocityENUMps.x * truth.velocityENUMps.x + truth.velocityENUMps.y * truth.velocityENUMps.y)
+                        .squareRoot()
                     epoch.fusedSpeedErrorMps = abs(v - trueSpeed)
                 }
             }
@@ -283,7 +296,9 @@ public struct LocationAccuracySummary: Sendable {
         let located = all.filter { $0.fusedErrorM != nil && $0.fusedAccuracyM != nil }
         coverageAll = Self.fraction(located) { ($0.fusedErrorM ?? 0) <= ($0.fusedAccuracyM ?? 0) }
         let vertical = all.filter { $0.fusedVerticalErrorM != nil && $0.fusedVerticalAccuracyM != nil }
-        verticalCoverage = vertical.isEmpty ? nil
+        verticalCoverage =
+            vertical.isEmpty
+            ? nil
             : Self.fraction(vertical) { ($0.fusedVerticalErrorM ?? 0) <= ($0.fusedVerticalAccuracyM ?? 0) }
         let multipath = atFixes.filter(\.isMultipath)
         multipathFixes = multipath.count
@@ -311,7 +326,9 @@ public struct LocationAccuracySummary: Sendable {
         manoeuvreTiltP95Deg = manoeuvre.isEmpty ? nil : Self.percentile(manoeuvre, 0.95)
         manoeuvreTiltMaxDeg = manoeuvre.max()
         restWhileMovingS = all.filter { $0.orientationAtRest && $0.trueSpeedMps > 1 }.count
-        trialsNeverAtRest = runs.filter { run in run.contains { $0.orientationTiltErrorDeg != nil } && !run.contains(where: \.orientationAtRest) }.count
+        trialsNeverAtRest =
+            runs.filter { run in run.contains { $0.orientationTiltErrorDeg != nil } && !run.contains(where: \.orientationAtRest) }
+            .count
         let mount = all.compactMap(\.mountForwardErrorDeg)
         mountForwardErrorP95Deg = mount.isEmpty ? nil : Self.percentile(mount, 0.95)
     }

@@ -117,7 +117,8 @@ public struct SchedulingEvaluation {
         public var batteryPercent: Double?
         public var tier: String
 
-        public static let header = "t_s,truth_activity,truth_outage,classifier,motion,rates_hz,power_modes,gnss_mode,gnss_state,predicted_ma,drawn_ma,battery_percent,tier"
+        public static let header =
+            "t_s,truth_activity,truth_outage,classifier,motion,rates_hz,power_modes,gnss_mode,gnss_state,predicted_ma,drawn_ma,battery_percent,tier"
         public var csv: String {
             "\(formatFixed(timeS, digits: 0)),\(truthActivity),\(truthOutage ? 1 : 0),\(classifierActivity),\(motion),"
                 + readRatesHz.map { formatFixed($0, digits: 2) }.joined(separator: ";") + "," + powerModes.joined(separator: ";")
@@ -134,16 +135,19 @@ public struct SchedulingEvaluation {
     /// Runs `configuration` on the simulated `board` through `scenario` for `durationS` (default: the scenario plus
     /// 60 s) and scores it; `timeline` receives one row per second.
     /// - Throws: `JobError` when the board or the scenario cannot be built or the run fails.
-    public static func run(board: BoardDescription, scenario: String, seed: UInt64, configuration: SchedulingConfiguration,
-                           demandName: String, durationS: Double? = nil, battery: BatteryModel = BatteryModel(),
-                           timeline: ((TimelineRow) -> Void)? = nil) throws(JobError) -> Summary {
+    public static func run(
+        board: BoardDescription, scenario: String, seed: UInt64, configuration: SchedulingConfiguration,
+        demandName: String, durationS: Double? = nil, battery: BatteryModel = BatteryModel(),
+        timeline: ((TimelineRow) -> Void)? = nil
+    ) throws(JobError) -> Summary {
         guard let sc = Scenario.named(scenario) else { throw JobError("scenario \(scenario) is unknown") }
         // The board's calibration, as `lodestone run` finds it (calibration/<board>.json).
         var fusion = FusionConfiguration()
         fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: false)
         // The loop `lodestone run` runs (its demands stand for the whole run), as fast as it goes.
-        let session = SessionConfiguration(board: board, scenario: scenario, seed: seed, durationS: durationS ?? sc.totalDurationS + 60,
-                                           speed: 0, fusion: fusion, scheduling: configuration)
+        let session = SessionConfiguration(
+            board: board, scenario: scenario, seed: seed, durationS: durationS ?? sc.totalDurationS + 60,
+            speed: 0, fusion: fusion, scheduling: configuration)
         var core: SessionCore
         do { core = try SessionCore(configuration: session) } catch { throw JobError(error.description) }
         guard let world = core.runtime.world else { throw JobError("the board \(board.name) is not simulated") }
@@ -152,8 +156,9 @@ public struct SchedulingEvaluation {
             evaluation.observe(RunStep(core), truth: world.board.truth, timeline: timeline)
         })
         if !core.state.everDelivered { throw JobError("the run of \(configuration.policy) on \(scenario) delivered nothing") }
-        return evaluation.summary(policy: configuration.policy, demandName: demandName, scenario: scenario, seed: seed,
-                                  baselineMilliWatt: configuration.boardBaselineMilliWatt, battery: battery)
+        return evaluation.summary(
+            policy: configuration.policy, demandName: demandName, scenario: scenario, seed: seed,
+            baselineMilliWatt: configuration.boardBaselineMilliWatt, battery: battery)
     }
 
     // MARK: - State
@@ -252,7 +257,7 @@ public struct SchedulingEvaluation {
         // Delivered locations.
         if let d = step.delivered, let required = demand.location?.desiredAccuracy.requiredHorizontalAccuracyM {
             let truthCoordinate = Coordinate(latitudeDeg: truth.latitudeDeg, longitudeDeg: truth.longitudeDeg)
-            let error = d.location.coordinate.distanceM(to: truthCoordinate) ?? 1e7   // no distance: counted as far off
+            let error = d.location.coordinate.distanceM(to: truthCoordinate) ?? 1e7 // no distance: counted as far off
             errorsM.append(error)
             if error <= required { meetingTrue += 1 }
             if d.meetsDesiredAccuracy { meetingClaimed += 1 }
@@ -305,19 +310,23 @@ public struct SchedulingEvaluation {
                 case .off: gnssMode = "off"
                 }
             }
-            timeline(TimelineRow(timeS: t, truthActivity: truth.activity.rawValue, truthOutage: truth.gnssOutage,
-                                 classifierActivity: step.context.activity?.kind.rawValue ?? "unknown",
-                                 motion: s.scheduler.inputs.motion.rawValue,
-                                 readRatesHz: plan.sensors.map { $0.enabled ? $0.readRateHz : 0 },
-                                 powerModes: plan.sensors.map { ($0.enabled ? $0.configuration.powerMode : .suspend).rawValue },
-                                 gnssMode: gnssMode, gnssState: s.receiverState?.rawValue ?? "unknown",
-                                 predictedMilliAmp: plan.power.totalMilliAmp, drawnMilliAmp: drawn,
-                                 batteryPercent: s.battery.levelFraction.map { $0 * 100 }, tier: s.scheduler.inputs.tier.rawValue))
+            timeline(
+                TimelineRow(
+                    timeS: t, truthActivity: truth.activity.rawValue, truthOutage: truth.gnssOutage,
+                    classifierActivity: step.context.activity?.kind.rawValue ?? "unknown",
+                    motion: s.scheduler.inputs.motion.rawValue,
+                    readRatesHz: plan.sensors.map { $0.enabled ? $0.readRateHz : 0 },
+                    powerModes: plan.sensors.map { ($0.enabled ? $0.configuration.powerMode : .suspend).rawValue },
+                    gnssMode: gnssMode, gnssState: s.receiverState?.rawValue ?? "unknown",
+                    predictedMilliAmp: plan.power.totalMilliAmp, drawnMilliAmp: drawn,
+                    batteryPercent: s.battery.levelFraction.map { $0 * 100 }, tier: s.scheduler.inputs.tier.rawValue))
         }
     }
 
-    func summary(policy: String, demandName: String, scenario: String, seed: UInt64, baselineMilliWatt: Double,
-                 battery: BatteryModel) -> Summary {
+    func summary(
+        policy: String, demandName: String, scenario: String, seed: UInt64, baselineMilliWatt: Double,
+        battery: BatteryModel
+    ) -> Summary {
         let s = last?.scheduling
         let energy = s?.energy ?? EnergyAccount(sensorIDs: [], receiverID: nil)
         let duration = energy.durationS
@@ -338,12 +347,14 @@ public struct SchedulingEvaluation {
             batteryLifeSensorsOnlyH: meanMilliWatt > 0 ? battery.milliWattHours / meanMilliWatt : nil,
             batteryLifeWithBaselineH: battery.milliWattHours / (meanMilliWatt + baselineMilliWatt),
             boardBaselineMilliWatt: baselineMilliWatt, battery: battery,
-            delivered: delivered, deliveredErrorP50M: Self.percentile(errorsM, 0.5), deliveredErrorP95M: Self.percentile(errorsM, 0.95),
+            delivered: delivered, deliveredErrorP50M: Self.percentile(errorsM, 0.5),
+            deliveredErrorP95M: Self.percentile(errorsM, 0.95),
             shareMeetingByTrueError: delivered > 0 ? Double(meetingTrue) / Double(delivered) : nil,
             shareMeetingByClaim: delivered > 0 ? Double(meetingClaimed) / Double(delivered) : nil,
             requiredAccuracyM: demand.location?.desiredAccuracy.requiredHorizontalAccuracyM,
             staleMarked: staleMarked, olderThanAllowedUnmarked: olderUnmarked, withheldInaccurate: withheld,
-            headingErrorP50Deg: Self.percentile(headingErrorsDeg, 0.5), headingErrorP95Deg: Self.percentile(headingErrorsDeg, 0.95),
+            headingErrorP50Deg: Self.percentile(headingErrorsDeg, 0.5),
+            headingErrorP95Deg: Self.percentile(headingErrorsDeg, 0.95),
             activityChanges: activityChanges, activityDelayP50S: Self.percentile(activityDelays, 0.5),
             activityDelayP90S: Self.percentile(activityDelays, 0.9), activityMissed: activityMissed + (activityPending ? 1 : 0),
             motionStarts: motionStarts, wakePlanP50S: Self.percentile(wakePlan, 0.5), wakePlanMaxS: wakePlan.max(),
@@ -354,7 +365,8 @@ public struct SchedulingEvaluation {
             stationaryTotalMilliAmp: stationaryS > 0 ? stationaryTotalMilliAmpHours * 3600 / stationaryS : nil,
             gnssOffAfterStopP50S: Self.percentile(gnssOffDelays, 0.5), gnssOffAfterStopMaxS: gnssOffDelays.max(),
             gnssNeverOffStops: gnssNeverOff,
-            plansApplied: s?.plansApplied ?? 0, replansPerHour: duration > 0 ? Double(s?.plansApplied ?? 0) / (duration / 3600) : 0,
+            plansApplied: s?.plansApplied ?? 0,
+            replansPerHour: duration > 0 ? Double(s?.plansApplied ?? 0) / (duration / 3600) : 0,
             reconfigurationFailures: s?.failures ?? 0, wakePlanDelaysS: wakePlan, wakeFixDelaysS: wakeFix,
             wakeFixAfterOutageDelaysS: wakeFixAfterOutage)
     }

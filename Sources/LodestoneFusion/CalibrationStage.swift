@@ -31,12 +31,14 @@ public struct CalibrationStage {
         public var summary: String {
             if disabled { return "calibration: off (turned off); readings are used as the sensors give them" }
             guard let document, let path else {
-                return searched.isEmpty ? "calibration: none"
+                return searched.isEmpty
+                    ? "calibration: none"
                     : "calibration: none found (looked for " + searched.joined(separator: ", ") + "); readings are uncalibrated"
             }
-            return "calibration: \(path) (" + document.sensors.map { s in
-                s.id + ": " + s.kinds.map(\.rawValue).joined(separator: ", ")
-            }.joined(separator: "; ") + ")"
+            return "calibration: \(path) ("
+                + document.sensors.map { s in
+                    s.id + ": " + s.kinds.map(\.rawValue).joined(separator: ", ")
+                }.joined(separator: "; ") + ")"
         }
     }
 

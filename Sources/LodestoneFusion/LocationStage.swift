@@ -18,8 +18,10 @@ public struct LocationStage: FusionStage {
     }
 
     /// The replay columns, in order: position (deg), altitude above MSL (m), 95 % accuracies, speed, course.
-    public static let locationColumns = ["lat", "lon", "alt_msl_m", "horizontal_accuracy_m", "vertical_accuracy_m",
-                                         "speed_mps", "speed_accuracy_mps", "course_deg", "course_accuracy_deg"]
+    public static let locationColumns = [
+        "lat", "lon", "alt_msl_m", "horizontal_accuracy_m", "vertical_accuracy_m",
+        "speed_mps", "speed_accuracy_mps", "course_deg", "course_accuracy_deg"
+    ]
 
     /// The fusion filter.
     public private(set) var filter: NavigationFilter
@@ -45,8 +47,9 @@ public struct LocationStage: FusionStage {
         let t = sample.timeS
         filter.advance(toTimeS: t)
         if let f = sample.reading.accelerationMps2 {
-            filter.updateInertial(timeS: t, specificForceBoardMps2: f, boardToENU: context.boardToENU,
-                                  angularVelocityBoardRadS: sample.reading.angularVelocityRadS, atRest: context.atRest == true)
+            filter.updateInertial(
+                timeS: t, specificForceBoardMps2: f, boardToENU: context.boardToENU,
+                angularVelocityBoardRadS: sample.reading.angularVelocityRadS, atRest: context.atRest == true)
         }
         if let p = sample.reading.pressurePa { filter.updateBarometer(timeS: t, pressurePa: p) }
         if context.atRest == true && t - lastRestUpdateS >= 0.1 {
@@ -87,15 +90,22 @@ public struct LocationStage: FusionStage {
             return fixesSeen == 0 ? ["location  waiting for a receiver fix"] : ["location  no position (lost; waiting for a fix)"]
         }
         let c = l.coordinate
-        var first = "location  \(formatFixed(abs(c.latitudeDeg), digits: 6))° \(c.latitudeDeg < 0 ? "S" : "N")  "
+        var first =
+            "location  \(formatFixed(abs(c.latitudeDeg), digits: 6))° \(c.latitudeDeg < 0 ? "S" : "N")  "
             + "\(formatFixed(abs(c.longitudeDeg), digits: 6))° \(c.longitudeDeg < 0 ? "W" : "E")  ±\(formatFixed(l.horizontalAccuracyM, digits: 1)) m"
         if let a = l.altitudeMSLM ?? l.ellipsoidalAltitudeM {
             first += "  alt \(formatFixed(a, digits: 1)) m \(l.altitudeMSLM == nil ? "(ellipsoid)" : "MSL")"
             if let v = l.verticalAccuracyM { first += " ±\(formatFixed(v, digits: 1))" }
         }
         var second = "          "
-        if let v = l.speedMps { second += "\(formatFixed(v, digits: 1)) m/s" + (l.speedAccuracyMps.map { " ±\(formatFixed($0, digits: 1))" } ?? "") }
-        if let course = l.courseDeg { second += "  course \(formatFixed(course, digits: 0))°" + (l.courseAccuracyDeg.map { " ±\(formatFixed($0, digits: 0))°" } ?? "") }
+        if let v = l.speedMps {
+            second += "\(formatFixed(v, digits: 1)) m/s" + (l.speedAccuracyMps.map { " ±\(formatFixed($0, digits: 1))" } ?? "")
+        }
+        if let course = l.courseDeg {
+            second +=
+                "  course \(formatFixed(course, digits: 0))°"
+                + (l.courseAccuracyDeg.map { " ±\(formatFixed($0, digits: 0))°" } ?? "")
+        }
         second += "  \(l.sourceInformation.method.rawValue)"
         if l.sinceFixS > 0.05 { second += ", last fix \(formatFixed(l.sinceFixS, digits: 1)) s ago" }
         let s = filter.state

@@ -39,9 +39,11 @@ public struct MotionStage: FusionStage {
     }
 
     /// `lodestone replay` columns of this stage, in order.
-    public static let columnNames = ["pressure_pa", "altitude_m", "altitude_accuracy_m", "relative_altitude_m",
-                                     "vertical_speed_mps", "floors_up", "floors_down", "activity",
-                                     "activity_confidence", "steps", "cadence_spm"]
+    public static let columnNames = [
+        "pressure_pa", "altitude_m", "altitude_accuracy_m", "relative_altitude_m",
+        "vertical_speed_mps", "floors_up", "floors_down", "activity",
+        "activity_confidence", "steps", "cadence_spm"
+    ]
 
     public var columns: [String] { Self.columnNames }
 
@@ -77,7 +79,8 @@ public struct MotionStage: FusionStage {
         let a = estimator.activity
         var lines: [String] = []
         if let pressure = alt.pressurePa, let h = alt.altitudeM, let acc = alt.altitudeAccuracyM {
-            var s = "altitude     \(formatFixed(h, digits: 1)) m ±\(formatFixed(acc, digits: 1)) m, "
+            var s =
+                "altitude     \(formatFixed(h, digits: 1)) m ±\(formatFixed(acc, digits: 1)) m, "
                 + "\(formatFixed(pressure / 100, digits: 2)) hPa"
             if let qnh = alt.seaLevelPressurePa { s += ", QNH \(formatFixed(qnh / 100, digits: 1)) hPa" }
             lines.append(s)
@@ -89,7 +92,8 @@ public struct MotionStage: FusionStage {
         var activity = "activity     \(a.kind.rawValue) (\(a.confidence.rawValue) confidence)"
         if a.kind != .unknown { activity += " since t=\(formatFixed(a.startTimeS, digits: 1)) s" }
         lines.append(activity)
-        var steps = "pedometer    \(p.steps) steps, \(formatFixed(p.distanceM, digits: 1)) m, floors ↑\(p.floorsAscended) ↓\(p.floorsDescended)"
+        var steps =
+            "pedometer    \(p.steps) steps, \(formatFixed(p.distanceM, digits: 1)) m, floors ↑\(p.floorsAscended) ↓\(p.floorsDescended)"
         if let c = p.currentCadenceStepsPerMinute { steps += ", \(formatFixed(c, digits: 0)) steps/min" }
         if let pace = p.currentPaceSPerM, pace > 0 { steps += ", \(formatFixed(1 / pace, digits: 2)) m/s" }
         lines.append(steps)

@@ -78,7 +78,7 @@ public struct OrientationStage: FusionStage {
     public static let columnNames = [
         "qw", "qx", "qy", "qz", "roll_deg", "pitch_deg", "heading_mag_deg", "heading_true_deg", "heading_accuracy_deg",
         "mag_disturbed", "at_rest", "gyro_bias_x_rads", "gyro_bias_y_rads", "gyro_bias_z_rads",
-        "mag_x_ut", "mag_y_ut", "mag_z_ut", "declination_deg", "calibration_needed",
+        "mag_x_ut", "mag_y_ut", "mag_z_ut", "declination_deg", "calibration_needed"
     ]
 
     public var columns: [String] { Self.columnNames }
@@ -87,8 +87,9 @@ public struct OrientationStage: FusionStage {
         let r = sample.reading
         let field = usesMagnetometer ? r.magneticFieldMicroTesla : nil
         if r.angularVelocityRadS != nil || r.accelerationMps2 != nil || field != nil {
-            filter.update(timeS: sample.timeS, gyroscopeRadS: r.angularVelocityRadS, accelerometerMps2: r.accelerationMps2,
-                          magnetometerMicroTesla: field)
+            filter.update(
+                timeS: sample.timeS, gyroscopeRadS: r.angularVelocityRadS, accelerometerMps2: r.accelerationMps2,
+                magnetometerMicroTesla: field)
         }
         if let fix = sample.fix {
             if fix.hasPosition {
@@ -146,20 +147,24 @@ public struct OrientationStage: FusionStage {
         guard let q = filter.boardToENU, let now = heading else { return ["orientation   waiting for the accelerometer"] }
         let angles = q.rollPitchHeadingDeg
         let shown = headingFilter.lastDelivered ?? now
-        var first = "orientation   roll \(formatFixed(angles.rollDeg, digits: 1))°  pitch \(formatFixed(angles.pitchDeg, digits: 1))°  "
+        var first =
+            "orientation   roll \(formatFixed(angles.rollDeg, digits: 1))°  pitch \(formatFixed(angles.pitchDeg, digits: 1))°  "
         if shown.isValid {
             first += "heading \(formatFixed(shown.magneticHeadingDeg, digits: 1))° magnetic"
             if let t = shown.trueHeadingDeg { first += ", \(formatFixed(t, digits: 1))° true" }
             first += " ±\(formatFixed(shown.headingAccuracyDeg, digits: 1))°"
         } else {
-            first += "heading \(formatFixed(shown.magneticHeadingDeg, digits: 1))° relative (no magnetometer: drifts, "
+            first +=
+                "heading \(formatFixed(shown.magneticHeadingDeg, digits: 1))° relative (no magnetometer: drifts, "
                 + "±\(formatFixed(filter.relativeHeadingDriftSigmaDeg, digits: 1))° so far)"
         }
         let bias = filter.gyroscopeBiasRadS * Angle.degreesPerRadian
-        var second = "              gyro bias \(formatFixed(bias.x, digits: 3)) \(formatFixed(bias.y, digits: 3)) "
+        var second =
+            "              gyro bias \(formatFixed(bias.x, digits: 3)) \(formatFixed(bias.y, digits: 3)) "
             + "\(formatFixed(bias.z, digits: 3)) °/s" + (filter.isAtRest ? ", at rest" : "")
         if filter.state.hasHeading {
-            second += filter.isMagneticallyDisturbed ? ", magnetic disturbance: heading from the gyroscope" : ", magnetic field ok"
+            second +=
+                filter.isMagneticallyDisturbed ? ", magnetic disturbance: heading from the gyroscope" : ", magnetic field ok"
             if now.calibrationNeeded { second += ", magnetometer calibration needed" }
         }
         return [first, second]

@@ -57,7 +57,9 @@ public struct GNSSGPXSource: SensorSource {
         do { load(try GPXReader.points(in: text)) } catch {
             throw SourceError(sensor: id, message: "\(path): \(error.description)")
         }
-        guard !points.isEmpty else { throw SourceError(sensor: id, message: "\(path): no waypoints, route points or track points") }
+        guard !points.isEmpty else {
+            throw SourceError(sensor: id, message: "\(path): no waypoints, route points or track points")
+        }
     }
 
     public mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
@@ -84,8 +86,9 @@ public struct GNSSGPXSource: SensorSource {
             let dt = offsetsS[b] - offsetsS[a]
             let pa = points[a], pb = points[b]
             let course = GPXReader.courseDeg(from: pa, to: pb)
-            let distance = EarthDistance.vincentyM(latitude1Deg: pa.latitudeDeg, longitude1Deg: pa.longitudeDeg,
-                                                  latitude2Deg: pb.latitudeDeg, longitude2Deg: pb.longitudeDeg)
+            let distance = EarthDistance.vincentyM(
+                latitude1Deg: pa.latitudeDeg, longitude1Deg: pa.longitudeDeg,
+                latitude2Deg: pb.latitudeDeg, longitude2Deg: pb.longitudeDeg)
             if dt > 0 { f.speedMps = distance / dt }
             if distance > 0 { f.courseDeg = course }
             if dt > 0, let ea = pa.elevationM, let eb = pb.elevationM { f.climbMps = (eb - ea) / dt }

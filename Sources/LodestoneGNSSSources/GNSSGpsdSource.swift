@@ -54,7 +54,9 @@ public struct GNSSGpsdSource: UncommandedReceiver {
     }
 
     public mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
-        guard let c = connection else { throw SourceError(sensor: id, message: "\(host):\(port): not connected", deviceGone: true) }
+        guard let c = connection else {
+            throw SourceError(sensor: id, message: "\(host):\(port): not connected", deviceGone: true)
+        }
         var out: ReceiverFix?
         for _ in 0..<16 {
             let r = buffer.withUnsafeMutableBytes { b in Result { () throws(TCPError) in try c.read(into: b) } }
@@ -85,7 +87,8 @@ public struct GNSSGpsdSource: UncommandedReceiver {
     /// time are returned at once.
     mutating func handle(line: [UInt8], timeS: Double) -> ReceiverFix? {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-              let cls = object["class"] as? String else { return nil }
+            let cls = object["class"] as? String
+        else { return nil }
         switch cls {
         case "VERSION":
             gpsdRelease = object["release"] as? String
@@ -114,7 +117,11 @@ public struct GNSSGpsdSource: UncommandedReceiver {
     public static func fix(fromTPV o: [String: Any], timeS: Double) -> ReceiverFix {
         func d(_ k: String) -> Double? { (o[k] as? NSNumber)?.doubleValue }
         var f = ReceiverFix(timeS: timeS, mode: ReceiverFix.Mode(rawValue: o["mode"] as? Int ?? 0) ?? .unknown)
-        if let s = o["status"] as? Int { f.quality = ReceiverFix.Quality(rawValue: s) } else if f.mode >= .twoDimensional { f.quality = .gnss }
+        if let s = o["status"] as? Int {
+            f.quality = ReceiverFix.Quality(rawValue: s)
+        } else if f.mode >= .twoDimensional {
+            f.quality = .gnss
+        }
         if let t = o["time"] as? String, let u = GPXReader.parseISO8601(t) { f.utcS = u.secondsSince1970 }
         f.latitudeDeg = d("lat")
         f.longitudeDeg = d("lon")

@@ -66,7 +66,9 @@ public struct GNSSLogSource: UncommandedReceiver {
             epochs.append((offset, r))
             previousOffset = offset
         }
-        guard !epochs.isEmpty else { throw SourceError(sensor: id, message: "\(path): no receiver epochs in the file; is it an NMEA or UBX log?") }
+        guard !epochs.isEmpty else {
+            throw SourceError(sensor: id, message: "\(path): no receiver epochs in the file; is it an NMEA or UBX log?")
+        }
     }
 
     public mutating func read(timeS: Double) throws(SourceError) -> SourceReading {

@@ -69,7 +69,8 @@ public struct GNSSSerialSource: GNSSPowerControllable {
     private var delivery = GNSSEpochDelivery()
     private var buffer = [UInt8](repeating: 0, count: 4096)
 
-    public init(id: String, path: String, baudRate: Int, rateHz: Double = 20, chip: String = "nmea", receiverModel: String? = nil) {
+    public init(id: String, path: String, baudRate: Int, rateHz: Double = 20, chip: String = "nmea", receiverModel: String? = nil)
+    {
         self.id = id; self.path = path; self.baudRate = baudRate; self.rateHz = rateHz; self.chip = chip
         self.receiverModel = receiverModel ?? GNSSChip(rawValue: chip)?.defaultReceiverModel ?? "generic"
         label = "GNSS receiver @ \(path) \(baudRate) bit/s"
@@ -120,7 +121,8 @@ public struct GNSSSerialSource: GNSSPowerControllable {
         do { try port.write(bytes) } catch {
             port.close()
             self.port = nil
-            throw SourceError(sensor: id, message: "sending UBX power commands: " + error.description, deviceGone: error.kind == .gone)
+            throw SourceError(
+                sensor: id, message: "sending UBX power commands: " + error.description, deviceGone: error.kind == .gone)
         }
     }
 
@@ -148,7 +150,7 @@ public struct GNSSSerialSource: GNSSPowerControllable {
                 decoder.feed(byte: buffer[i]) { event in
                     if case .report(let r, let end) = event {
                         let (closed, ended) = delivery.accept(r, endsCycle: end)
-                        if let newest = ended ?? closed { fix = newest }   // live: the newest epoch only
+                        if let newest = ended ?? closed { fix = newest } // live: the newest epoch only
                     }
                 }
             }
@@ -200,7 +202,7 @@ public enum UBXPowerCommands {
         let periodMs = updatePeriodS.isFinite ? Int(min(max((updatePeriodS * 1000).rounded(), 1000), 4_000_000_000)) : 1000
         let cyclic = Double(periodMs) / 1000 <= cyclicTrackingMaximumPeriodS
         let flags = 1 << 10 | 1 << 12 | (cyclic ? 1 << 17 : 0)
-        var payload: [UInt8] = [0x01, 0x00, 0x00, 0x00]      // version, reserved1, maxStartupStateDur, reserved2
+        var payload: [UInt8] = [0x01, 0x00, 0x00, 0x00] // version, reserved1, maxStartupStateDur, reserved2
         payload += le32(flags) + le32(periodMs) + le32(max(periodMs, 10_000)) + le32(0)
         payload += le16(1) + le16(0) + [UInt8](repeating: 0, count: 20)
         return frame(messageClass: 0x06, id: 0x3B, payload: payload)

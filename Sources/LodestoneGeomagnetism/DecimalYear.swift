@@ -22,12 +22,14 @@ public enum DecimalYear {
     ///   - minute: 0…59, default 0.
     ///   - second: 0 ≤ s < 61 (a leap second counts as part of its day), default 0.
     /// - Throws: `WMMError.invalidDate` for a date or time that does not exist.
-    public static func from(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0,
-                            second: Double = 0) throws(WMMError) -> Double {
+    public static func from(
+        year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0,
+        second: Double = 0
+    ) throws(WMMError) -> Double {
         guard (1...9999).contains(year), (1...12).contains(month),
-              day >= 1, day <= daysInMonth(month, year: year),
-              (0...23).contains(hour), (0...59).contains(minute),
-              second.isFinite, second >= 0, second < 61
+            day >= 1, day <= daysInMonth(month, year: year),
+            (0...23).contains(hour), (0...59).contains(minute),
+            second.isFinite, second >= 0, second < 61
         else {
             throw .invalidDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         }

@@ -40,11 +40,13 @@ public struct MagneticElements: Sendable, Hashable, Codable {
     public var inclinationRateDegPerYear: Double
 
     /// Memberwise initialiser; see each property for units.
-    public init(northNT: Double, eastNT: Double, downNT: Double, horizontalNT: Double, totalNT: Double,
-                declinationDeg: Double, inclinationDeg: Double, gridVariationDeg: Double?,
-                northRateNTPerYear: Double, eastRateNTPerYear: Double, downRateNTPerYear: Double,
-                horizontalRateNTPerYear: Double, totalRateNTPerYear: Double,
-                declinationRateDegPerYear: Double, inclinationRateDegPerYear: Double) {
+    public init(
+        northNT: Double, eastNT: Double, downNT: Double, horizontalNT: Double, totalNT: Double,
+        declinationDeg: Double, inclinationDeg: Double, gridVariationDeg: Double?,
+        northRateNTPerYear: Double, eastRateNTPerYear: Double, downRateNTPerYear: Double,
+        horizontalRateNTPerYear: Double, totalRateNTPerYear: Double,
+        declinationRateDegPerYear: Double, inclinationRateDegPerYear: Double
+    ) {
         self.northNT = northNT; self.eastNT = eastNT; self.downNT = downNT
         self.horizontalNT = horizontalNT; self.totalNT = totalNT
         self.declinationDeg = declinationDeg; self.inclinationDeg = inclinationDeg

@@ -80,17 +80,18 @@ public struct WorldMagneticModel: Sendable {
             if isEndMarker { throw .truncatedCoefficientFile(line: lineNumber, rowsRead: rows) }
 
             guard fields.count == 6,
-                  let nValue = Double(fields[0]), let mValue = Double(fields[1]),
-                  let g = Double(fields[2]), let hCoefficient = Double(fields[3]),
-                  let gDot = Double(fields[4]), let hDot = Double(fields[5]),
-                  [nValue, mValue, g, hCoefficient, gDot, hDot].allSatisfy(\.isFinite),
-                  nValue == nValue.rounded(), mValue == mValue.rounded(),
-                  abs(nValue) < 1000, abs(mValue) < 1000
+                let nValue = Double(fields[0]), let mValue = Double(fields[1]),
+                let g = Double(fields[2]), let hCoefficient = Double(fields[3]),
+                let gDot = Double(fields[4]), let hDot = Double(fields[5]),
+                [nValue, mValue, g, hCoefficient, gDot, hDot].allSatisfy(\.isFinite),
+                nValue == nValue.rounded(), mValue == mValue.rounded(),
+                abs(nValue) < 1000, abs(mValue) < 1000
             else { throw .malformedCoefficientRow(line: lineNumber, text: lineText) }
             let n = Int(nValue), m = Int(mValue)
             guard n == expectedDegree, m == expectedOrder else {
-                throw .unexpectedDegreeOrder(line: lineNumber, expectedDegree: expectedDegree,
-                                             expectedOrder: expectedOrder, foundDegree: n, foundOrder: m)
+                throw .unexpectedDegreeOrder(
+                    line: lineNumber, expectedDegree: expectedDegree,
+                    expectedOrder: expectedOrder, foundDegree: n, foundOrder: m)
             }
             table[Self.index(n, m)] = SIMD4(g, hCoefficient, gDot, hDot)
             rows += 1
@@ -117,12 +118,12 @@ public struct WorldMagneticModel: Sendable {
         -> (epoch: Double, name: String, releaseDecimalYear: Double)
     {
         guard fields.count == 3, let epoch = Double(fields[0]), epoch.isFinite, (1900...2200).contains(epoch),
-              fields[1].hasPrefix("WMM")
+            fields[1].hasPrefix("WMM")
         else { throw .malformedHeader(line: line, text: text) }
         let dateParts = fields[2].split(separator: "/", omittingEmptySubsequences: false)
         guard dateParts.count == 3, let month = Int(dateParts[0]), let day = Int(dateParts[1]),
-              let year = Int(dateParts[2]),
-              let release = try? DecimalYear.from(year: year, month: month, day: day)
+            let year = Int(dateParts[2]),
+            let release = try? DecimalYear.from(year: year, month: month, day: day)
         else { throw .malformedHeader(line: line, text: text) }
         return (epoch, String(fields[1]), release)
     }
@@ -135,7 +136,8 @@ public struct WorldMagneticModel: Sendable {
         for n in 1...maximumDegree {
             s[index(n, 0)] = s[index(n - 1, 0)] * Double(2 * n - 1) / Double(n)
             for m in 1...n {
-                s[index(n, m)] = s[index(n, m - 1)]
+                s[index(n, m)] =
+                    s[index(n, m - 1)]
                     * (Double((n - m + 1) * (m == 1 ? 2 : 1)) / Double(n + m)).squareRoot()
             }
         }
@@ -151,14 +153,17 @@ public struct WorldMagneticModel: Sendable {
     ///   - decimalYear: UTC date as a decimal year (`DecimalYear.from`), in
     ///     `validFromDecimalYear ..< validUntilDecimalYear`.
     /// - Throws: `WMMError.dateOutsideValidity`, `.invalidLatitude`, `.invalidLongitude`, `.invalidHeight`.
-    public func elements(latitudeDeg: Double, longitudeDeg: Double, heightKm: Double,
-                         decimalYear: Double) throws(WMMError) -> MagneticElements {
+    public func elements(
+        latitudeDeg: Double, longitudeDeg: Double, heightKm: Double,
+        decimalYear: Double
+    ) throws(WMMError) -> MagneticElements {
         guard latitudeDeg.isFinite, abs(latitudeDeg) <= 90 else { throw .invalidLatitude(degrees: latitudeDeg) }
         guard longitudeDeg.isFinite else { throw .invalidLongitude(degrees: longitudeDeg) }
         guard heightKm.isFinite, Self.heightRangeKm.contains(heightKm) else { throw .invalidHeight(kilometres: heightKm) }
         guard decimalYear.isFinite, decimalYear >= validFromDecimalYear, decimalYear < validUntilDecimalYear else {
-            throw .dateOutsideValidity(decimalYear: decimalYear, validFrom: validFromDecimalYear,
-                                       validUntil: validUntilDecimalYear)
+            throw .dateOutsideValidity(
+                decimalYear: decimalYear, validFrom: validFromDecimalYear,
+                validUntil: validUntilDecimalYear)
         }
 
         // Geodetic → geocentric spherical (WGS84); NOAA MAG_GeodeticToSpherical.
@@ -176,8 +181,8 @@ public struct WorldMagneticModel: Sendable {
         let longitudeRad = Angle.radians(fromDegrees: longitudeDeg)
         let cosLongitude = Double.cos(longitudeRad), sinLongitude = Double.sin(longitudeRad)
         let ratio = Self.referenceRadiusKm / r
-        let x = Double.sin(geocentricLatitudeRad)         // cos(colatitude)
-        let z = ((1 - x) * (1 + x)).squareRoot()           // sin(colatitude)
+        let x = Double.sin(geocentricLatitudeRad) // cos(colatitude)
+        let z = ((1 - x) * (1 + x)).squareRoot() // sin(colatitude)
         let cosPhi = Double.cos(geocentricLatitudeRad)
         let dt = decimalYear - epochDecimalYear
 
@@ -187,22 +192,23 @@ public struct WorldMagneticModel: Sendable {
         var sx = 0.0, sy = 0.0, sz = 0.0
         coefficients.withUnsafeBufferPointer { c in
             schmidtFactors.withUnsafeBufferPointer { s in
-                var pmm = 1.0, dpmm = 0.0                       // Gauss-normalised P(m,m) and dP/dθ
-                var cosM = 1.0, sinM = 0.0                      // cos(mλ), sin(mλ)
-                var radiusPowerM = ratio * ratio                // (a/r)^(m+2)
+                var pmm = 1.0, dpmm = 0.0 // Gauss-normalised P(m,m) and dP/dθ
+                var cosM = 1.0, sinM = 0.0 // cos(mλ), sin(mλ)
+                var radiusPowerM = ratio * ratio // (a/r)^(m+2)
                 for m in 0...Self.maximumDegree {
                     if m > 0 {
                         let p = z * pmm
                         dpmm = z * dpmm + x * pmm
                         pmm = p
-                        (cosM, sinM) = m == 1
+                        (cosM, sinM) =
+                            m == 1
                             ? (cosLongitude, sinLongitude)
                             : (cosM * cosLongitude - sinM * sinLongitude, cosM * sinLongitude + sinM * cosLongitude)
                         radiusPowerM *= ratio
                     }
-                    var p1 = pmm, dp1 = dpmm                    // P(n−1, m)
-                    var p2 = 0.0, dp2 = 0.0                     // P(n−2, m)
-                    var radiusPower = radiusPowerM              // (a/r)^(n+2)
+                    var p1 = pmm, dp1 = dpmm // P(n−1, m)
+                    var p2 = 0.0, dp2 = 0.0 // P(n−2, m)
+                    var radiusPower = radiusPowerM // (a/r)^(n+2)
                     for n in m...Self.maximumDegree {
                         var p = pmm, dp = dpmm
                         if n > m {
@@ -242,8 +248,9 @@ public struct WorldMagneticModel: Sendable {
         } else {
             // At a geographic pole By = (1/cos φ)·Σ… is 0/0; NOAA's MAG_SummationSpecial evaluates the limit
             // with the m = 1 terms only.
-            (by, sy) = poleEastComponents(sinPhi: x, ratio: ratio, cosLongitude: cosLongitude,
-                                          sinLongitude: sinLongitude, dt: dt)
+            (by, sy) = poleEastComponents(
+                sinPhi: x, ratio: ratio, cosLongitude: cosLongitude,
+                sinLongitude: sinLongitude, dt: dt)
         }
 
         // Rotate from geocentric spherical to geodetic north-east-down (NOAA MAG_RotateMagneticVector).
@@ -253,15 +260,18 @@ public struct WorldMagneticModel: Sendable {
         let down = bx * sinPsi + bz * cosPsi
         let northRate = sx * cosPsi - sz * sinPsi
         let downRate = sx * sinPsi + sz * cosPsi
-        return Self.makeElements(north: north, east: by, down: down, northRate: northRate, eastRate: sy,
-                                 downRate: downRate, latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg)
+        return Self.makeElements(
+            north: north, east: by, down: down, northRate: northRate, eastRate: sy,
+            downRate: downRate, latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg)
     }
 
     /// By and its rate at a geographic pole (NOAA `MAG_SummationSpecial`, `MAG_SecVarSummationSpecial`).
-    private func poleEastComponents(sinPhi: Double, ratio: Double, cosLongitude: Double, sinLongitude: Double,
-                                    dt: Double) -> (Double, Double) {
+    private func poleEastComponents(
+        sinPhi: Double, ratio: Double, cosLongitude: Double, sinLongitude: Double,
+        dt: Double
+    ) -> (Double, Double) {
         var by = 0.0, sy = 0.0
-        var p1 = 1.0, p2 = 0.0                          // PcupS[n−1], PcupS[n−2]
+        var p1 = 1.0, p2 = 0.0 // PcupS[n−1], PcupS[n−2]
         var schmidt1 = 1.0
         var radiusPower = ratio * ratio
         coefficients.withUnsafeBufferPointer { c in
@@ -287,9 +297,11 @@ public struct WorldMagneticModel: Sendable {
 
     /// H, F, D, I, grid variation and their rates (NOAA MAG_CalculateGeoMagneticElements,
     /// MAG_CalculateSecularVariationElements, MAG_CalculateGridVariation for the polar case).
-    private static func makeElements(north x: Double, east y: Double, down z: Double, northRate xDot: Double,
-                                     eastRate yDot: Double, downRate zDot: Double, latitudeDeg: Double,
-                                     longitudeDeg: Double) -> MagneticElements {
+    private static func makeElements(
+        north x: Double, east y: Double, down z: Double, northRate xDot: Double,
+        eastRate yDot: Double, downRate zDot: Double, latitudeDeg: Double,
+        longitudeDeg: Double
+    ) -> MagneticElements {
         let h = (x * x + y * y).squareRoot()
         let f = (h * h + z * z).squareRoot()
         let declinationDeg = Angle.degrees(fromRadians: Double.atan2(y: y, x: x))

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Replaces a file atomically: readers see the old contents or the new ones, never a mixture, and after a
@@ -44,8 +44,10 @@ public enum AtomicFile {
     }
 
     /// The implementation; `failing` makes that step fail with `EIO` as if the kernel had reported it.
-    static func write(_ bytes: UnsafeRawBufferPointer, to path: String, permissions: UInt32,
-                      failing injected: Step?) throws(FileError) {
+    static func write(
+        _ bytes: UnsafeRawBufferPointer, to path: String, permissions: UInt32,
+        failing injected: Step?
+    ) throws(FileError) {
         let (directory, base) = split(path)
         guard !base.isEmpty, base != ".", base != ".." else {
             throw FileError(kind: .isDirectory, path: path, operation: "atomic write", errno: EISDIR)
@@ -62,7 +64,9 @@ public enum AtomicFile {
         while fd < 0 {
             attempts += 1
             temporaryPath = directory + "/." + base + ".tmp-" + randomSuffix()
-            let opened: Result<Int32, Errno> = injected == .create ? .failure(.io)
+            let opened: Result<Int32, Errno> =
+                injected == .create
+                ? .failure(.io)
                 : Syscalls.open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             switch opened {
             case .success(let d): fd = d
@@ -76,7 +80,7 @@ public enum AtomicFile {
         let steps: [(Step, String, () -> Result<Void, Errno>)] = [
             (.write, "set mode of \(temporaryPath)", { Syscalls.fchmod(fd, mode_t(permissions)) }),
             (.write, "write \(bytes.count) bytes to \(temporaryPath)", { Syscalls.writeAll(fd, bytes) }),
-            (.fsync, "fsync \(temporaryPath)", { Syscalls.fsync(fd) }),
+            (.fsync, "fsync \(temporaryPath)", { Syscalls.fsync(fd) })
         ]
         for (step, what, run) in steps {
             if case .failure(let e) = perform(step, run) {

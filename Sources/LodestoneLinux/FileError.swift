@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file operation that failed, with the path, what was being done, and the errno.
@@ -49,8 +49,9 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A `FileError` classified from `errno`.
     init(_ errno: Errno, path: String, operation: String) {
-        self.init(kind: Self.kind(forErrno: errno.rawValue), path: path, operation: operation, errno: errno.rawValue,
-                  detail: errno.rawValue == 0 ? "" : errno.description)
+        self.init(
+            kind: Self.kind(forErrno: errno.rawValue), path: path, operation: operation, errno: errno.rawValue,
+            detail: errno.rawValue == 0 ? "" : errno.description)
     }
 
     /// Classifies a Linux errno.
@@ -69,18 +70,19 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// One line: path, what went wrong and what to do, the operation, the C library's text, the errno.
     public var description: String {
-        let what: String = switch kind {
-        case .notFound: "no such file or directory"
-        case .permissionDenied: "permission denied: check the owner and mode of the file and its directory"
-        case .readOnlyFileSystem: "read-only file system: write somewhere else or remount it read-write"
-        case .noSpace: "no space left (or quota/file size limit reached): free some space"
-        case .isDirectory: "is a directory: give a file path"
-        case .notDirectory: "a component of the path is not a directory"
-        case .truncated: "truncated: the file ends before its compressed stream does (an interrupted write or copy?)"
-        case .corrupt: "corrupt data: not a valid gzip file"
-        case .io: "I/O error: the storage device may be failing"
-        case .other: "failed"
-        }
+        let what: String =
+            switch kind {
+            case .notFound: "no such file or directory"
+            case .permissionDenied: "permission denied: check the owner and mode of the file and its directory"
+            case .readOnlyFileSystem: "read-only file system: write somewhere else or remount it read-write"
+            case .noSpace: "no space left (or quota/file size limit reached): free some space"
+            case .isDirectory: "is a directory: give a file path"
+            case .notDirectory: "a component of the path is not a directory"
+            case .truncated: "truncated: the file ends before its compressed stream does (an interrupted write or copy?)"
+            case .corrupt: "corrupt data: not a valid gzip file"
+            case .io: "I/O error: the storage device may be failing"
+            case .other: "failed"
+            }
         var line = "\(path): \(what) (\(operation))"
         if !detail.isEmpty { line += ": \(detail)" }
         if errno != 0 { line += " [errno \(errno)]" }

@@ -1,6 +1,6 @@
 import CLodestoneLinux
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whole-file gzip reading and writing through zlib (RFC 1952).
@@ -92,7 +92,7 @@ public final class GzipReader {
     /// - Throws: `FileError` classified from errno (not found, permission denied, a directory, …).
     public init(path: String) throws(FileError) {
         self.path = path
-        let opened = try gzOpen(path, mode: "rbe", operation: "open for reading")   // e: O_CLOEXEC
+        let opened = try gzOpen(path, mode: "rbe", operation: "open for reading") // e: O_CLOEXEC
         file = opened
         _ = gzbuffer(opened, 128 * 1024)
     }
@@ -151,7 +151,7 @@ public final class GzipWriter {
     /// - Throws: `FileError` classified from errno (permission denied, no such directory, …).
     public init(path: String, level: Int = 6) throws(FileError) {
         self.path = path
-        let mode = "wb\(max(0, min(9, level)))e"   // e: O_CLOEXEC
+        let mode = "wb\(max(0, min(9, level)))e" // e: O_CLOEXEC
         file = try gzOpen(path, mode: mode, operation: "create for writing")
     }
 

@@ -1,7 +1,7 @@
 import CLodestoneLinux
 import LodestoneCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What an I2C adapter can do: the `I2C_FUNC_*` bits from `ioctl(fd, I2C_FUNCS)` (`linux/i2c.h`).
@@ -87,8 +87,9 @@ public final class I2CDevBus: RegisterBus {
         switch Syscalls.open(path, O_RDWR | O_CLOEXEC) {
         case .success(let d): opened = d
         case .failure(let e):
-            throw BusError(kind: BusError.kind(forErrno: e.rawValue), bus: path, errno: e.rawValue,
-                           operation: "open: \(e)")
+            throw BusError(
+                kind: BusError.kind(forErrno: e.rawValue), bus: path, errno: e.rawValue,
+                operation: "open: \(e)")
         }
         switch Syscalls.i2cFunctionality(opened) {
         case .success(let mask):
@@ -97,8 +98,9 @@ public final class I2CDevBus: RegisterBus {
         case .failure(let e):
             _ = Syscalls.close(opened)
             let hint = e.rawValue == ENOTTY ? ": not an i2c-dev device" : ""
-            throw BusError(kind: BusError.kind(forErrno: e.rawValue), bus: path, errno: e.rawValue,
-                           operation: "ioctl I2C_FUNCS: \(e)\(hint)")
+            throw BusError(
+                kind: BusError.kind(forErrno: e.rawValue), bus: path, errno: e.rawValue,
+                operation: "ioctl I2C_FUNCS: \(e)\(hint)")
         }
     }
 
@@ -159,13 +161,15 @@ public final class I2CDevBus: RegisterBus {
             var offset = 0
             while offset < count {
                 let n = min(Self.smbusBlockMaximumBytes, count - offset)
-                let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n])
+                let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + n])
                 try readBlock(address: address, register: register &+ UInt8(truncatingIfNeeded: offset), into: chunk)
                 offset += n
             }
         case .none:
-            throw unsupported(address, register, "read \(count) bytes: adapter has neither the SMBus transfer nor I2C_FUNC_I2C"
-                              + (count > Self.rdwrMessageMaximumBytes ? " (or the read exceeds 8192 bytes)" : ""))
+            throw unsupported(
+                address, register,
+                "read \(count) bytes: adapter has neither the SMBus transfer nor I2C_FUNC_I2C"
+                    + (count > Self.rdwrMessageMaximumBytes ? " (or the read exceeds 8192 bytes)" : ""))
         }
     }
 
@@ -202,7 +206,7 @@ public final class I2CDevBus: RegisterBus {
             var offset = 0
             while offset < count {
                 let n = min(Self.smbusBlockMaximumBytes, count - offset)
-                let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + n])
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])
                 let chunkRegister = register &+ UInt8(truncatingIfNeeded: offset)
                 try transfer(address: address, register: chunkRegister, .writeI2CBlock(n)) {
                     Syscalls.smbusWriteI2CBlock(fd, chunkRegister, chunk)
@@ -243,7 +247,7 @@ public final class I2CDevBus: RegisterBus {
     /// write elsewhere. No register is written. An address claimed by a kernel driver (`EBUSY`, i2cdetect's
     /// "UU") counts as present. Addresses outside 0x03–0x77 are reserved and give `false`.
     public func isPresent(address: UInt8) -> Bool {
-        guard (0x03 ... 0x77).contains(address) else { return false }
+        guard (0x03...0x77).contains(address) else { return false }
         let force = forcesAddresses
         switch Syscalls.i2cSetAddress(fd, address, force: force) {
         case .success: selectedAddress = address
@@ -251,8 +255,9 @@ public final class I2CDevBus: RegisterBus {
             selectedAddress = nil
             return e.rawValue == EBUSY
         }
-        let readRange = (0x30 ... 0x37).contains(address) || (0x50 ... 0x5F).contains(address)
-        let useReceiveByte = functionality.contains(.smbusReadByte)
+        let readRange = (0x30...0x37).contains(address) || (0x50...0x5F).contains(address)
+        let useReceiveByte =
+            functionality.contains(.smbusReadByte)
             && (readRange || !functionality.contains(.smbusQuick))
         if useReceiveByte {
             if case .success = Syscalls.smbusReceiveByte(fd) { return true }
@@ -332,25 +337,30 @@ public final class I2CDevBus: RegisterBus {
 
     /// Selects `address`, runs `body`, and retries transient failures up to `retries` times.
     @inline(__always)
-    private func transfer(address: UInt8, register: UInt8, _ kind: Transfer,
-                          _ body: () -> Result<Void, Errno>) throws(BusError) {
+    private func transfer(
+        address: UInt8, register: UInt8, _ kind: Transfer,
+        _ body: () -> Result<Void, Errno>
+    ) throws(BusError) {
         try transfer(address: address, register: register, kind) { () -> Result<Void, TransferFailure> in
             body().mapError { TransferFailure($0, kind) }
         }
     }
 
     @inline(__always)
-    private func transfer(address: UInt8, register: UInt8, _ kind: Transfer,
-                          _ body: () -> Result<Void, TransferFailure>) throws(BusError) {
+    private func transfer(
+        address: UInt8, register: UInt8, _ kind: Transfer,
+        _ body: () -> Result<Void, TransferFailure>
+    ) throws(BusError) {
         var attemptsLeft = retries
         while true {
             try select(address, register: register)
             switch body() {
             case .success: return
             case .failure(let failure):
-                let error = BusError(kind: BusError.kind(forErrno: failure.errno.rawValue), bus: name, address: address,
-                                     register: register, errno: failure.errno.rawValue,
-                                     operation: failure.transfer.description)
+                let error = BusError(
+                    kind: BusError.kind(forErrno: failure.errno.rawValue), bus: name, address: address,
+                    register: register, errno: failure.errno.rawValue,
+                    operation: failure.transfer.description)
                 guard error.isTransient, attemptsLeft > 0 else { throw error }
                 attemptsLeft -= 1
             }
@@ -362,8 +372,9 @@ public final class I2CDevBus: RegisterBus {
     private func select(_ address: UInt8, register: UInt8) throws(BusError) {
         if selectedAddress == address { return }
         guard address <= 0x7F else {
-            throw BusError(kind: .other, bus: name, address: address, register: register, errno: EINVAL,
-                           operation: "select address: not a 7-bit I2C address")
+            throw BusError(
+                kind: .other, bus: name, address: address, register: register, errno: EINVAL,
+                operation: "select address: not a 7-bit I2C address")
         }
         let force = forcesAddresses || forcedAddresses.contains(address)
         var result = Syscalls.i2cSetAddress(fd, address, force: force)
@@ -375,8 +386,9 @@ public final class I2CDevBus: RegisterBus {
         case .success: selectedAddress = address
         case .failure(let e):
             selectedAddress = nil
-            throw BusError(kind: BusError.kind(forErrno: e.rawValue), bus: name, address: address, register: register,
-                           errno: e.rawValue, operation: Transfer.selectAddress(force: force).description)
+            throw BusError(
+                kind: BusError.kind(forErrno: e.rawValue), bus: name, address: address, register: register,
+                errno: e.rawValue, operation: Transfer.selectAddress(force: force).description)
         }
     }
 

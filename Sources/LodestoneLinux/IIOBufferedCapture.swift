@@ -53,15 +53,22 @@ public final class IIOBufferedCapture {
         let device = sensor.device
         let uri = sensor.context.uri
         let deviceLabel = sensor.deviceLabel
-        func error(_ kind: IIOError.Kind, channel: String? = nil, attribute: String? = nil, errno: Int32 = 0,
-                   _ detail: String) -> IIOError {
-            IIOError(kind: kind, uri: uri, device: deviceLabel, channel: channel, attribute: attribute, errno: errno, detail: detail)
+        func error(
+            _ kind: IIOError.Kind, channel: String? = nil, attribute: String? = nil, errno: Int32 = 0,
+            _ detail: String
+        ) -> IIOError {
+            IIOError(
+                kind: kind, uri: uri, device: deviceLabel, channel: channel, attribute: attribute, errno: errno, detail: detail)
         }
-        guard samplesPerRefill >= 1 else { throw error(.bufferFailed, "samplesPerRefill must be at least 1, got \(samplesPerRefill)") }
+        guard samplesPerRefill >= 1 else {
+            throw error(.bufferFailed, "samplesPerRefill must be at least 1, got \(samplesPerRefill)")
+        }
         self.samplesPerRefill = samplesPerRefill
 
         let readable: Set<IIOChannelType> = [.acceleration, .angularVelocity, .magneticField, .pressure, .temperature]
-        var wanted = channels ?? sensor.info.channels
+        var wanted =
+            channels
+            ?? sensor.info.channels
             .filter { $0.direction == .input && $0.isScanElement && readable.contains($0.type) }
             .sorted { ($0.scanIndex ?? 0) < ($1.scanIndex ?? 0) }
             .map(\.id)
@@ -72,20 +79,23 @@ public final class IIOBufferedCapture {
         var slots: [Slot] = []
         for id in wanted {
             guard let channel = id.withCString({ iio_device_find_channel(device, $0, false) }) else {
-                throw error(.noSuchChannel, channel: id, id == "timestamp"
-                            ? "the device has no timestamp scan element, so buffered samples cannot be timed"
-                            : "no such input channel")
+                throw error(
+                    .noSuchChannel, channel: id,
+                    id == "timestamp"
+                        ? "the device has no timestamp scan element, so buffered samples cannot be timed"
+                        : "no such input channel")
             }
             guard iio_channel_is_scan_element(channel) else {
                 throw error(.noSuchChannel, channel: id, "not a scan element: the driver cannot capture it in a buffer")
             }
             let type = IIOChannelType(channelID: id)
-            let axis: Int? = switch id.drop(while: { $0 != "_" }) {
-            case "_x": 0
-            case "_y": 1
-            case "_z": 2
-            default: nil
-            }
+            let axis: Int? =
+                switch id.drop(while: { $0 != "_" }) {
+                case "_x": 0
+                case "_y": 1
+                case "_z": 2
+                default: nil
+                }
             let target: Slot.Target
             switch (type, axis) {
             case (.acceleration, let a?): target = .acceleration(a)
@@ -105,28 +115,36 @@ public final class IIOBufferedCapture {
                 }
             }
             let (multiplier, divisor) = type.siConversion ?? (1, 1)
-            slots.append(Slot(channel: channel, id: id, scanType: scanType, target: target, offset: offset, scale: scale,
-                              siMultiplier: multiplier, siDivisor: divisor))
+            slots.append(
+                Slot(
+                    channel: channel, id: id, scanType: scanType, target: target, offset: offset, scale: scale,
+                    siMultiplier: multiplier, siDivisor: divisor))
         }
 
         if let trigger {
             guard let triggerDevice = sensor.context.findDevice(trigger), iio_device_is_trigger(triggerDevice) else {
                 let triggers = sensor.context.devices.filter(\.isTrigger).map { $0.name ?? $0.id }
-                throw error(.noSuchTrigger, "no trigger '\(trigger)'; present: "
-                            + (triggers.isEmpty ? "none" : triggers.joined(separator: ", ")))
+                throw error(
+                    .noSuchTrigger,
+                    "no trigger '\(trigger)'; present: "
+                        + (triggers.isEmpty ? "none" : triggers.joined(separator: ", ")))
             }
             if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_device_set_trigger(device, triggerDevice) }) {
-                throw error(.writeFailed, attribute: "trigger/current_trigger", errno: e.rawValue, "cannot attach trigger '\(trigger)'")
+                throw error(
+                    .writeFailed, attribute: "trigger/current_trigger", errno: e.rawValue, "cannot attach trigger '\(trigger)'")
             }
         }
         if sensor.hasDeviceAttribute("current_timestamp_clock") {
-            let result = Syscalls.call(.returnsNegatedErrno) { iio_device_attr_write(device, "current_timestamp_clock", "monotonic") }
+            let result = Syscalls.call(.returnsNegatedErrno) {
+                iio_device_attr_write(device, "current_timestamp_clock", "monotonic")
+            }
             if case .failure(let e) = result {
-                throw error(.writeFailed, attribute: "current_timestamp_clock", errno: e.rawValue, "cannot select the monotonic clock")
+                throw error(
+                    .writeFailed, attribute: "current_timestamp_clock", errno: e.rawValue, "cannot select the monotonic clock")
             }
         }
 
-        for i in 0 ..< iio_device_get_channels_count(device) {
+        for i in 0..<iio_device_get_channels_count(device) {
             if let c = iio_device_get_channel(device, i) { iio_channel_disable(c) }
         }
         for slot in slots { iio_channel_enable(slot.channel) }
@@ -134,8 +152,10 @@ public final class IIOBufferedCapture {
         case .success(let b): buffer = b
         case .failure(let e):
             for slot in slots { iio_channel_disable(slot.channel) }
-            throw error(.bufferFailed, errno: e.rawValue, "cannot create a buffer of \(samplesPerRefill) samples"
-                        + (e.rawValue == BusError.Errno.EBUSY ? " (another process is capturing from it)" : ""))
+            throw error(
+                .bufferFailed, errno: e.rawValue,
+                "cannot create a buffer of \(samplesPerRefill) samples"
+                    + (e.rawValue == BusError.Errno.EBUSY ? " (another process is capturing from it)" : ""))
         }
         self.slots = slots
         self.channelIDs = slots.map(\.id)
@@ -150,14 +170,16 @@ public final class IIOBufferedCapture {
         readings.removeAll(keepingCapacity: true)
         let buffer = self.buffer
         if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_buffer_refill(buffer) }) {
-            throw IIOError(kind: .bufferFailed, uri: sensor.context.uri, device: sensor.deviceLabel, errno: e.rawValue,
-                           detail: "refill failed" + (e.rawValue == BusError.Errno.ETIMEDOUT
-                                                      ? " (no samples: is a trigger attached and running?)" : ""))
+            throw IIOError(
+                kind: .bufferFailed, uri: sensor.context.uri, device: sensor.deviceLabel, errno: e.rawValue,
+                detail: "refill failed"
+                    + (e.rawValue == BusError.Errno.ETIMEDOUT
+                        ? " (no samples: is a trigger attached and running?)" : ""))
         }
         let step = iio_buffer_step(buffer)
         guard step > 0, let start = iio_buffer_start(buffer), let end = iio_buffer_end(buffer) else { return }
         let count = (end - start) / step
-        for i in 0 ..< count {
+        for i in 0..<count {
             var acceleration = Vector3(), angularVelocity = Vector3(), magneticField = Vector3()
             var reading = SensorReading()
             var hasAcceleration = 0, hasAngularVelocity = 0, hasMagneticField = 0
@@ -192,20 +214,24 @@ public final class IIOBufferedCapture {
 
     /// The scan type of `channel`: the kernel's own text from sysfs for `local:` contexts, else libiio's data
     /// format written out in the kernel's syntax; parsed by `IIOScanType` either way.
-    static func scanType(of channel: OpaquePointer, id: String, deviceID: String, uri: String,
-                         deviceLabel: String) throws(IIOError) -> IIOScanType {
+    static func scanType(
+        of channel: OpaquePointer, id: String, deviceID: String, uri: String,
+        deviceLabel: String
+    ) throws(IIOError) -> IIOScanType {
         var text: String?
         if uri == "local:" {
             let path = "/sys/bus/iio/devices/\(deviceID)/scan_elements/in_\(id)_type"
             if case .success(let t) = Syscalls.readSmallFile(path) { text = t }
         }
         if text == nil, let format = iio_channel_get_data_format(channel)?.pointee {
-            text = (format.is_be ? "be:" : "le:") + (format.is_signed ? "s" : "u") + "\(format.bits)/\(format.length)"
+            text =
+                (format.is_be ? "be:" : "le:") + (format.is_signed ? "s" : "u") + "\(format.bits)/\(format.length)"
                 + (format.repeat > 1 ? "X\(format.repeat)" : "") + ">>\(format.shift)"
         }
         guard let text else {
-            throw IIOError(kind: .malformedValue, uri: uri, device: deviceLabel, channel: id, attribute: "type",
-                           detail: "the channel has no scan type")
+            throw IIOError(
+                kind: .malformedValue, uri: uri, device: deviceLabel, channel: id, attribute: "type",
+                detail: "the channel has no scan type")
         }
         do {
             return try IIOScanType(parsing: text)

@@ -143,7 +143,9 @@ public final class IIOContext {
             created = Syscalls.pointer { iio_create_local_context() }
         } else if uri.hasPrefix("ip:") {
             let host = String(uri.dropFirst(3))
-            created = host.isEmpty ? Syscalls.pointer { iio_create_network_context(nil) }
+            created =
+                host.isEmpty
+                ? Syscalls.pointer { iio_create_network_context(nil) }
                 : host.withCString { h in Syscalls.pointer { iio_create_network_context(h) } }
         } else {
             created = uri.withCString { u in Syscalls.pointer { iio_create_context_from_uri(u) } }
@@ -151,13 +153,15 @@ public final class IIOContext {
         switch created {
         case .success(let p): pointer = p
         case .failure(let e):
-            let hint = switch (uri, e.rawValue) {
-            case ("local:", BusError.Errno.ENOENT): ": no /sys/bus/iio/devices (is the kernel's IIO subsystem loaded?)"
-            case ("local:", BusError.Errno.EACCES): ": permission denied reading sysfs"
-            case (_, _) where uri.hasPrefix("ip:"): ": is iiod running on that host and reachable on port 30431?"
-            default: ""
-            }
-            throw IIOError(kind: .contextUnavailable, uri: uri, errno: e.rawValue, detail: "cannot create the libiio context\(hint)")
+            let hint =
+                switch (uri, e.rawValue) {
+                case ("local:", BusError.Errno.ENOENT): ": no /sys/bus/iio/devices (is the kernel's IIO subsystem loaded?)"
+                case ("local:", BusError.Errno.EACCES): ": permission denied reading sysfs"
+                case (_, _) where uri.hasPrefix("ip:"): ": is iiod running on that host and reachable on port 30431?"
+                default: ""
+                }
+            throw IIOError(
+                kind: .contextUnavailable, uri: uri, errno: e.rawValue, detail: "cannot create the libiio context\(hint)")
         }
     }
 
@@ -180,21 +184,29 @@ public final class IIOContext {
             throw IIOError(kind: .noSuchTrigger, uri: uri, device: trigger, detail: "no such trigger")
         }
         guard "sampling_frequency".withCString({ iio_device_find_attr(device, $0) }) != nil else {
-            throw IIOError(kind: .noSuchAttribute, uri: uri, device: trigger, attribute: "sampling_frequency",
-                           detail: "this trigger has no rate (it fires on its own schedule)")
+            throw IIOError(
+                kind: .noSuchAttribute, uri: uri, device: trigger, attribute: "sampling_frequency",
+                detail: "this trigger has no rate (it fires on its own schedule)")
         }
         guard let text = IIOAttributeText.decimal(hz), hz >= 0 else {
-            throw IIOError(kind: .writeFailed, uri: uri, device: trigger, attribute: "sampling_frequency",
-                           errno: BusError.Errno.EINVAL, detail: "\(hz) Hz is not a rate")
+            throw IIOError(
+                kind: .writeFailed, uri: uri, device: trigger, attribute: "sampling_frequency",
+                errno: BusError.Errno.EINVAL, detail: "\(hz) Hz is not a rate")
         }
-        if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_device_attr_write(device, "sampling_frequency", text) }) {
-            throw IIOError(kind: .writeFailed, uri: uri, device: trigger, attribute: "sampling_frequency", errno: e.rawValue,
-                           detail: "cannot set \(text) Hz")
+        if case .failure(let e) = Syscalls.call(
+            .returnsNegatedErrno, { iio_device_attr_write(device, "sampling_frequency", text) })
+        {
+            throw IIOError(
+                kind: .writeFailed, uri: uri, device: trigger, attribute: "sampling_frequency", errno: e.rawValue,
+                detail: "cannot set \(text) Hz")
         }
         var readBack = 0.0
-        if case .failure(let e) = Syscalls.call(.returnsNegatedErrno, { iio_device_attr_read_double(device, "sampling_frequency", &readBack) }) {
-            throw IIOError(kind: .readFailed, uri: uri, device: trigger, attribute: "sampling_frequency", errno: e.rawValue,
-                           detail: "read failed")
+        if case .failure(let e) = Syscalls.call(
+            .returnsNegatedErrno, { iio_device_attr_read_double(device, "sampling_frequency", &readBack) })
+        {
+            throw IIOError(
+                kind: .readFailed, uri: uri, device: trigger, attribute: "sampling_frequency", errno: e.rawValue,
+                detail: "read failed")
         }
         return readBack
     }
@@ -208,7 +220,7 @@ public final class IIOContext {
     /// Every device and trigger, with channels and attribute names.
     public var devices: [IIODeviceInfo] {
         let count = iio_context_get_devices_count(pointer)
-        return (0 ..< count).compactMap { i in iio_context_get_device(pointer, i).map(Self.info(of:)) }
+        return (0..<count).compactMap { i in iio_context_get_device(pointer, i).map(Self.info(of:)) }
     }
 
     /// The device whose id, label or name is `name` (`iio_context_find_device`).
@@ -218,7 +230,7 @@ public final class IIOContext {
 
     static func info(of device: OpaquePointer) -> IIODeviceInfo {
         let channelCount = iio_device_get_channels_count(device)
-        let channels: [IIOChannelInfo] = (0 ..< channelCount).compactMap { i in
+        let channels: [IIOChannelInfo] = (0..<channelCount).compactMap { i in
             iio_device_get_channel(device, i).map(channelInfo(of:))
         }
         return IIODeviceInfo(
@@ -226,8 +238,8 @@ public final class IIOContext {
             name: string(iio_device_get_name(device)),
             label: string(iio_device_get_label(device)),
             isTrigger: iio_device_is_trigger(device),
-            attributes: (0 ..< iio_device_get_attrs_count(device)).compactMap { string(iio_device_get_attr(device, $0)) },
-            bufferAttributes: (0 ..< iio_device_get_buffer_attrs_count(device)).compactMap {
+            attributes: (0..<iio_device_get_attrs_count(device)).compactMap { string(iio_device_get_attr(device, $0)) },
+            bufferAttributes: (0..<iio_device_get_buffer_attrs_count(device)).compactMap {
                 string(iio_device_get_buffer_attr(device, $0))
             },
             channels: channels)
@@ -246,7 +258,7 @@ public final class IIOContext {
             direction: iio_channel_is_output(channel) ? .output : .input,
             isScanElement: iio_channel_is_scan_element(channel),
             scanIndex: index >= 0 ? Int(index) : nil,
-            attributes: (0 ..< iio_channel_get_attrs_count(channel)).compactMap { string(iio_channel_get_attr(channel, $0)) })
+            attributes: (0..<iio_channel_get_attrs_count(channel)).compactMap { string(iio_channel_get_attr(channel, $0)) })
     }
 
     static func string(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }

@@ -41,8 +41,10 @@ public struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
     public var detail: String
 
     /// An error with every field given; the place fields default to "unknown".
-    public init(kind: Kind, uri: String = "", device: String? = nil, channel: String? = nil, attribute: String? = nil,
-                errno: Int32 = 0, detail: String) {
+    public init(
+        kind: Kind, uri: String = "", device: String? = nil, channel: String? = nil, attribute: String? = nil,
+        errno: Int32 = 0, detail: String
+    ) {
         self.kind = kind; self.uri = uri; self.device = device; self.channel = channel; self.attribute = attribute
         self.errno = errno; self.detail = detail
     }

@@ -98,12 +98,14 @@ public struct IIOQuirk: Sendable, Hashable, CustomStringConvertible {
 
     /// One line for people: device, kernel, what is wrong and what Lodestone does.
     public func notice(device: String, kernel: KernelVersion?) -> String {
-        let action: String = switch correction {
-        case .multiplyScale(let f): "Lodestone multiplies its \(channelType) scale by \(f)"
-        case .signExtendRaw16: "Lodestone reads its \(channelType) raw value as signed 16-bit"
-        case let .clamp(range, _): "Lodestone clamps its \(channelType) values to \(range.lowerBound)…\(range.upperBound)"
-        }
-        return "\(device): kernel \(kernel?.description ?? "(version unknown)") \(driver): \(summary); \(action) [quirk \(id); source: \(source)]"
+        let action: String =
+            switch correction {
+            case .multiplyScale(let f): "Lodestone multiplies its \(channelType) scale by \(f)"
+            case .signExtendRaw16: "Lodestone reads its \(channelType) raw value as signed 16-bit"
+            case let .clamp(range, _): "Lodestone clamps its \(channelType) values to \(range.lowerBound)…\(range.upperBound)"
+            }
+        return
+            "\(device): kernel \(kernel?.description ?? "(version unknown)") \(driver): \(summary); \(action) [quirk \(id); source: \(source)]"
     }
 
     public var description: String { id }
@@ -120,9 +122,12 @@ public enum IIOQuirks {
             driver: "hmc5843_core (drivers/iio/magnetometer/hmc5843_core.c)",
             channelType: .magneticField, affectedFrom: nil, fixedIn: nil,
             // The driver's three scale tables, in nano-gauss per LSB as it prints them.
-            signature: .scaleIn([6173, 7692, 10309, 12821, 18868, 21739, 25641, 35714,
-                                 7812, 9766, 13021, 16287, 24096, 27701, 32573, 45662,
-                                 7299, 9174, 12195, 15152, 22727, 30303, 43478].map { $0 * 1e-9 }),
+            signature: .scaleIn(
+                [
+                    6173, 7692, 10309, 12821, 18868, 21739, 25641, 35714,
+                    7812, 9766, 13021, 16287, 24096, 27701, 32573, 45662,
+                    7299, 9174, 12195, 15152, 22727, 30303, 43478
+                ].map { $0 * 1e-9 }),
             correction: .multiplyScale(100),
             summary: "in_magn_scale is 100 times too small: the driver's tables hold 10^7/gain nano-gauss "
                 + "(its comment: \"Scaling factors: 10000000/Gain\"), i.e. 0.01/gain gauss per LSB, where the "
@@ -177,7 +182,7 @@ public enum IIOQuirks {
                 + "the sensor's zero read about 65536 LSB too high",
             source: "commit \"iio: gyro: mpu3050: Fix reported temperature value\" (Dmitry Osipenko, Cc: stable, "
                 + "https://lore.kernel.org/r/20210423020959.5023-1-digetx@gmail.com), Fixes: 3904b28efb; "
-                + "a signed 16-bit value is never above 32767, so a fixed kernel is left alone"),
+                + "a signed 16-bit value is never above 32767, so a fixed kernel is left alone")
     ]
 
     /// The quirks for a device named `deviceName` on `kernel` (`nil` when the version is unknown).

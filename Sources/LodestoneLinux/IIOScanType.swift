@@ -29,12 +29,18 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     /// A validated scan type.
     /// - Throws: `IIOError.Kind.malformedValue` unless storageBits is a multiple of 8 in 8…64, realBits is in
     ///   1…storageBits, shift + realBits ≤ storageBits, and repeatCount ≥ 1.
-    public init(endianness: Endianness, isSigned: Bool, realBits: Int, storageBits: Int, shift: Int,
-                repeatCount: Int = 1) throws(IIOError) {
-        guard storageBits % 8 == 0, (8 ... 64).contains(storageBits), (1 ... storageBits).contains(realBits),
-              shift >= 0, shift + realBits <= storageBits, repeatCount >= 1 else {
-            throw IIOError(kind: .malformedValue,
-                           detail: "impossible scan type: \(realBits) real bits, \(storageBits) storage bits, shift \(shift), repeat \(repeatCount)")
+    public init(
+        endianness: Endianness, isSigned: Bool, realBits: Int, storageBits: Int, shift: Int,
+        repeatCount: Int = 1
+    ) throws(IIOError) {
+        guard storageBits % 8 == 0, (8...64).contains(storageBits), (1...storageBits).contains(realBits),
+            shift >= 0, shift + realBits <= storageBits, repeatCount >= 1
+        else {
+            throw IIOError(
+                kind: .malformedValue,
+                detail:
+                    "impossible scan type: \(realBits) real bits, \(storageBits) storage bits, shift \(shift), repeat \(repeatCount)"
+            )
         }
         self.endianness = endianness; self.isSigned = isSigned; self.realBits = realBits
         self.storageBits = storageBits; self.shift = shift; self.repeatCount = repeatCount
@@ -49,7 +55,11 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
         var s = Substring(text).trimmingWhitespace
 
         let endianness: Endianness
-        if s.hasPrefix("le:") { endianness = .little } else if s.hasPrefix("be:") { endianness = .big } else {
+        if s.hasPrefix("le:") {
+            endianness = .little
+        } else if s.hasPrefix("be:") {
+            endianness = .big
+        } else {
             throw malformed("expected 'le:' or 'be:' first")
         }
         s = s.dropFirst(3)
@@ -82,8 +92,9 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
         let shift = try number("the shift")
         guard s.isEmpty else { throw malformed("unexpected '\(s)' at the end") }
         do {
-            try self.init(endianness: endianness, isSigned: isSigned, realBits: realBits, storageBits: storageBits,
-                          shift: shift, repeatCount: repeatCount)
+            try self.init(
+                endianness: endianness, isSigned: isSigned, realBits: realBits, storageBits: storageBits,
+                shift: shift, repeatCount: repeatCount)
         } catch {
             throw malformed(error.detail)
         }
@@ -100,7 +111,7 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
         case .little:
             for i in stride(from: n - 1, through: 0, by: -1) { word = word << 8 | UInt64(bytes[i]) }
         case .big:
-            for i in 0 ..< n { word = word << 8 | UInt64(bytes[i]) }
+            for i in 0..<n { word = word << 8 | UInt64(bytes[i]) }
         }
         word >>= UInt64(shift)
         let unused = UInt64(64 - realBits)

@@ -82,8 +82,9 @@ public final class IIOSensor {
     public init(context: IIOContext, device name: String, kernelRelease: String? = nil) throws(IIOError) {
         guard let device = context.findDevice(name) else {
             let known = context.devices.map { "\($0.id) (\($0.name ?? "?"))" }.joined(separator: ", ")
-            throw IIOError(kind: .noSuchDevice, uri: context.uri, device: name,
-                           detail: "no such device; present: " + (known.isEmpty ? "none" : known))
+            throw IIOError(
+                kind: .noSuchDevice, uri: context.uri, device: name,
+                detail: "no such device; present: " + (known.isEmpty ? "none" : known))
         }
         self.context = context
         self.device = device
@@ -95,7 +96,7 @@ public final class IIOSensor {
         self.quirks = quirks
         self.quirkObserved = quirks.map { _ in false }
         var readers: [String: IIOChannelReader] = [:]
-        for i in 0 ..< iio_device_get_channels_count(device) {
+        for i in 0..<iio_device_get_channels_count(device) {
             if let channel = iio_device_get_channel(device, i), var reader = IIOChannelReader(channel) {
                 reader.quirk = quirks.firstIndex { $0.channelType == reader.type }
                 readers[reader.id] = reader
@@ -103,7 +104,8 @@ public final class IIOSensor {
         }
         func axes(_ type: IIOChannelType) -> IIOAxes? {
             guard let x = readers[type.rawValue + "_x"], let y = readers[type.rawValue + "_y"],
-                  let z = readers[type.rawValue + "_z"] else { return nil }
+                let z = readers[type.rawValue + "_z"]
+            else { return nil }
             return IIOAxes(x: x, y: y, z: z)
         }
         /// The unmodified channel of `type` (`temp`, `temp0`), else the first with a modifier (`temp_ambient`).
@@ -118,9 +120,11 @@ public final class IIOSensor {
         temperature = scalar(.temperature)
         relativeHumidity = scalar(.relativeHumidity)
         if acceleration == nil && angularVelocity == nil && magneticField == nil && pressure == nil
-            && temperature == nil && relativeHumidity == nil {
-            throw IIOError(kind: .noSuchChannel, uri: context.uri, device: deviceLabel,
-                           detail: "no channel Lodestone can read (accel/anglvel/magn x, y, z, pressure, temp, humidityrelative)")
+            && temperature == nil && relativeHumidity == nil
+        {
+            throw IIOError(
+                kind: .noSuchChannel, uri: context.uri, device: deviceLabel,
+                detail: "no channel Lodestone can read (accel/anglvel/magn x, y, z, pressure, temp, humidityrelative)")
         }
     }
 
@@ -133,7 +137,8 @@ public final class IIOSensor {
     /// readers that read the scale once, like `IIOBufferedCapture`).
     func correctedScale(_ scale: Double, type: IIOChannelType) -> Double {
         guard let q = quirks.firstIndex(where: { $0.channelType == type }), case .multiplyScale(let f) = quirks[q].correction,
-              quirks[q].signature.matches(scale: scale) else { return scale }
+            quirks[q].signature.matches(scale: scale)
+        else { return scale }
         quirkObserved[q] = true
         return scale * f
     }
@@ -181,7 +186,8 @@ public final class IIOSensor {
         } else if hasDeviceAttribute("mount_matrix") {
             text = try readString(nil, "mount_matrix")
         } else if let channel = "mount".withCString({ iio_device_find_channel(device, $0, false) }),
-                  channelHas(channel, "matrix") {
+            channelHas(channel, "matrix")
+        {
             text = try readString(channel, "matrix")
         } else {
             return nil
@@ -209,9 +215,10 @@ public final class IIOSensor {
     public func setSamplingFrequency(hz: Double, for type: IIOChannelType? = nil) throws(IIOError) -> Double {
         let home = try attributeHome("sampling_frequency", type: type)
         guard let text = IIOAttributeText.decimal(hz), hz > 0 else {
-            throw IIOError(kind: .writeFailed, uri: context.uri, device: deviceLabel, channel: home.flatMap(channelID),
-                           attribute: "sampling_frequency", errno: BusError.Errno.EINVAL,
-                           detail: "\(hz) Hz is not a rate: give a positive number")
+            throw IIOError(
+                kind: .writeFailed, uri: context.uri, device: deviceLabel, channel: home.flatMap(channelID),
+                attribute: "sampling_frequency", errno: BusError.Errno.EINVAL,
+                detail: "\(hz) Hz is not a rate: give a positive number")
         }
         let result = "sampling_frequency".withCString { name in
             text.withCString { value in
@@ -221,8 +228,9 @@ public final class IIOSensor {
             }
         }
         if case .failure(let e) = result {
-            throw IIOError(kind: .writeFailed, uri: context.uri, device: deviceLabel, channel: home.flatMap(channelID),
-                           attribute: "sampling_frequency", errno: e.rawValue, detail: "cannot set \(text) Hz")
+            throw IIOError(
+                kind: .writeFailed, uri: context.uri, device: deviceLabel, channel: home.flatMap(channelID),
+                attribute: "sampling_frequency", errno: e.rawValue, detail: "cannot set \(text) Hz")
         }
         return try readDouble(home, "sampling_frequency")
     }
@@ -247,7 +255,8 @@ public final class IIOSensor {
             return try readString(nil, name)
         }
         guard let pointer = findChannel(channel) else {
-            throw IIOError(kind: .noSuchChannel, uri: context.uri, device: deviceLabel, channel: channel, detail: "no such channel")
+            throw IIOError(
+                kind: .noSuchChannel, uri: context.uri, device: deviceLabel, channel: channel, detail: "no such channel")
         }
         guard channelHas(pointer, name) else { throw noSuchAttribute(name, channel: channel) }
         return try readString(pointer, name)
@@ -284,8 +293,10 @@ public final class IIOSensor {
             }
             abi = (raw + offset) * scale
         }
-        if let q = c.quirk, case let (.valueOutside(valid), .clamp(range, overshootLimit)) = (quirks[q].signature, quirks[q].correction),
-           !valid.contains(abi) {
+        if let q = c.quirk,
+            case let (.valueOutside(valid), .clamp(range, overshootLimit)) = (quirks[q].signature, quirks[q].correction),
+            !valid.contains(abi)
+        {
             abi = abi > range.upperBound && abi <= overshootLimit ? range.upperBound : range.lowerBound
             quirkObserved[q] = true
         }
@@ -305,8 +316,9 @@ public final class IIOSensor {
             }
         }
         if case .failure(let e) = result {
-            throw IIOError(kind: .readFailed, uri: context.uri, device: deviceLabel, channel: channel.flatMap(channelID),
-                           attribute: "\(attribute)", errno: e.rawValue, detail: "read failed")
+            throw IIOError(
+                kind: .readFailed, uri: context.uri, device: deviceLabel, channel: channel.flatMap(channelID),
+                attribute: "\(attribute)", errno: e.rawValue, detail: "read failed")
         }
         return v
     }
@@ -329,8 +341,9 @@ public final class IIOSensor {
         switch result {
         case .success(let s): return String(Substring(s).trimmingWhitespace)
         case .failure(let e):
-            throw IIOError(kind: .readFailed, uri: context.uri, device: deviceLabel, channel: channel.flatMap(channelID),
-                           attribute: attribute, errno: e.rawValue, detail: "read failed")
+            throw IIOError(
+                kind: .readFailed, uri: context.uri, device: deviceLabel, channel: channel.flatMap(channelID),
+                attribute: attribute, errno: e.rawValue, detail: "read failed")
         }
     }
 
@@ -340,7 +353,7 @@ public final class IIOSensor {
         if let type, let channel = inputChannel(of: type, having: attribute) { return channel }
         if hasDeviceAttribute(attribute) { return nil }
         if type == nil {
-            for i in 0 ..< iio_device_get_channels_count(device) {
+            for i in 0..<iio_device_get_channels_count(device) {
                 if let c = iio_device_get_channel(device, i), !iio_channel_is_output(c), channelHas(c, attribute) { return c }
             }
         }
@@ -348,9 +361,10 @@ public final class IIOSensor {
     }
 
     func inputChannel(of type: IIOChannelType, having attribute: String) -> OpaquePointer? {
-        for i in 0 ..< iio_device_get_channels_count(device) {
+        for i in 0..<iio_device_get_channels_count(device) {
             guard let c = iio_device_get_channel(device, i), !iio_channel_is_output(c),
-                  let id = channelID(c), IIOChannelType(channelID: id) == type, channelHas(c, attribute) else { continue }
+                let id = channelID(c), IIOChannelType(channelID: id) == type, channelHas(c, attribute)
+            else { continue }
             return c
         }
         return nil
@@ -371,7 +385,8 @@ public final class IIOSensor {
     func channelID(_ channel: OpaquePointer) -> String? { IIOContext.string(iio_channel_get_id(channel)) }
 
     func noSuchAttribute(_ name: String, channel: String?, detail: String? = nil) -> IIOError {
-        IIOError(kind: .noSuchAttribute, uri: context.uri, device: deviceLabel, channel: channel, attribute: name,
-                 detail: detail ?? "no such attribute")
+        IIOError(
+            kind: .noSuchAttribute, uri: context.uri, device: deviceLabel, channel: channel, attribute: name,
+            detail: detail ?? "no such attribute")
     }
 }

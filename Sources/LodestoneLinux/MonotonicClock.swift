@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `CLOCK_MONOTONIC`: seconds since an arbitrary point (boot), never stepped by NTP or the user, so it is

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The kernel's power-supply class (`/sys/class/power_supply/<name>/uevent`): batteries, mains adapters and USB

@@ -1,7 +1,7 @@
 import CLodestoneLinux
 import LodestoneCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The SPI settings of a chip select: clock mode, clock rate and word size.
@@ -59,11 +59,16 @@ public final class SPIDevBus: RegisterBus {
         func fail(_ e: Errno, _ what: String) -> BusError {
             _ = Syscalls.close(opened)
             let hint = e.rawValue == ENOTTY ? ": not a spidev device" : ""
-            return BusError(kind: BusError.kind(forErrno: e.rawValue), bus: path, errno: e.rawValue, operation: "ioctl \(what): \(e)\(hint)")
+            return BusError(
+                kind: BusError.kind(forErrno: e.rawValue), bus: path, errno: e.rawValue, operation: "ioctl \(what): \(e)\(hint)")
         }
         if case .failure(let e) = Syscalls.spiSetMode(opened, settings.mode) { throw fail(e, "SPI_IOC_WR_MODE \(settings.mode)") }
-        if case .failure(let e) = Syscalls.spiSetBitsPerWord(opened, settings.bitsPerWord) { throw fail(e, "SPI_IOC_WR_BITS_PER_WORD") }
-        if case .failure(let e) = Syscalls.spiSetMaxSpeed(opened, settings.speedHz) { throw fail(e, "SPI_IOC_WR_MAX_SPEED_HZ \(settings.speedHz)") }
+        if case .failure(let e) = Syscalls.spiSetBitsPerWord(opened, settings.bitsPerWord) {
+            throw fail(e, "SPI_IOC_WR_BITS_PER_WORD")
+        }
+        if case .failure(let e) = Syscalls.spiSetMaxSpeed(opened, settings.speedHz) {
+            throw fail(e, "SPI_IOC_WR_MAX_SPEED_HZ \(settings.speedHz)")
+        }
         let mode: UInt8, speed: UInt32
         switch Syscalls.spiMode(opened) {
         case .success(let m): mode = m
@@ -75,7 +80,8 @@ public final class SPIDevBus: RegisterBus {
         }
         self.fd = opened
         self.settings = SPISettings(mode: mode, speedHz: speed, bitsPerWord: settings.bitsPerWord)
-        let bufsiz = (try? Syscalls.readSmallFile("/sys/module/spidev/parameters/bufsiz").get())
+        let bufsiz =
+            (try? Syscalls.readSmallFile("/sys/module/spidev/parameters/bufsiz").get())
             .flatMap { Int($0.trimmingSpaces) } ?? 4096
         self.maximumTransferBytes = max(bufsiz, 2)
     }
@@ -111,8 +117,9 @@ public final class SPIDevBus: RegisterBus {
         var offset = 0
         while offset < buffer.count {
             let n = min(limit, buffer.count - offset)
-            try readOnce(register: register &+ UInt8(truncatingIfNeeded: offset),
-                         into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+            try readOnce(
+                register: register &+ UInt8(truncatingIfNeeded: offset),
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + n]))
             offset += n
         }
     }
@@ -124,8 +131,9 @@ public final class SPIDevBus: RegisterBus {
     public func write(address: UInt8, register: UInt8, bytes: UnsafeRawBufferPointer) throws(BusError) {
         guard bytes.count > 0 else { return }
         guard bytes.count < maximumTransferBytes else {
-            throw BusError(kind: .unsupported, bus: name, register: register, errno: EMSGSIZE,
-                           operation: "write \(bytes.count) bytes: longer than spidev's \(maximumTransferBytes)-byte buffer")
+            throw BusError(
+                kind: .unsupported, bus: name, register: register, errno: EMSGSIZE,
+                operation: "write \(bytes.count) bytes: longer than spidev's \(maximumTransferBytes)-byte buffer")
         }
         let command = framing.commandByte(register: register, byteCount: bytes.count, isRead: false)
         let fd = self.fd, speedHz = settings.speedHz
@@ -134,8 +142,9 @@ public final class SPIDevBus: RegisterBus {
             UnsafeMutableRawBufferPointer(rebasing: message[1...]).copyMemory(from: bytes)
             try withUnsafeTemporaryAllocation(of: spi_ioc_transfer.self, capacity: 1) { (transfers) throws(BusError) in
                 Self.fillWrite(transfers, message: UnsafeRawBufferPointer(message), speedHz: speedHz)
-                try check(Syscalls.spiMessage(fd, transfers.baseAddress!, count: 1), register: register,
-                          operation: "SPI_IOC_MESSAGE(1) write \(bytes.count) byte\(bytes.count == 1 ? "" : "s")")
+                try check(
+                    Syscalls.spiMessage(fd, transfers.baseAddress!, count: 1), register: register,
+                    operation: "SPI_IOC_MESSAGE(1) write \(bytes.count) byte\(bytes.count == 1 ? "" : "s")")
             }
         }
     }
@@ -144,8 +153,10 @@ public final class SPIDevBus: RegisterBus {
 
     /// The two transfers of a read: `command` out (1 byte), then `buffer.count` bytes in, at `speedHz`, 8-bit words,
     /// chip select held between them (`cs_change` 0).
-    static func fillRead(_ transfers: UnsafeMutableBufferPointer<spi_ioc_transfer>, command: UnsafePointer<UInt8>,
-                         buffer: UnsafeMutableRawBufferPointer, speedHz: UInt32) {
+    static func fillRead(
+        _ transfers: UnsafeMutableBufferPointer<spi_ioc_transfer>, command: UnsafePointer<UInt8>,
+        buffer: UnsafeMutableRawBufferPointer, speedHz: UInt32
+    ) {
         transfers[0] = spi_ioc_transfer()
         transfers[0].tx_buf = UInt64(UInt(bitPattern: command))
         transfers[0].len = 1
@@ -159,7 +170,9 @@ public final class SPIDevBus: RegisterBus {
     }
 
     /// The one transfer of a write: `message` (command byte and data) out.
-    static func fillWrite(_ transfers: UnsafeMutableBufferPointer<spi_ioc_transfer>, message: UnsafeRawBufferPointer, speedHz: UInt32) {
+    static func fillWrite(
+        _ transfers: UnsafeMutableBufferPointer<spi_ioc_transfer>, message: UnsafeRawBufferPointer, speedHz: UInt32
+    ) {
         transfers[0] = spi_ioc_transfer()
         transfers[0].tx_buf = UInt64(UInt(bitPattern: message.baseAddress))
         transfers[0].len = UInt32(message.count)
@@ -175,8 +188,9 @@ public final class SPIDevBus: RegisterBus {
         try withUnsafeTemporaryAllocation(of: spi_ioc_transfer.self, capacity: 2) { (transfers) throws(BusError) in
             try withUnsafePointer(to: &command) { (commandPointer) throws(BusError) in
                 Self.fillRead(transfers, command: commandPointer, buffer: buffer, speedHz: speedHz)
-                try check(Syscalls.spiMessage(fd, transfers.baseAddress!, count: 2), register: register,
-                          operation: "SPI_IOC_MESSAGE(2) read \(buffer.count) byte\(buffer.count == 1 ? "" : "s")")
+                try check(
+                    Syscalls.spiMessage(fd, transfers.baseAddress!, count: 2), register: register,
+                    operation: "SPI_IOC_MESSAGE(2) read \(buffer.count) byte\(buffer.count == 1 ? "" : "s")")
             }
         }
     }
@@ -185,8 +199,9 @@ public final class SPIDevBus: RegisterBus {
     @inline(__always)
     private func check(_ result: Result<Int, Errno>, register: UInt8, operation: @autoclosure () -> String) throws(BusError) {
         if case .failure(let e) = result {
-            throw BusError(kind: BusError.kind(forErrno: e.rawValue), bus: name, register: register, errno: e.rawValue,
-                           operation: operation())
+            throw BusError(
+                kind: BusError.kind(forErrno: e.rawValue), bus: name, register: register, errno: e.rawValue,
+                operation: operation())
         }
     }
 }

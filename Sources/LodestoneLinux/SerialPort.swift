@@ -1,6 +1,6 @@
 import CLodestoneLinux
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A serial port (a UART, a USB-serial adapter, a pseudo-terminal) in raw mode through termios(3), read without
@@ -21,9 +21,11 @@ public final class SerialPort {
     private var fd: Int32
 
     /// The baud rates termios can set (`<termios.h>` `B50` … `B4000000`), bit/s.
-    public static let supportedBaudRates = [50, 75, 110, 134, 150, 200, 300, 600, 1200, 1800, 2400, 4800, 9600, 19200,
-                                            38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600, 1000000,
-                                            1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000]
+    public static let supportedBaudRates = [
+        50, 75, 110, 134, 150, 200, 300, 600, 1200, 1800, 2400, 4800, 9600, 19200,
+        38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600, 1000000,
+        1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000
+    ]
 
     /// The termios speed constant for `baudRate`, or nil when termios has none.
     static func speed(_ baudRate: Int) -> speed_t? {
@@ -77,8 +79,9 @@ public final class SerialPort {
         var t = termios()
         if case .failure(let e) = Syscalls.call(.minusOneSetsErrno, { tcgetattr(fd, &t) }) {
             _ = Syscalls.close(fd)
-            throw SerialPortError(kind: e.rawValue == ENOTTY ? .notATerminal : SerialPortError.kind(e), path: path,
-                                  operation: "tcgetattr", errno: e.rawValue)
+            throw SerialPortError(
+                kind: e.rawValue == ENOTTY ? .notATerminal : SerialPortError.kind(e), path: path,
+                operation: "tcgetattr", errno: e.rawValue)
         }
         cfmakeraw(&t)
         t.c_cflag |= tcflag_t(CLOCAL | CREAD)
@@ -105,7 +108,9 @@ public final class SerialPort {
     /// The output speed the line is set to, read back with `tcgetattr`/`cfgetospeed`, bit/s.
     public func currentBaudRate() throws(SerialPortError) -> Int {
         var t = termios()
-        if case .failure(let e) = Syscalls.call(.minusOneSetsErrno, { tcgetattr(fd, &t) }) { throw SerialPortError(e, path: path, operation: "tcgetattr") }
+        if case .failure(let e) = Syscalls.call(.minusOneSetsErrno, { tcgetattr(fd, &t) }) {
+            throw SerialPortError(e, path: path, operation: "tcgetattr")
+        }
         let s = cfgetospeed(&t)
         return Self.supportedBaudRates.first { Self.speed($0) == s } ?? 0
     }
@@ -177,14 +182,17 @@ public struct SerialPortError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     public var description: String {
-        let what: String = switch kind {
-        case .gone: "no such device (unplugged?); check the cable and the path"
-        case .permissionDenied: "permission denied: add the user to the dialout group (sudo usermod -aG dialout $USER) or run as root"
-        case .busy: "busy: another program (gpsd, ModemManager) holds the port"
-        case .notATerminal: "not a serial port (tcgetattr fails): give a tty device"
-        case .unsupportedBaudRate: "unsupported baud rate; allowed: " + SerialPort.supportedBaudRates.map(String.init).joined(separator: ", ")
-        case .other: "failed"
-        }
+        let what: String =
+            switch kind {
+            case .gone: "no such device (unplugged?); check the cable and the path"
+            case .permissionDenied:
+                "permission denied: add the user to the dialout group (sudo usermod -aG dialout $USER) or run as root"
+            case .busy: "busy: another program (gpsd, ModemManager) holds the port"
+            case .notATerminal: "not a serial port (tcgetattr fails): give a tty device"
+            case .unsupportedBaudRate:
+                "unsupported baud rate; allowed: " + SerialPort.supportedBaudRates.map(String.init).joined(separator: ", ")
+            case .other: "failed"
+            }
         var s = "\(path): \(what) (\(operation))"
         if errno != 0 { s += ": \(Errno(errno).description) [errno \(errno)]" }
         return s

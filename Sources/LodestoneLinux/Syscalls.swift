@@ -1,6 +1,6 @@
 import CLodestoneLinux
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A Linux `errno` value, with the C library's text for it.
@@ -52,8 +52,10 @@ enum Syscalls {
     /// Runs `body` until it does not fail with `EINTR`, and turns the failure convention into a `Result`.
     /// The one EINTR loop of the package: a signal that arrives mid-call never surfaces as an error.
     @inline(__always)
-    static func call<T: FixedWidthInteger>(_ convention: FailureConvention = .minusOneSetsErrno,
-                                       retryOnInterrupt: Bool = true, _ body: () -> T) -> Result<T, Errno> {
+    static func call<T: FixedWidthInteger>(
+        _ convention: FailureConvention = .minusOneSetsErrno,
+        retryOnInterrupt: Bool = true, _ body: () -> T
+    ) -> Result<T, Errno> {
         while true {
             let result = body()
             let code: Int32
@@ -253,12 +255,15 @@ enum Syscalls {
 
     /// `ioctl(fd, I2C_RDWR)` with a register-pointer write and a read of `buffer.count` (≤ 8192) bytes.
     @inline(__always)
-    static func i2cWriteRead(_ fd: Int32, _ address: UInt8, _ register: UInt8,
-                             _ buffer: UnsafeMutableRawBufferPointer) -> Result<Void, Errno> {
+    static func i2cWriteRead(
+        _ fd: Int32, _ address: UInt8, _ register: UInt8,
+        _ buffer: UnsafeMutableRawBufferPointer
+    ) -> Result<Void, Errno> {
         guard let base = buffer.baseAddress else { return .success(()) }
         return call {
-            lodestone_i2c_write_read(fd, UInt16(address), register, base.assumingMemoryBound(to: UInt8.self),
-                                     UInt16(truncatingIfNeeded: buffer.count))
+            lodestone_i2c_write_read(
+                fd, UInt16(address), register, base.assumingMemoryBound(to: UInt8.self),
+                UInt16(truncatingIfNeeded: buffer.count))
         }.map { _ in () }
     }
 
@@ -266,8 +271,9 @@ enum Syscalls {
     static func i2cWriteMessage(_ fd: Int32, _ address: UInt8, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Void, Errno> {
         guard let base = buffer.baseAddress else { return .success(()) }
         return call {
-            lodestone_i2c_write_message(fd, UInt16(address), base.assumingMemoryBound(to: UInt8.self),
-                                        UInt16(truncatingIfNeeded: buffer.count))
+            lodestone_i2c_write_message(
+                fd, UInt16(address), base.assumingMemoryBound(to: UInt8.self),
+                UInt16(truncatingIfNeeded: buffer.count))
         }.map { _ in () }
     }
 
@@ -283,8 +289,9 @@ enum Syscalls {
     static func smbusReadI2CBlock(_ fd: Int32, _ register: UInt8, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
         guard let base = buffer.baseAddress else { return .success(0) }
         return call(.returnsNegatedErrno) {
-            i2c_smbus_read_i2c_block_data(fd, register, UInt8(truncatingIfNeeded: buffer.count),
-                                          base.assumingMemoryBound(to: UInt8.self))
+            i2c_smbus_read_i2c_block_data(
+                fd, register, UInt8(truncatingIfNeeded: buffer.count),
+                base.assumingMemoryBound(to: UInt8.self))
         }.map { Int($0) }
     }
 
@@ -299,8 +306,9 @@ enum Syscalls {
     static func smbusWriteI2CBlock(_ fd: Int32, _ register: UInt8, _ bytes: UnsafeRawBufferPointer) -> Result<Void, Errno> {
         guard let base = bytes.baseAddress else { return .success(()) }
         return call(.returnsNegatedErrno) {
-            i2c_smbus_write_i2c_block_data(fd, register, UInt8(truncatingIfNeeded: bytes.count),
-                                           base.assumingMemoryBound(to: UInt8.self))
+            i2c_smbus_write_i2c_block_data(
+                fd, register, UInt8(truncatingIfNeeded: bytes.count),
+                base.assumingMemoryBound(to: UInt8.self))
         }.map { _ in () }
     }
 

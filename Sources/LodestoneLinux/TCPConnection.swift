@@ -1,6 +1,6 @@
 import CLodestoneLinux
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP client connection with non-blocking reads: how the engine talks to a running gpsd (gpsd(8) listens on
@@ -28,18 +28,27 @@ public final class TCPConnection {
         while let a = ai {
             defer { ai = a.pointee.ai_next }
             let s: Int32
-            switch Syscalls.call(.minusOneSetsErrno, { socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), a.pointee.ai_protocol) }) {
+            switch Syscalls.call(
+                .minusOneSetsErrno,
+                {
+                    socket(
+                        a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                        a.pointee.ai_protocol)
+                })
+            {
             case .success(let d): s = d
             case .failure(let e): lastError = TCPError(e, endpoint: endpoint); continue
             }
-            let r = Syscalls.call(.minusOneSetsErrno, retryOnInterrupt: false, { connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) })
+            let r = Syscalls.call(
+                .minusOneSetsErrno, retryOnInterrupt: false, { connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) })
             if case .failure(let e) = r, e.rawValue != EINPROGRESS {
                 _ = Syscalls.close(s); lastError = TCPError(e, endpoint: endpoint); continue
             }
             var p = pollfd(fd: s, events: Int16(POLLOUT), revents: 0)
             let n = Syscalls.call(.minusOneSetsErrno, { poll(&p, 1, Int32(timeoutS * 1000)) })
             guard case .success(let ready) = n, ready > 0 else {
-                _ = Syscalls.close(s); lastError = TCPError(kind: .timedOut, endpoint: endpoint, detail: "no answer in \(timeoutS) s"); continue
+                _ = Syscalls.close(s);
+                lastError = TCPError(kind: .timedOut, endpoint: endpoint, detail: "no answer in \(timeoutS) s"); continue
             }
             var soError: Int32 = 0
             var len = socklen_t(MemoryLayout<Int32>.size)
@@ -94,23 +103,25 @@ public struct TCPError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(kind: Kind, endpoint: String, detail: String) { self.kind = kind; self.endpoint = endpoint; self.detail = detail }
 
     init(_ e: Errno, endpoint: String) {
-        let kind: Kind = switch e.rawValue {
-        case ECONNREFUSED: .refused
-        case ETIMEDOUT: .timedOut
-        case ECONNRESET, EPIPE: .closed
-        default: .other
-        }
+        let kind: Kind =
+            switch e.rawValue {
+            case ECONNREFUSED: .refused
+            case ETIMEDOUT: .timedOut
+            case ECONNRESET, EPIPE: .closed
+            default: .other
+            }
         self.init(kind: kind, endpoint: endpoint, detail: "\(e.description) [errno \(e.rawValue)]")
     }
 
     public var description: String {
-        let what: String = switch kind {
-        case .refused: "connection refused: is the daemon running and listening there?"
-        case .timedOut: "no answer: check the address and the firewall"
-        case .unknownHost: "unknown host"
-        case .closed: "connection closed"
-        case .other: "failed"
-        }
+        let what: String =
+            switch kind {
+            case .refused: "connection refused: is the daemon running and listening there?"
+            case .timedOut: "no answer: check the address and the firewall"
+            case .unknownHost: "unknown host"
+            case .closed: "connection closed"
+            case .other: "failed"
+            }
         return "\(endpoint): \(what) (\(detail))"
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Lines typed on standard input, read without blocking the caller's loop: `poll(2)` then `read(2)` on fd 0.
@@ -49,7 +49,8 @@ public final class TerminalInput {
         guard !ended else { return }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         // A signal (Ctrl-C) ends the wait early instead of restarting it: the caller then checks its flag.
-        guard case .success(let ready) = Syscalls.call(retryOnInterrupt: false, { poll(&descriptor, 1, timeoutMs) }), ready > 0 else { return }
+        guard case .success(let ready) = Syscalls.call(retryOnInterrupt: false, { poll(&descriptor, 1, timeoutMs) }), ready > 0
+        else { return }
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = buffer.withUnsafeMutableBytes { Syscalls.read(fd, into: $0) }
         switch n {

@@ -83,8 +83,8 @@ public struct GNSSDecoder {
     var century: Int
 
     // MARK: NMEA driver state (gpsd's session->nmea)
-    var dateYear = 0            // struct tm tm_year: years since 1900; 0 = no date yet
-    var dateMonth0 = 0          // 0-based
+    var dateYear = 0 // struct tm tm_year: years since 1900; 0 = no date yet
+    var dateMonth0 = 0 // 0-based
     var dateDay = 0
     var dateHour = 0, dateMinute = 0, dateSecond = 0
     var subsecondNanos = 0
@@ -219,7 +219,7 @@ public struct GNSSDecoder {
             r.longitudeDeg = fix.longitude.finite
             r.altitudeHAEM = fix.altHAE.finite
             r.altitudeMSLM = fix.altMSL.finite
-            r.geoidSeparationM = fix.mode >= 3 ? fix.geoidSeparation.finite : nil   // gpsd prints it in 3D only
+            r.geoidSeparationM = fix.mode >= 3 ? fix.geoidSeparation.finite : nil // gpsd prints it in 3D only
             r.speedMps = fix.speed.finite
             r.trackDeg = fix.track.finite
             r.magneticTrackDeg = fix.magneticTrack.finite
@@ -255,7 +255,7 @@ public struct GNSSDecoder {
             }
         }
         let dgps = fix.status == 2
-        let hUERE = dgps ? 4.75 : 19.0      // gpsd's P_UERE: eph = HDOP × P_UERE
+        let hUERE = dgps ? 4.75 : 19.0 // gpsd's P_UERE: eph = HDOP × P_UERE
         let vUERE = dgps ? 5.75 : 23.0
         if !fix.latitude.isFinite || !fix.longitude.isFinite || abs(fix.latitude) > 90 || abs(fix.longitude) > 180 {
             fix.latitude = .nan; fix.longitude = .nan
@@ -288,8 +288,10 @@ public struct GNSSDecoder {
         }
         if deltaTime > 0, fix.mode >= 2, oldfix.mode >= 2 {
             if !fix.speed.isFinite {
-                fix.speed = EarthDistance.vincentyM(latitude1Deg: fix.latitude, longitude1Deg: fix.longitude,
-                                                    latitude2Deg: oldfix.latitude, longitude2Deg: oldfix.longitude) / deltaTime
+                fix.speed =
+                    EarthDistance.vincentyM(
+                        latitude1Deg: fix.latitude, longitude1Deg: fix.longitude,
+                        latitude2Deg: oldfix.latitude, longitude2Deg: oldfix.longitude) / deltaTime
                 if abs(fix.speed) > 9999.9 { fix.speed = .nan }
             }
             // Not between high-rate epochs: each navigation epoch re-anchors them (UBXDecoder.swift).
@@ -393,7 +395,9 @@ extension Double {
 /// 3–6), iterated to 1e-12 rad. Adequate for the short baselines between successive fixes.
 public enum EarthDistance {
     /// Distance between two points, m (NaN if the iteration does not converge, near-antipodal points).
-    public static func vincentyM(latitude1Deg: Double, longitude1Deg: Double, latitude2Deg: Double, longitude2Deg: Double) -> Double {
+    public static func vincentyM(latitude1Deg: Double, longitude1Deg: Double, latitude2Deg: Double, longitude2Deg: Double)
+        -> Double
+    {
         let a = WGS84.semiMajorAxisM, f = WGS84.flattening
         let b = a * (1 - f)
         let L = Angle.radians(fromDegrees: longitude2Deg - longitude1Deg)
@@ -414,14 +418,19 @@ public enum EarthDistance {
             cos2SigmaM = cos2Alpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cos2Alpha : 0
             let C = f / 16 * cos2Alpha * (4 + f * (4 - 3 * cos2Alpha))
             let previous = lambda
-            lambda = L + (1 - C) * f * sinAlpha * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+            lambda =
+                L + (1 - C) * f * sinAlpha
+                * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
             if abs(lambda - previous) <= 1e-12 { break }
         }
         let uSq = cos2Alpha * (a * a - b * b) / (b * b)
         let A = 1 + uSq / 16384 * (4096 + uSq * (-768 + uSq * (320 - 175 * uSq)))
         let B = uSq / 1024 * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
-        let deltaSigma = B * sinSigma * (cos2SigmaM + B / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
-            - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+        let deltaSigma =
+            B * sinSigma
+            * (cos2SigmaM + B / 4
+                * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
+                    - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
         return b * A * (sigma - deltaSigma)
     }
 }

@@ -156,8 +156,10 @@ public struct GNSSSatellite: Sendable, Hashable {
     /// True when the satellite is used in the solution.
     public var used: Bool
 
-    public init(prn: Int, gnssID: Int, svID: Int, signalID: Int? = nil, elevationDeg: Double?, azimuthDeg: Double?,
-                signalDBHz: Double?, used: Bool) {
+    public init(
+        prn: Int, gnssID: Int, svID: Int, signalID: Int? = nil, elevationDeg: Double?, azimuthDeg: Double?,
+        signalDBHz: Double?, used: Bool
+    ) {
         self.prn = prn; self.gnssID = gnssID; self.svID = svID; self.signalID = signalID
         self.elevationDeg = elevationDeg; self.azimuthDeg = azimuthDeg; self.signalDBHz = signalDBHz; self.used = used
     }

@@ -35,7 +35,7 @@ public enum GPXReader {
         var points: [Point] = []
         var parser = XMLScanner(Array(text.utf8))
         var current: Point?
-        var capture: String?      // the element whose text we are collecting (ele, time)
+        var capture: String? // the element whose text we are collecting (ele, time)
         var captured = ""
         var sawRoot = false
         while let token = try parser.next() {
@@ -43,7 +43,9 @@ public enum GPXReader {
             case .start(let name, let attributes, let selfClosing):
                 let local = name.split(separator: ":").last.map(String.init) ?? name
                 if !sawRoot {
-                    guard local == "gpx" else { throw Error(line: parser.line, problem: "the root element is <\(name)>, not <gpx>: not a GPX file") }
+                    guard local == "gpx" else {
+                        throw Error(line: parser.line, problem: "the root element is <\(name)>, not <gpx>: not a GPX file")
+                    }
                     sawRoot = true
                 }
                 switch local {
@@ -73,11 +75,15 @@ public enum GPXReader {
                 if let c = capture, c == local {
                     let value = captured.trimmingASCIIWhitespace
                     if c == "ele" {
-                        guard let e = Double(value) else { throw Error(line: parser.line, problem: "<ele>\(value)</ele> is not a number of metres") }
+                        guard let e = Double(value) else {
+                            throw Error(line: parser.line, problem: "<ele>\(value)</ele> is not a number of metres")
+                        }
                         current?.elevationM = e
                     } else {
                         guard let t = parseISO8601(value) else {
-                            throw Error(line: parser.line, problem: "<time>\(value)</time> is not an ISO 8601 UTC time like 2024-05-01T12:00:00Z")
+                            throw Error(
+                                line: parser.line,
+                                problem: "<time>\(value)</time> is not an ISO 8601 UTC time like 2024-05-01T12:00:00Z")
                         }
                         current?.time = t
                     }
@@ -115,8 +121,10 @@ public enum GPXReader {
             return v
         }
         guard b.count >= 19, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A,
-              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2), let se = num(17, 2),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61 else { return nil }
+            let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+            let se = num(17, 2),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
         var i = 19
         var nanos = 0
         if i < b.count, b[i] == 0x2E {
@@ -126,10 +134,16 @@ public enum GPXReader {
         }
         var offset = 0
         if i < b.count {
-            if b[i] == 0x5A { i += 1 } else if b[i] == 0x2B || b[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = num(i + 4, 2) {
+            if b[i] == 0x5A {
+                i += 1
+            } else if b[i] == 0x2B || b[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A,
+                let om = num(i + 4, 2)
+            {
                 offset = (oh * 3600 + om * 60) * (b[i] == 0x2D ? -1 : 1)
                 i += 6
-            } else { return nil }
+            } else {
+                return nil
+            }
         }
         guard i == b.count else { return nil }
         let secs = UTCTime.secondsSince1970(year: y, month: mo, day: d, hour: h, minute: mi, second: se) - Int64(offset)
@@ -170,7 +184,8 @@ struct XMLScanner {
     }
 
     static func isNameByte(_ c: UInt8) -> Bool {
-        (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x3A || c == 0x5F || c == 0x2D || c == 0x2E || c >= 0x80
+        (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x3A || c == 0x5F || c == 0x2D
+            || c == 0x2E || c >= 0x80
     }
 
     mutating func name() throws(GPXReader.Error) -> String {
@@ -187,9 +202,11 @@ struct XMLScanner {
         var j = raw.startIndex
         var chunk = j
         while j < raw.endIndex {
-            if raw[j] == 0x26 {   // &
+            if raw[j] == 0x26 { // &
                 out += String(decoding: raw[chunk..<j], as: UTF8.self)
-                guard let semi = raw[j...].firstIndex(of: 0x3B) else { throw GPXReader.Error(line: line, problem: "unterminated entity reference") }
+                guard let semi = raw[j...].firstIndex(of: 0x3B) else {
+                    throw GPXReader.Error(line: line, problem: "unterminated entity reference")
+                }
                 let entity = String(decoding: raw[(j + 1)..<semi], as: UTF8.self)
                 switch entity {
                 case "lt": out += "<"
@@ -198,7 +215,9 @@ struct XMLScanner {
                 case "quot": out += "\""
                 case "apos": out += "'"
                 default:
-                    let v: UInt32? = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
+                    let v: UInt32? =
+                        entity.hasPrefix("#x")
+                        ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
                     guard let v, let scalar = Unicode.Scalar(v) else {
                         throw GPXReader.Error(line: line, problem: "unknown entity &\(entity);")
                     }
@@ -215,7 +234,7 @@ struct XMLScanner {
 
     mutating func next() throws(GPXReader.Error) -> Token? {
         while i < b.count {
-            if b[i] != 0x3C {   // text up to the next '<'
+            if b[i] != 0x3C { // text up to the next '<'
                 let start = i
                 while i < b.count, b[i] != 0x3C { advance() }
                 let t = try decodeEntities(b[start..<i])
@@ -231,7 +250,7 @@ struct XMLScanner {
                 return .text(String(decoding: b[start..<(i - 3)], as: UTF8.self))
             }
             if i + 1 < b.count, b[i + 1] == 0x3F { i += 2; try skip(until: "?>"); continue }
-            if i + 1 < b.count, b[i + 1] == 0x21 { i += 2; try skip(until: ">"); continue }   // DOCTYPE
+            if i + 1 < b.count, b[i + 1] == 0x21 { i += 2; try skip(until: ">"); continue } // DOCTYPE
             if i + 1 < b.count, b[i + 1] == 0x2F {
                 i += 2
                 let n = try name()

@@ -24,14 +24,14 @@ public struct Geodesic: Sendable {
     /// Authalic radius squared c² (the area of the ellipsoid is 4πc²), m².
     public let authalicRadiusSquaredM2: Double
 
-    let f1: Double          // 1 − f
-    let e2: Double          // e² = f(2 − f)
-    let ep2: Double         // e′² = e²/(1 − e²)
-    let n: Double           // third flattening f/(2 − f)
-    let etol2: Double       // short-line threshold of the starting guess
-    let a3x: [Double]       // A3 as a polynomial in ε (6 coefficients) for this n
-    let c3x: [Double]       // C3l, l = 1…5, each 6 coefficients in ε
-    let c4x: [Double]       // C4l, l = 0…5, each 6 coefficients in ε
+    let f1: Double // 1 − f
+    let e2: Double // e² = f(2 − f)
+    let ep2: Double // e′² = e²/(1 − e²)
+    let n: Double // third flattening f/(2 − f)
+    let etol2: Double // short-line threshold of the starting guess
+    let a3x: [Double] // A3 as a polynomial in ε (6 coefficients) for this n
+    let c3x: [Double] // C3l, l = 1…5, each 6 coefficients in ε
+    let c4x: [Double] // C4l, l = 0…5, each 6 coefficients in ε
 
     /// WGS84 (NIMA TR8350.2, Table 3.1): a = 6 378 137 m, 1/f = 298.257223563.
     public static let wgs84 = Geodesic(equatorialRadiusM: WGS84.semiMajorAxisM, flattening: WGS84.flattening)
@@ -51,7 +51,8 @@ public struct Geodesic: Sendable {
         let ratio = e2 == 0 ? 1 : (e2 > 0 ? Double.atanh(e) / e : Double.atan(e) / e)
         authalicRadiusSquaredM2 = (a * a + b * b * ratio) / 2
         // Threshold below which the spherical starting guess of a short line is already the solution.
-        etol2 = 0.1 * GeoMath.epsilon.squareRoot()
+        etol2 =
+            0.1 * GeoMath.epsilon.squareRoot()
             / (max(0.001, abs(f)) * min(1.0, 1 - f / 2) / 2).squareRoot()
         // Each table row is a polynomial in n (6 coefficients): evaluate it once for this ellipsoid.
         let third = f / (2 - f)
@@ -117,7 +118,7 @@ public struct Geodesic: Sendable {
     /// Σ_{l=1}^{6} c_l sin 2lσ by Clenshaw summation, from sin σ and cos σ.
     @inline(__always)
     static func sineSeries(_ sinS: Double, _ cosS: Double, _ c: SIMD8<Double>, terms: Int = 6) -> Double {
-        let alpha = 2 * (cosS - sinS) * (cosS + sinS)   // 2 cos 2σ
+        let alpha = 2 * (cosS - sinS) * (cosS + sinS) // 2 cos 2σ
         var b1 = 0.0, b2 = 0.0
         var k = terms
         while k >= 1 {
@@ -125,7 +126,7 @@ public struct Geodesic: Sendable {
             b2 = b1; b1 = b0
             k -= 1
         }
-        return 2 * sinS * cosS * b1                     // sin 2σ · b1
+        return 2 * sinS * cosS * b1 // sin 2σ · b1
     }
 
     /// Σ_{l=0}^{5} c_l cos (2l+1)σ by Clenshaw summation, from sin σ and cos σ.
@@ -147,8 +148,10 @@ public struct Geodesic: Sendable {
     static func epsilon(k2: Double) -> Double { k2 / (2 * (1 + (1 + k2).squareRoot()) + k2) }
 
     /// Distance along the geodesic (over b) and reduced length (over b) between σ1 and σ2 (eq. 7, 38–41).
-    func lengths(eps: Double, sigma12: Double, ssig1: Double, csig1: Double, dn1: Double,
-                 ssig2: Double, csig2: Double, dn2: Double) -> (s12b: Double, m12b: Double) {
+    func lengths(
+        eps: Double, sigma12: Double, ssig1: Double, csig1: Double, dn1: Double,
+        ssig2: Double, csig2: Double, dn2: Double
+    ) -> (s12b: Double, m12b: Double) {
         let a1m1 = Self.a1MinusOne(eps), a2m1 = Self.a2MinusOne(eps)
         let c1 = Self.sixTerms(GeodesicSeries.c1, eps)
         let c2 = Self.sixTerms(GeodesicSeries.c2, eps)

@@ -29,10 +29,13 @@ extension Geodesic {
     /// and equatorial geodesics are solved directly; otherwise the azimuth at the first point is found by
     /// Newton's method on λ12(α1) (eq. 45–46) from the starting point of §5 (the astroid of eq. 55 for
     /// nearly antipodal points), kept inside a bracket and bisected when a Newton step leaves it.
-    public func inverse(latitude1Deg: Double, longitude1Deg: Double,
-                        latitude2Deg: Double, longitude2Deg: Double) -> GeodesicInverse? {
+    public func inverse(
+        latitude1Deg: Double, longitude1Deg: Double,
+        latitude2Deg: Double, longitude2Deg: Double
+    ) -> GeodesicInverse? {
         guard latitude1Deg.isFinite, latitude2Deg.isFinite, longitude1Deg.isFinite, longitude2Deg.isFinite,
-              abs(latitude1Deg) <= 90, abs(latitude2Deg) <= 90 else { return nil }
+            abs(latitude1Deg) <= 90, abs(latitude2Deg) <= 90
+        else { return nil }
         let degree = GeoMath.radiansPerDegree
         let tiny = GeoMath.tiny
         let tol0 = GeoMath.epsilon
@@ -107,8 +110,9 @@ extension Geodesic {
             let ssig2 = sbet2, csig2 = calp2 * cbet2
             sig12 = Double.atan2(y: GeoMath.positivePart(csig1 * ssig2 - ssig1 * csig2), x: csig1 * csig2 + ssig1 * ssig2)
             // On a meridian k² = e′², so ε = n.
-            (s12x, m12x) = lengths(eps: n, sigma12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
-                                   ssig2: ssig2, csig2: csig2, dn2: dn2)
+            (s12x, m12x) = lengths(
+                eps: n, sigma12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
+                ssig2: ssig2, csig2: csig2, dn2: dn2)
             // The meridian is the shortest path unless it passes a conjugate point (m12 < 0 beyond σ = 1).
             if sig12 < 1 || m12x >= 0 {
                 if sig12 < 3 * tiny || (sig12 < tol0 && (s12x < 0 || m12x < 0)) {
@@ -129,8 +133,9 @@ extension Geodesic {
             m12x = b * Double.sin(sig12)
             somg12 = Double.sin(sig12); comg12 = Double.cos(sig12)
         } else if !meridian {
-            let start = inverseStart(sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
-                                     lam12: lam12, slam12: slam12, clam12: clam12, sbet12: sbet12Accurate)
+            let start = inverseStart(
+                sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
+                lam12: lam12, slam12: slam12, clam12: clam12, sbet12: sbet12Accurate)
             salp1 = start.salp1; calp1 = start.calp1
             if let shortSigma = start.sigma12 {
                 // Short line: the spherical solution with the mean ω̄ is already accurate.
@@ -145,8 +150,9 @@ extension Geodesic {
                 var salp1a = tiny, calp1a = 1.0, salp1b = tiny, calp1b = -1.0
                 var tripNewton = false, tripBisection = false
                 var iteration = 0
-                var last = lambda12(sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
-                                    salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12, derivative: true)
+                var last = lambda12(
+                    sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
+                    salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12, derivative: true)
                 while iteration < Self.maximumIterations {
                     let v = last.lam12
                     if tripBisection || !(abs(v) >= (tripNewton ? 8 : 1) * tol0) { break }
@@ -175,17 +181,20 @@ extension Geodesic {
                         // Bisection (of the sines and cosines, which is what the bracket tracks).
                         (salp1, calp1) = GeoMath.normalized((salp1a + salp1b) / 2, (calp1a + calp1b) / 2)
                         tripNewton = false
-                        tripBisection = abs(salp1a - salp1) + (calp1a - calp1) < Self.bisectionTolerance
+                        tripBisection =
+                            abs(salp1a - salp1) + (calp1a - calp1) < Self.bisectionTolerance
                             || abs(salp1 - salp1b) + (calp1 - calp1b) < Self.bisectionTolerance
                     }
-                    last = lambda12(sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
-                                    salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12,
-                                    derivative: iteration < Self.newtonIterations)
+                    last = lambda12(
+                        sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
+                        salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12,
+                        derivative: iteration < Self.newtonIterations)
                 }
                 sig12 = last.sig12
                 salp2 = last.salp2; calp2 = last.calp2
-                (s12x, m12x) = lengths(eps: last.eps, sigma12: sig12, ssig1: last.ssig1, csig1: last.csig1, dn1: dn1,
-                                       ssig2: last.ssig2, csig2: last.csig2, dn2: dn2)
+                (s12x, m12x) = lengths(
+                    eps: last.eps, sigma12: sig12, ssig1: last.ssig1, csig1: last.csig1, dn1: dn1,
+                    ssig2: last.ssig2, csig2: last.csig2, dn2: dn2)
                 m12x *= b
                 s12x *= b
                 // λ12 − ω12 = domg12: ω12 = λ12 − domg12.
@@ -212,12 +221,15 @@ extension Geodesic {
         let alp12: Double
         if !meridian, let somg = somg12, comg12 > -0.7071, sbet2 - sbet1 < 1.75 {
             let domg12 = 1 + comg12, dbet1 = 1 + cbet1, dbet2 = 1 + cbet2
-            alp12 = 2 * Double.atan2(y: somg * (sbet1 * dbet2 + sbet2 * dbet1),
-                                     x: domg12 * (sbet1 * sbet2 + dbet1 * dbet2))
+            alp12 =
+                2
+                * Double.atan2(
+                    y: somg * (sbet1 * dbet2 + sbet2 * dbet1),
+                    x: domg12 * (sbet1 * sbet2 + dbet1 * dbet2))
         } else {
             var salp12 = salp2 * calp1 - calp2 * salp1
             var calp12 = calp2 * calp1 + salp2 * salp1
-            if salp12 == 0 && calp12 < 0 {   // α12 = ±180°: pick the sign that follows from the geometry
+            if salp12 == 0 && calp12 < 0 { // α12 = ±180°: pick the sign that follows from the geometry
                 salp12 = tiny * calp1
                 calp12 = -1
             }
@@ -234,12 +246,13 @@ extension Geodesic {
         }
         salp1 *= swapped * lonSign; calp1 *= swapped * latSign
         salp2 *= swapped * lonSign; calp2 *= swapped * latSign
-        return GeodesicInverse(distanceM: 0 + s12x,
-                               initialAzimuthDeg: GeoMath.atan2Degrees(salp1, calp1),
-                               finalAzimuthDeg: GeoMath.atan2Degrees(salp2, calp2),
-                               arcLengthDeg: sig12 / degree,
-                               reducedLengthM: m12x,
-                               areaUnderM2: s12Area)
+        return GeodesicInverse(
+            distanceM: 0 + s12x,
+            initialAzimuthDeg: GeoMath.atan2Degrees(salp1, calp1),
+            finalAzimuthDeg: GeoMath.atan2Degrees(salp2, calp2),
+            arcLengthDeg: sig12 / degree,
+            reducedLengthM: m12x,
+            areaUnderM2: s12Area)
     }
 
     /// Newton steps before falling back to bisection only.
@@ -252,13 +265,16 @@ extension Geodesic {
     /// The starting point of Newton's method (Karney 2013 §5): a spherical approximation with the mean ω̄
     /// (eq. 48–50), or, for nearly antipodal points, the solution of the astroid problem (eq. 55–57). For a
     /// short line whose spherical solution is already accurate, also σ12 and α2 (then `sigma12` is set).
-    func inverseStart(sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
-                      lam12: Double, slam12: Double, clam12: Double, sbet12 accurate: Double? = nil)
-        -> (salp1: Double, calp1: Double, sigma12: Double?, salp2: Double, calp2: Double, dnm: Double) {
+    func inverseStart(
+        sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
+        lam12: Double, slam12: Double, clam12: Double, sbet12 accurate: Double? = nil
+    )
+        -> (salp1: Double, calp1: Double, sigma12: Double?, salp2: Double, calp2: Double, dnm: Double)
+    {
         let f = flattening
-        let sbet12 = accurate ?? sbet2 * cbet1 - cbet2 * sbet1   // sin(β2 − β1)
-        let cbet12 = cbet2 * cbet1 + sbet2 * sbet1            // cos(β2 − β1)
-        let sbet12a = sbet2 * cbet1 + cbet2 * sbet1           // sin(β2 + β1)
+        let sbet12 = accurate ?? sbet2 * cbet1 - cbet2 * sbet1 // sin(β2 − β1)
+        let cbet12 = cbet2 * cbet1 + sbet2 * sbet1 // cos(β2 − β1)
+        let sbet12a = sbet2 * cbet1 + cbet2 * sbet1 // sin(β2 + β1)
         let shortLine = cbet12 >= 0 && sbet12 < 0.5 && cbet2 * lam12 < 0.5
         var somg12: Double, comg12: Double
         var dnm = 1.0
@@ -274,7 +290,8 @@ extension Geodesic {
         }
         // Spherical azimuth (eq. 49), with cos written to keep precision for small and large ω12.
         var salp1 = cbet2 * somg12
-        var calp1 = comg12 >= 0
+        var calp1 =
+            comg12 >= 0
             ? sbet12 + cbet2 * sbet1 * somg12 * somg12 / (1 + comg12)
             : sbet12a - cbet2 * sbet1 * somg12 * somg12 / (1 - comg12)
         let ssig12 = Double.hypot(salp1, calp1)
@@ -291,7 +308,7 @@ extension Geodesic {
             // The spherical estimate is good enough to start from.
         } else if f > 0 {
             // Nearly antipodal: scale the neighbourhood of the antipode (eq. 53–54) and solve the astroid.
-            let lam12x = Double.atan2(y: -slam12, x: -clam12)   // λ12 − π
+            let lam12x = Double.atan2(y: -slam12, x: -clam12) // λ12 − π
             let k2 = sbet1 * sbet1 * ep2
             let eps = Self.epsilon(k2: k2)
             let lamScale = f * cbet1 * a3(eps) * Double.pi
@@ -338,7 +355,7 @@ extension Geodesic {
             let d = slope(m)
             guard d > 0 else { break }
             let next = m - v / d
-            if !(next < m) || next <= 0 { break }   // no further progress (converged to rounding)
+            if !(next < m) || next <= 0 { break } // no further progress (converged to rounding)
             m = next
         }
         return m
@@ -346,12 +363,17 @@ extension Geodesic {
 
     /// λ12 − λ12(target) as a function of α1 (eq. 45, with ω from eq. 9 and the I3 series), the quantities of
     /// the trial geodesic, and dλ12/dα1 (eq. 46) when asked.
-    func lambda12(sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
-                  salp1: Double, calp1 calp1In: Double, slam120: Double, clam120: Double, derivative: Bool)
-        -> (lam12: Double, salp2: Double, calp2: Double, sig12: Double, ssig1: Double, csig1: Double,
-            ssig2: Double, csig2: Double, eps: Double, domg12: Double, dlam12: Double) {
+    func lambda12(
+        sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
+        salp1: Double, calp1 calp1In: Double, slam120: Double, clam120: Double, derivative: Bool
+    )
+        -> (
+            lam12: Double, salp2: Double, calp2: Double, sig12: Double, ssig1: Double, csig1: Double,
+            ssig2: Double, csig2: Double, eps: Double, domg12: Double, dlam12: Double
+        )
+    {
         var calp1 = calp1In
-        if sbet1 == 0 && calp1 == 0 { calp1 = -GeoMath.tiny }   // break the degeneracy of the equatorial line
+        if sbet1 == 0 && calp1 == 0 { calp1 = -GeoMath.tiny } // break the degeneracy of the equatorial line
         // Clairaut: sin α0 = sin α1 cos β1 (eq. 5).
         let salp0 = salp1 * cbet1
         let calp0 = Double.hypot(calp1, salp1 * sbet1)
@@ -362,9 +384,10 @@ extension Geodesic {
         // α2 from Clairaut; cos α2 from cos²α2 cos²β2 = cos²α1 cos²β1 + cos²β2 − cos²β1, the difference of
         // squares written in its better-conditioned form.
         let salp2 = cbet2 != cbet1 ? salp0 / cbet2 : salp1
-        let calp2 = cbet2 != cbet1 || abs(sbet2) != -sbet1
+        let calp2 =
+            cbet2 != cbet1 || abs(sbet2) != -sbet1
             ? ((calp1 * cbet1) * (calp1 * cbet1)
-               + (cbet1 < -sbet1 ? (cbet2 - cbet1) * (cbet1 + cbet2) : (sbet1 - sbet2) * (sbet1 + sbet2)))
+                + (cbet1 < -sbet1 ? (cbet2 - cbet1) * (cbet1 + cbet2) : (sbet1 - sbet2) * (sbet1 + sbet2)))
                 .squareRoot() / cbet2
             : abs(calp1)
         let somg2 = salp0 * sbet2
@@ -386,8 +409,9 @@ extension Geodesic {
             if calp2 == 0 {
                 dlam12 = -2 * f1 * dn1 / sbet1
             } else {
-                let (_, m12b) = lengths(eps: eps, sigma12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
-                                        ssig2: ssig2, csig2: csig2, dn2: dn2)
+                let (_, m12b) = lengths(
+                    eps: eps, sigma12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
+                    ssig2: ssig2, csig2: csig2, dn2: dn2)
                 dlam12 = m12b * f1 / (calp2 * cbet2)
             }
         }

@@ -86,7 +86,7 @@ public struct GeodesicLine: Sendable {
         // β2 and α2 (eq. 12–13).
         let sbet2 = calp0 * ssig2
         var cbet2 = Double.hypot(salp0, calp0 * csig2)
-        if cbet2 == 0 { cbet2 = GeoMath.tiny; csig2 = GeoMath.tiny }   // at a pole: keep the azimuth defined
+        if cbet2 == 0 { cbet2 = GeoMath.tiny; csig2 = GeoMath.tiny } // at a pole: keep the azimuth defined
         let salp2 = salp0, calp2 = calp0 * csig2
         // ω2 − ω1 (eq. 14) and λ12 = ω12 − f sin α0 (I3(σ2) − I3(σ1)) (eq. 8).
         let somg2 = salp0 * ssig2, comg2 = csig2
@@ -94,10 +94,11 @@ public struct GeodesicLine: Sendable {
         let lam12 = omg12 + a3c * (sig12 + (Geodesic.sineSeries(ssig2, csig2, c3, terms: 5) - b31))
         let lon12 = lam12 / GeoMath.radiansPerDegree
         let lon2 = GeoMath.normalize(degrees: GeoMath.normalize(degrees: longitudeDeg) + GeoMath.normalize(degrees: lon12))
-        return GeodesicPosition(latitudeDeg: GeoMath.atan2Degrees(sbet2, g.f1 * cbet2),
-                                longitudeDeg: lon2,
-                                azimuthDeg: GeoMath.atan2Degrees(salp2, calp2),
-                                arcLengthDeg: sig12 / GeoMath.radiansPerDegree)
+        return GeodesicPosition(
+            latitudeDeg: GeoMath.atan2Degrees(sbet2, g.f1 * cbet2),
+            longitudeDeg: lon2,
+            azimuthDeg: GeoMath.atan2Degrees(salp2, calp2),
+            arcLengthDeg: sig12 / GeoMath.radiansPerDegree)
     }
 }
 
@@ -105,8 +106,10 @@ extension Geodesic {
     /// Solves the direct problem: the point `distanceM` metres from (`latitudeDeg`, `longitudeDeg`) along
     /// the geodesic leaving on `azimuthDeg` (degrees clockwise from north). `nil` when an input is not finite
     /// or the latitude is outside [−90°, 90°].
-    public func direct(latitudeDeg: Double, longitudeDeg: Double, azimuthDeg: Double,
-                       distanceM: Double) -> GeodesicPosition? {
+    public func direct(
+        latitudeDeg: Double, longitudeDeg: Double, azimuthDeg: Double,
+        distanceM: Double
+    ) -> GeodesicPosition? {
         GeodesicLine(geodesic: self, latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg, azimuthDeg: azimuthDeg)?
             .position(distanceM: distanceM)
     }

@@ -21,7 +21,7 @@ enum GeoMath {
         let vPrime = s - u
         let uPrime = s - vPrime
         let t = (u - uPrime) + (v - vPrime)
-        return (s, s == 0 ? s : t)   // s == 0: keep the sign of an exact zero sum in t (0 or −0)
+        return (s, s == 0 ? s : t) // s == 0: keep the sign of an exact zero sum in t (0 or −0)
     }
 
     /// `x` reduced to (−180°, 180°].
@@ -56,10 +56,10 @@ enum GeoMath {
     /// sin and cos of an angle in degrees, exact at multiples of 90° (the argument is reduced to [−45°, 45°]
     /// first, without rounding error).
     static func sinCos(degrees x: Double) -> (sin: Double, cos: Double) {
-        var r = x.remainder(dividingBy: 360)          // exact, in [−180, 180]
-        let quotient = (r / 90).rounded()              // −2 … 2
-        r -= 90 * quotient                             // exact, in [−45, 45]
-        let q = Int(quotient) & 3                      // quadrant 0 … 3 (two's complement handles negatives)
+        var r = x.remainder(dividingBy: 360) // exact, in [−180, 180]
+        let quotient = (r / 90).rounded() // −2 … 2
+        r -= 90 * quotient // exact, in [−45, 45]
+        let q = Int(quotient) & 3 // quadrant 0 … 3 (two's complement handles negatives)
         let radians = r * radiansPerDegree
         let s = Double.sin(radians), c = Double.cos(radians)
         var sinX: Double, cosX: Double
@@ -69,8 +69,8 @@ enum GeoMath {
         case 2: sinX = -s; cosX = -c
         default: sinX = -c; cosX = s
         }
-        cosX += 0                                       // −0 → +0
-        if sinX == 0 { sinX = x < 0 ? -0.0 : 0.0 }      // sin(−0) = −0; sin(180°) = +0
+        cosX += 0 // −0 → +0
+        if sinX == 0 { sinX = x < 0 ? -0.0 : 0.0 } // sin(−0) = −0; sin(180°) = +0
         return (sinX, cosX)
     }
 

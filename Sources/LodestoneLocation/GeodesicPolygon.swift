@@ -25,8 +25,11 @@ extension Geodesic {
         var crossings = 0
         for i in vertices.indices {
             let p = vertices[i], q = vertices[(i + 1) % vertices.count]
-            guard let edge = inverse(latitude1Deg: p.latitudeDeg, longitude1Deg: p.longitudeDeg,
-                                     latitude2Deg: q.latitudeDeg, longitude2Deg: q.longitudeDeg) else { return nil }
+            guard
+                let edge = inverse(
+                    latitude1Deg: p.latitudeDeg, longitude1Deg: p.longitudeDeg,
+                    latitude2Deg: q.latitudeDeg, longitude2Deg: q.longitudeDeg)
+            else { return nil }
             perimeter += edge.distanceM
             let (s, t) = GeoMath.sum(area, edge.areaUnderM2)
             area = s

@@ -23,15 +23,18 @@ extension Geodesic {
     /// used. For segments and distances under a quarter of a meridian. `nil` for invalid coordinates.
     public func distance(from point: Coordinate, toSegmentFrom start: Coordinate, to end: Coordinate) -> SegmentDistance? {
         guard point.isValid, start.isValid, end.isValid,
-              let ab = inverse(latitude1Deg: start.latitudeDeg, longitude1Deg: start.longitudeDeg,
-                               latitude2Deg: end.latitudeDeg, longitude2Deg: end.longitudeDeg),
-              let ap = inverse(latitude1Deg: start.latitudeDeg, longitude1Deg: start.longitudeDeg,
-                               latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg)
+            let ab = inverse(
+                latitude1Deg: start.latitudeDeg, longitude1Deg: start.longitudeDeg,
+                latitude2Deg: end.latitudeDeg, longitude2Deg: end.longitudeDeg),
+            let ap = inverse(
+                latitude1Deg: start.latitudeDeg, longitude1Deg: start.longitudeDeg,
+                latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg)
         else { return nil }
         let length = ab.distanceM
         guard length > 0,
-              let line = GeodesicLine(geodesic: self, latitudeDeg: start.latitudeDeg, longitudeDeg: start.longitudeDeg,
-                                      azimuthDeg: ab.initialAzimuthDeg)
+            let line = GeodesicLine(
+                geodesic: self, latitudeDeg: start.latitudeDeg, longitudeDeg: start.longitudeDeg,
+                azimuthDeg: ab.initialAzimuthDeg)
         else { return SegmentDistance(distanceM: ap.distanceM, alongTrackM: 0, nearest: start) }
         // Gaussian radius √(MN) at the start: the sphere that best fits the neighbourhood.
         let radius = gaussianRadiusM(latitudeDeg: start.latitudeDeg)
@@ -42,23 +45,31 @@ extension Geodesic {
         var s = alongLeg(distanceM: ap.distanceM, angleDeg: ap.initialAzimuthDeg - ab.initialAzimuthDeg)
         for _ in 0..<30 {
             guard let x = line.position(distanceM: s),
-                  let xp = inverse(latitude1Deg: x.latitudeDeg, longitude1Deg: x.longitudeDeg,
-                                   latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg) else { return nil }
+                let xp = inverse(
+                    latitude1Deg: x.latitudeDeg, longitude1Deg: x.longitudeDeg,
+                    latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg)
+            else { return nil }
             let step = alongLeg(distanceM: xp.distanceM, angleDeg: xp.initialAzimuthDeg - x.azimuthDeg)
             s += step
             if abs(step) < 1e-9 * max(1, length) { break }
         }
         if s <= 0 { return SegmentDistance(distanceM: ap.distanceM, alongTrackM: 0, nearest: start) }
         if s >= length {
-            guard let bp = inverse(latitude1Deg: end.latitudeDeg, longitude1Deg: end.longitudeDeg,
-                                   latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg) else { return nil }
+            guard
+                let bp = inverse(
+                    latitude1Deg: end.latitudeDeg, longitude1Deg: end.longitudeDeg,
+                    latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg)
+            else { return nil }
             return SegmentDistance(distanceM: bp.distanceM, alongTrackM: length, nearest: end)
         }
         guard let foot = line.position(distanceM: s),
-              let fp = inverse(latitude1Deg: foot.latitudeDeg, longitude1Deg: foot.longitudeDeg,
-                               latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg) else { return nil }
-        return SegmentDistance(distanceM: fp.distanceM, alongTrackM: s,
-                               nearest: Coordinate(latitudeDeg: foot.latitudeDeg, longitudeDeg: foot.longitudeDeg))
+            let fp = inverse(
+                latitude1Deg: foot.latitudeDeg, longitude1Deg: foot.longitudeDeg,
+                latitude2Deg: point.latitudeDeg, longitude2Deg: point.longitudeDeg)
+        else { return nil }
+        return SegmentDistance(
+            distanceM: fp.distanceM, alongTrackM: s,
+            nearest: Coordinate(latitudeDeg: foot.latitudeDeg, longitudeDeg: foot.longitudeDeg))
     }
 
     /// Gaussian radius of curvature √(M·N) at geodetic latitude `latitudeDeg`, m.

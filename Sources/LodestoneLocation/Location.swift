@@ -13,8 +13,9 @@ public struct Coordinate: Sendable, Hashable, Codable {
 
     /// Geodesic distance to `other` on WGS84, m; `nil` when either is invalid.
     public func distanceM(to other: Coordinate) -> Double? {
-        Geodesic.wgs84.inverse(latitude1Deg: latitudeDeg, longitude1Deg: longitudeDeg,
-                               latitude2Deg: other.latitudeDeg, longitude2Deg: other.longitudeDeg)?.distanceM
+        Geodesic.wgs84.inverse(
+            latitude1Deg: latitudeDeg, longitude1Deg: longitudeDeg,
+            latitude2Deg: other.latitudeDeg, longitude2Deg: other.longitudeDeg)?.distanceM
     }
 
     /// True when both are finite and in range (`CLLocationCoordinate2DIsValid`).
@@ -89,12 +90,14 @@ public struct Location: Sendable, Hashable, Codable {
     /// Where the location came from.
     public var sourceInformation: LocationSourceInformation
 
-    public init(coordinate: Coordinate, altitudeMSLM: Double? = nil, ellipsoidalAltitudeM: Double? = nil,
-                horizontalAccuracyM: Double, verticalAccuracyM: Double? = nil, speedMps: Double? = nil,
-                speedAccuracyMps: Double? = nil, courseDeg: Double? = nil, courseAccuracyDeg: Double? = nil,
-                climbMps: Double? = nil, timeS: Double, utcS: Double? = nil, floor: Int? = nil, sinceFixS: Double = 0,
-                sourceInformation: LocationSourceInformation = LocationSourceInformation(
-                    isSimulatedBySoftware: false, isProducedByAccessory: true, method: .gnss)) {
+    public init(
+        coordinate: Coordinate, altitudeMSLM: Double? = nil, ellipsoidalAltitudeM: Double? = nil,
+        horizontalAccuracyM: Double, verticalAccuracyM: Double? = nil, speedMps: Double? = nil,
+        speedAccuracyMps: Double? = nil, courseDeg: Double? = nil, courseAccuracyDeg: Double? = nil,
+        climbMps: Double? = nil, timeS: Double, utcS: Double? = nil, floor: Int? = nil, sinceFixS: Double = 0,
+        sourceInformation: LocationSourceInformation = LocationSourceInformation(
+            isSimulatedBySoftware: false, isProducedByAccessory: true, method: .gnss)
+    ) {
         self.coordinate = coordinate; self.altitudeMSLM = altitudeMSLM; self.ellipsoidalAltitudeM = ellipsoidalAltitudeM
         self.horizontalAccuracyM = horizontalAccuracyM; self.verticalAccuracyM = verticalAccuracyM
         self.speedMps = speedMps; self.speedAccuracyMps = speedAccuracyMps; self.courseDeg = courseDeg

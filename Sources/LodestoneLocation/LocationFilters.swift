@@ -19,8 +19,10 @@ public struct LocationFilter: Sendable {
         /// admitted one was the outlier (default 5).
         public var maximumConsecutiveSpeedRejections: Int
 
-        public init(maximumHorizontalAccuracyM: Double? = nil, maximumAgeS: Double? = nil, maximumSpeedMps: Double? = nil,
-                    minimumDistanceM: Double? = nil, maximumConsecutiveSpeedRejections: Int = 5) {
+        public init(
+            maximumHorizontalAccuracyM: Double? = nil, maximumAgeS: Double? = nil, maximumSpeedMps: Double? = nil,
+            minimumDistanceM: Double? = nil, maximumConsecutiveSpeedRejections: Int = 5
+        ) {
             self.maximumHorizontalAccuracyM = maximumHorizontalAccuracyM
             self.maximumAgeS = maximumAgeS
             self.maximumSpeedMps = maximumSpeedMps
@@ -66,7 +68,8 @@ public struct LocationFilter: Sendable {
     public mutating func admit(_ location: Location, nowS: Double? = nil) -> Rejection? {
         let p = parameters
         guard location.coordinate.isValid, location.horizontalAccuracyM.isFinite, location.horizontalAccuracyM >= 0,
-              location.timeS.isFinite else { return .invalid }
+            location.timeS.isFinite
+        else { return .invalid }
         if let maximumAge = p.maximumAgeS, let now = nowS, now - location.timeS > maximumAge { return .stale }
         if let limit = p.maximumHorizontalAccuracyM, location.horizontalAccuracyM > limit { return .inaccurate }
         if let last = state.lastAdmitted {

@@ -39,7 +39,7 @@ public enum NMEASentenceType: Int, CaseIterable, Sendable {
     /// The type of a sentence tag (`GPGGA`, `PSRFEPE`): proprietary names whole, standard ones by their last
     /// three letters whatever the talker (`GNGGA`, `BDGSA`, Quectel's `PQGSV`).
     static func forTag(_ tag: NMEAField) -> (type: NMEASentenceType?, known: Bool) {
-        if tag.first == 0x50 {   // P…: proprietary
+        if tag.first == 0x50 { // P…: proprietary
             if tag.equals("PGLOR") { return (.pglor, true) }
             if tag.equals("PGRME") { return (.pgrme, true) }
             if tag.equals("PGRMF") { return (.pgrmf, true) }
@@ -54,12 +54,14 @@ public enum NMEASentenceType: Int, CaseIterable, Sendable {
             // Known to gpsd without a decoder (Garmin, MediaTek, SiRF, u-blox, Furuno…): no tag.
             if tag.hasPrefix("PGRM") || tag.hasPrefix("PMTK") || tag.hasPrefix("PSRF") || tag.hasPrefix("PUBX")
                 || tag.hasPrefix("PERD") || tag.hasPrefix("PSTM") || tag.hasPrefix("PTNL") || tag.hasPrefix("PJLT")
-                || tag.hasPrefix("PQVERNO") || tag.hasPrefix("PRWIZCH") || tag.hasPrefix("PTKM") || tag.hasPrefix("PTFTTXT") {
+                || tag.hasPrefix("PQVERNO") || tag.hasPrefix("PRWIZCH") || tag.hasPrefix("PTKM") || tag.hasPrefix("PTFTTXT")
+            {
                 return (nil, true)
             }
         }
         if tag.equals("STI") { return (.sti, true) }
-        if tag.bytes.count == 8, tag.hasPrefix("GP"), NMEAField(UnsafeBufferPointer(rebasing: tag.bytes[2...])).equals("ACCURACY") {
+        if tag.bytes.count == 8, tag.hasPrefix("GP"), NMEAField(UnsafeBufferPointer(rebasing: tag.bytes[2...])).equals("ACCURACY")
+        {
             return (.accuracy, true)
         }
         guard tag.bytes.count == 5 else { return (nil, false) }
@@ -165,8 +167,9 @@ extension GNSSDecoder {
                 newdata.timeSeconds = 0
                 newdata.timeNanos = 0
             } else {
-                newdata.timeSeconds = UTCTime.secondsSince1970(year: 1900 + dateYear, month: dateMonth0 + 1, day: dateDay,
-                                                               hour: dateHour, minute: dateMinute, second: dateSecond)
+                newdata.timeSeconds = UTCTime.secondsSince1970(
+                    year: 1900 + dateYear, month: dateMonth0 + 1, day: dateDay,
+                    hour: dateHour, minute: dateMinute, second: dateSecond)
                 newdata.timeNanos = Int32(subsecondNanos)
             }
         }
@@ -186,7 +189,7 @@ extension GNSSDecoder {
             }
         } else {
             if cycleEnders[previousTag] && !mask.subtracting(.online).isEmpty {
-                mask.insert(.report)   // new data just after the cycle's end
+                mask.insert(.report) // new data just after the cycle's end
             }
             if cycleContinue {
                 cycleEnders[previousTag] = false
@@ -201,7 +204,8 @@ extension GNSSDecoder {
 
         // Don't downgrade a 3D fix to 2D within a cycle because a sentence (RMC) cannot tell 2D from 3D.
         if mask.contains(.mode) && fix.mode == 3 && newdata.mode != 1
-            && (lastfix.altHAE.isFinite || oldfix.altHAE.isFinite || lastfix.altMSL.isFinite || oldfix.altMSL.isFinite) {
+            && (lastfix.altHAE.isFinite || oldfix.altHAE.isFinite || lastfix.altMSL.isFinite || oldfix.altMSL.isFinite)
+        {
             newdata.mode = fix.mode
         }
         return mask
@@ -231,8 +235,10 @@ extension GNSSDecoder {
             // XDR, transducer measurements (§8.3.91): angular (A) pitch and roll become ATT.
             var i = 1
             while i + 3 <= s.count {
-                if s[i].first == 0x41, !s[i + 1].isEmpty, s[i + 3].equals("PTCH") || s[i + 3].equals("ROLL")
-                    || s[i + 3].equals("PITCH") {
+                if s[i].first == 0x41, !s[i + 1].isEmpty,
+                    s[i + 3].equals("PTCH") || s[i + 3].equals("ROLL")
+                        || s[i + 3].equals("PITCH")
+                {
                     return [.online, .attitude]
                 }
                 i += 4
@@ -274,7 +280,8 @@ extension GNSSDecoder {
     /// 1980–1999 (receivers that wrapped at a GPS week rollover report 2099 for 1999).
     mutating func mergeDate(_ f: NMEAField) -> Bool {
         guard f.bytes.count == 6, f.leadingDigits(6), let dd = f.twoDigits(at: 0), let mm = f.twoDigits(at: 2),
-              let yy = f.twoDigits(at: 4) else { return false }
+            let yy = f.twoDigits(at: 4)
+        else { return false }
         if dateYear % 100 == 99 && yy == 0 { century += 100 }
         var year = century + yy
         if year >= 2080 { year -= 100 }
@@ -305,7 +312,8 @@ extension GNSSDecoder {
     mutating func latitudeLongitude(_ s: NMEASentence, _ index: Int) -> Bool {
         let lat = s[index], ns = s[index + 1], lon = s[index + 2], ew = s[index + 3]
         guard !lat.isEmpty, !ns.isEmpty, !lon.isEmpty, !ew.isEmpty,
-              var la = lat.degreesMinutes, var lo = lon.degreesMinutes else { return false }
+            var la = lat.degreesMinutes, var lo = lon.degreesMinutes
+        else { return false }
         if ns.first == 0x53 { la = -la }
         if ew.first == 0x57 { lo = -lo }
         newdata.latitude = la
@@ -317,13 +325,13 @@ extension GNSSDecoder {
     static func status(faaMode c: UInt8) -> Int {
         switch c {
         case 0: statusUnknown
-        case 0x43, 0x4E, 0x55: statusUnknown          // C (Quectel caution), N (not valid), U (Quectel unsafe)
-        case 0x44, 0x50: statusDGPS                   // D differential, P precise
-        case 0x45: statusDeadReckoning                // E estimated
-        case 0x46: statusRTKFloat                     // F float RTK
-        case 0x52: statusRTKFixed                     // R fixed RTK
-        case 0x4D, 0x53: statusSimulated              // M manual, S simulator
-        default: statusGPS                            // A autonomous, and anything else
+        case 0x43, 0x4E, 0x55: statusUnknown // C (Quectel caution), N (not valid), U (Quectel unsafe)
+        case 0x44, 0x50: statusDGPS // D differential, P precise
+        case 0x45: statusDeadReckoning // E estimated
+        case 0x46: statusRTKFloat // F float RTK
+        case 0x52: statusRTKFixed // R fixed RTK
+        case 0x4D, 0x53: statusSimulated // M manual, S simulator
+        default: statusGPS // A autonomous, and anything else
         }
     }
 
@@ -333,7 +341,7 @@ extension GNSSDecoder {
     mutating func decodeRMC(_ s: NMEASentence) -> GNSSChange {
         var mask = GNSSChange.online
         let status = s[2].first
-        if status == 0x41 || status == 0x44 {   // A valid, D differential
+        if status == 0x41 || status == 0x44 { // A valid, D differential
             if !s[1].isEmpty && s.count > 9 && !s[9].isEmpty {
                 if mergeTimeOfDay(s[1]) && mergeDate(s[9]) {
                     mask.insert(.time)
@@ -356,8 +364,16 @@ extension GNSSDecoder {
                 newdata.mode = 1
                 mask.insert(.mode)
             }
-            if let v = s[7].double { newdata.speed = v * Self.knotsToMps; mask.insert(.speed) } else if !s[7].isEmpty { newdata.speed = .nan; mask.insert(.speed) }
-            if let v = s[8].double { newdata.track = v; mask.insert(.track) } else if !s[8].isEmpty { newdata.track = .nan; mask.insert(.track) }
+            if let v = s[7].double {
+                newdata.speed = v * Self.knotsToMps; mask.insert(.speed)
+            } else if !s[7].isEmpty {
+                newdata.speed = .nan; mask.insert(.speed)
+            }
+            if let v = s[8].double {
+                newdata.track = v; mask.insert(.track)
+            } else if !s[8].isEmpty {
+                newdata.track = .nan; mask.insert(.track)
+            }
             if !s[10].isEmpty && !s[11].isEmpty {
                 var variation = s[10].doubleOrNaN
                 switch s[11].first {
@@ -425,7 +441,7 @@ extension GNSSDecoder {
         }
         if newStatus >= 0 {
             newdata.status = newStatus
-            mask = .status   // gpsd replaces the mask here
+            mask = .status // gpsd replaces the mask here
         }
         // A receiver that lost lock may repeat GGA with a frozen time stamp: no fix then.
         if previousTalker != 0 && previousTalker != lastGGATalker {
@@ -575,13 +591,13 @@ extension GNSSDecoder {
             lastGSATalker = talker
             var gnss = 0
             switch talker {
-            case 0x41: gnss = 3; seenGSA |= 1 << 0                 // GA
-            case 0x42, 0x44: gnss = 4; seenGSA |= 1 << 1           // GB, BD
-            case 0x49: gnss = 6; seenGSA |= 1 << 2                 // GI
-            case 0x4C: gnss = 2; seenGSA |= 1 << 3                 // GL
-            case 0x4E: seenGSA |= 1 << 4                           // GN
-            case 0x50: seenGSA |= 1 << 5                           // GP
-            case 0x51, 0x5A: gnss = 5; seenGSA |= 1 << 6           // GQ, QZ, PQ
+            case 0x41: gnss = 3; seenGSA |= 1 << 0 // GA
+            case 0x42, 0x44: gnss = 4; seenGSA |= 1 << 1 // GB, BD
+            case 0x49: gnss = 6; seenGSA |= 1 << 2 // GI
+            case 0x4C: gnss = 2; seenGSA |= 1 << 3 // GL
+            case 0x4E: seenGSA |= 1 << 4 // GN
+            case 0x50: seenGSA |= 1 << 5 // GP
+            case 0x51, 0x5A: gnss = 5; seenGSA |= 1 << 6 // GQ, QZ, PQ
             default: break
             }
             if s.count > 6 {
@@ -602,7 +618,7 @@ extension GNSSDecoder {
         if others != 0 && talker == 0x50 {
             mask = .online
         } else if previousTalker != 0x4E && talker == 0x4E {
-            mask = [.online, .mode]   // the first of several GNGSA: ship the mode
+            mask = [.online, .mode] // the first of several GNGSA: ship the mode
         }
         return mask
     }
@@ -650,9 +666,10 @@ extension GNSSDecoder {
             if id.prn > 0, (signalDBHz ?? 0) > 0 {
                 for i in 0..<satellitesUsedCount where satsUsed[i] == id.prn { used = true; break }
             }
-            let sat = GNSSSatellite(prn: id.prn, gnssID: id.gnss, svID: id.sv, signalID: count % 4 == 1 ? signal : nil,
-                                    elevationDeg: el.isEmpty ? nil : Double(el.int), azimuthDeg: az.isEmpty ? nil : Double(az.int),
-                                    signalDBHz: signalDBHz, used: used)
+            let sat = GNSSSatellite(
+                prn: id.prn, gnssID: id.gnss, svID: id.sv, signalID: count % 4 == 1 ? signal : nil,
+                elevationDeg: el.isEmpty ? nil : Double(el.int), azimuthDeg: az.isEmpty ? nil : Double(az.int),
+                signalDBHz: signalDBHz, used: used)
             if satellitesVisible < skyview.count { skyview[satellitesVisible] = sat } else { skyview.append(sat) }
             satellitesVisible += 1
         }
@@ -702,11 +719,23 @@ extension GNSSDecoder {
                 return (64 + sv, 6, sv)
             case 3:
                 var sv = 0
-                if number < 100 { sv = number } else if number > 100 && number < 200 { sv = number - 100 } else if number > 300 && number < 400 { sv = number - 300 }
+                if number < 100 {
+                    sv = number
+                } else if number > 100 && number < 200 {
+                    sv = number - 100
+                } else if number > 300 && number < 400 {
+                    sv = number - 300
+                }
                 return (300 + sv, 2, sv)
             case 4:
                 var sv = 0
-                if number < 100 { sv = number } else if number > 200 && number < 300 { sv = number - 200 } else if number > 400 && number < 500 { sv = number - 400 }
+                if number < 100 {
+                    sv = number
+                } else if number > 200 && number < 300 {
+                    sv = number - 200
+                } else if number > 400 && number < 500 {
+                    sv = number - 400
+                }
                 return (400 + sv, 3, sv)
             case 5:
                 let sv = number < 100 ? number : number - 192
@@ -719,11 +748,11 @@ extension GNSSDecoder {
         }
         if number <= 32 {
             switch (talker0, talker1) {
-            case (0x47, 0x41): return (300 + number, 2, number)           // GA
-            case (0x47, 0x42), (0x42, 0x44), (0x50, 0x51): return (400 + number, 3, number)   // GB, BD, PQ
-            case (0x47, 0x49): return (500 + number, 7, number)           // GI
-            case (0x47, 0x4C): return (64 + number, 6, number)            // GL
-            case (0x47, 0x51), (0x51, 0x5A): return (192 + number, 5, number)   // GQ, QZ
+            case (0x47, 0x41): return (300 + number, 2, number) // GA
+            case (0x47, 0x42), (0x42, 0x44), (0x50, 0x51): return (400 + number, 3, number) // GB, BD, PQ
+            case (0x47, 0x49): return (500 + number, 7, number) // GI
+            case (0x47, 0x4C): return (64 + number, 6, number) // GL
+            case (0x47, 0x51), (0x51, 0x5A): return (192 + number, 5, number) // GQ, QZ
             default: return (number, 0, number)
             }
         }
@@ -749,7 +778,7 @@ extension GNSSDecoder {
         guard !s[1].isEmpty, !s[5].isEmpty else { return .online }
         if s.count > 9 && !s[9].isEmpty {
             let m = s[9].first
-            if m == 0x45 || m == 0x4E { return .online }   // estimated or not valid
+            if m == 0x45 || m == 0x4E { return .online } // estimated or not valid
         }
         var mask = GNSSChange.online
         newdata.track = s[1].doubleOrNaN
@@ -782,7 +811,8 @@ extension GNSSDecoder {
         registerFractionalTime(s[1])
         let f = s[1]
         guard let h = f.twoDigits(at: 0), let m = f.twoDigits(at: 2), let sec = f.twoDigits(at: 4),
-              h == dateHour, m == dateMinute, sec == dateSecond else { return .online }
+            h == dateHour, m == dateMinute, sec == dateSecond
+        else { return .online }
         newdata.epv = s[4].doubleOrNaN
         return [.horizontalError, .verticalError]
     }
@@ -859,4 +889,3 @@ extension GNSSDecoder {
         }
     }
 }
-

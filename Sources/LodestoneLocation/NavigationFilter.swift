@@ -168,27 +168,29 @@ public struct NavigationFilter: Sendable {
         public var maximumHorizontalAccuracyM: Double
 
         /// Parameters; see each property for its unit and default.
-        public init(horizontalAiding: HorizontalAiding = .vehicle, vehicleSpeedMps: Double = 5, turnScaleSigma: Double = 0.05,
-                    vehicleCruiseProbability: Double = 0.8, vehicleManoeuvreSigmaMps2: Double = 1.5,
-                    confidence: Double = 0.95, receiverHorizontalAccuracyScale: Double = 1 / 2.0.squareRoot(),
-                    receiverVerticalAccuracyScale: Double = 1, defaultHorizontalSigmaM: Double = 5,
-                    sigmaPerHDOPM: Double = 2.5, verticalToHorizontalRatio: Double = 1.7,
-                    receiverErrorCorrelationTimeS: Double = 60, receiverWhiteFraction: Double = 0.3,
-                    defaultVelocitySigmaMps: Double = 0.3, adaptsReceiverAccuracy: Bool = true,
-                    receiverAccuracyLearningFixes: Double = 30, unaidedAccelerationPSD: Double = 1,
-                    unaidedManoeuvrePerSecond: Double = 0.05,
-                    unaidedVerticalAccelerationPSD: Double = 0.25, aidedAccelerationPSD: Double = 0.02,
-                    orientationHeadingSigmaRad: Double = 0.05, orientationAccelerationLeak: Double = 0.4,
-                    accelerationErrorSigmaMps2: Double = 0.3, accelerationErrorCorrelationS: Double = 10,
-                    boardFixedBiasSigmaMps2: Double = 0.2, learnsVehicleFrame: Bool = true,
-                    mountedAccelerationErrorSigmaMps2: Double = 0.05,
-                    mountedAccelerationErrorCorrelationS: Double = 60, mountedAccelerationPSD: Double = 0.002,
-                    initialAccelerationBiasSigmaMps2: Double = 0.3, inertialTimeoutS: Double = 0.25,
-                    barometerNoiseM: Double = 0.3, barometerOffsetRandomWalk: Double = 0.03,
-                    restVelocitySigmaMps: Double = 0.03, outlierProbability: Double = 0.001,
-                    outlierInflation: Double = 0.5, maximumConsecutiveOutliers: Int = 30,
-                    minimumCourseSpeedMps: Double = 0.5,
-                    deadReckoningAfterS: Double = 2.5, maximumHorizontalAccuracyM: Double = 5000) {
+        public init(
+            horizontalAiding: HorizontalAiding = .vehicle, vehicleSpeedMps: Double = 5, turnScaleSigma: Double = 0.05,
+            vehicleCruiseProbability: Double = 0.8, vehicleManoeuvreSigmaMps2: Double = 1.5,
+            confidence: Double = 0.95, receiverHorizontalAccuracyScale: Double = 1 / 2.0.squareRoot(),
+            receiverVerticalAccuracyScale: Double = 1, defaultHorizontalSigmaM: Double = 5,
+            sigmaPerHDOPM: Double = 2.5, verticalToHorizontalRatio: Double = 1.7,
+            receiverErrorCorrelationTimeS: Double = 60, receiverWhiteFraction: Double = 0.3,
+            defaultVelocitySigmaMps: Double = 0.3, adaptsReceiverAccuracy: Bool = true,
+            receiverAccuracyLearningFixes: Double = 30, unaidedAccelerationPSD: Double = 1,
+            unaidedManoeuvrePerSecond: Double = 0.05,
+            unaidedVerticalAccelerationPSD: Double = 0.25, aidedAccelerationPSD: Double = 0.02,
+            orientationHeadingSigmaRad: Double = 0.05, orientationAccelerationLeak: Double = 0.4,
+            accelerationErrorSigmaMps2: Double = 0.3, accelerationErrorCorrelationS: Double = 10,
+            boardFixedBiasSigmaMps2: Double = 0.2, learnsVehicleFrame: Bool = true,
+            mountedAccelerationErrorSigmaMps2: Double = 0.05,
+            mountedAccelerationErrorCorrelationS: Double = 60, mountedAccelerationPSD: Double = 0.002,
+            initialAccelerationBiasSigmaMps2: Double = 0.3, inertialTimeoutS: Double = 0.25,
+            barometerNoiseM: Double = 0.3, barometerOffsetRandomWalk: Double = 0.03,
+            restVelocitySigmaMps: Double = 0.03, outlierProbability: Double = 0.001,
+            outlierInflation: Double = 0.5, maximumConsecutiveOutliers: Int = 30,
+            minimumCourseSpeedMps: Double = 0.5,
+            deadReckoningAfterS: Double = 2.5, maximumHorizontalAccuracyM: Double = 5000
+        ) {
             self.horizontalAiding = horizontalAiding
             self.vehicleSpeedMps = vehicleSpeedMps
             self.turnScaleSigma = turnScaleSigma
@@ -267,26 +269,35 @@ public struct NavigationFilter: Sendable {
         /// erfc; accurate to ~1e-15), for p in (0, 1).
         static func normalQuantile(_ p: Double) -> Double {
             // P. J. Acklam's coefficients (2003), lower region and central region.
-            let a = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                     1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00]
-            let b = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                     6.680131188771972e+01, -1.328068155288572e+01]
-            let c = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                     -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00]
+            let a = [
+                -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00
+            ]
+            let b = [
+                -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                6.680131188771972e+01, -1.328068155288572e+01
+            ]
+            let c = [
+                -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00
+            ]
             let d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00]
             let low = 0.02425
             var x: Double
             if p < low {
                 let q = (-2 * Double.log(p)).squareRoot()
-                x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+                x =
+                    (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
                     / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
             } else if p <= 1 - low {
                 let q = p - 0.5, r = q * q
-                x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+                x =
+                    (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
                     / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
             } else {
                 let q = (-2 * Double.log(1 - p)).squareRoot()
-                x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+                x =
+                    -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
                     / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
             }
             let e = 0.5 * Double.erfc(-x / 2.0.squareRoot()) - p
@@ -405,7 +416,9 @@ public struct NavigationFilter: Sendable {
         func nonNegative(_ x: inout Double, _ fallback: Double) { if !(x.isFinite && x >= 0) { x = fallback } }
         positive(&p.vehicleSpeedMps, d.vehicleSpeedMps)
         nonNegative(&p.turnScaleSigma, d.turnScaleSigma)
-        if !(p.vehicleCruiseProbability >= 0 && p.vehicleCruiseProbability < 1) { p.vehicleCruiseProbability = d.vehicleCruiseProbability }
+        if !(p.vehicleCruiseProbability >= 0 && p.vehicleCruiseProbability < 1) {
+            p.vehicleCruiseProbability = d.vehicleCruiseProbability
+        }
         positive(&p.vehicleManoeuvreSigmaMps2, d.vehicleManoeuvreSigmaMps2)
         positive(&p.confidence, d.confidence)
         if p.confidence >= 1 { p.confidence = d.confidence }
@@ -462,7 +475,8 @@ extension NavigationFilter {
         let dt = timeS - state.timeS
         guard dt > 0 else { return }
         let p = parameters
-        let acceleration: Vector3? = state.accelerationTimeS.map { timeS - $0 <= p.inertialTimeoutS } == true
+        let acceleration: Vector3? =
+            state.accelerationTimeS.map { timeS - $0 <= p.inertialTimeoutS } == true
             ? state.accelerationENUMps2 : nil
         let phi = Double.exp(-dt / p.receiverErrorCorrelationTimeS)
         // The acceleration error's process: the vehicle frame's (`VehicleMount`) or the orientation's.
@@ -479,7 +493,11 @@ extension NavigationFilter {
         var q = KalmanMatrix.zero
         let accelerationPSD: Double
         let speed = (state.east[1] * state.east[1] + state.north[1] * state.north[1]).squareRoot()
-        if speed >= p.vehicleSpeedMps { state.isVehicleMode = true } else if speed < 0.8 * p.vehicleSpeedMps { state.isVehicleMode = false }
+        if speed >= p.vehicleSpeedMps {
+            state.isVehicleMode = true
+        } else if speed < 0.8 * p.vehicleSpeedMps {
+            state.isVehicleMode = false
+        }
         let horizontalInput: (east: Double, north: Double)?
         var weight = 1.0
         var leak = 0.0
@@ -496,10 +514,13 @@ extension NavigationFilter {
             let along = state.mountedAlongTrackMps2.map { $0 - bias } ?? (a.x * ue + a.y * un - bias)
             state.smoothedAlongTrackMps2 += (along - state.smoothedAlongTrackMps2) * min(1, dt / 0.5)
             // Readings within their error are mostly error (through the orientation: its tilt), not the vehicle's.
-            weight = cruiseShrinkage(state.smoothedAlongTrackMps2,
-                                     errorVariance: state.horizontalCovariance[2, 2] + 0.05 * 0.05)
+            weight = cruiseShrinkage(
+                state.smoothedAlongTrackMps2,
+                errorVariance: state.horizontalCovariance[2, 2] + 0.05 * 0.05)
             // What the shrinkage sets aside (the vehicle frame), or what the orientation's levelling hides.
-            leak = state.mountedAlongTrackMps2 == nil ? p.orientationAccelerationLeak * abs(state.smoothedAlongTrackMps2)
+            leak =
+                state.mountedAlongTrackMps2 == nil
+                ? p.orientationAccelerationLeak * abs(state.smoothedAlongTrackMps2)
                 : (1 - weight) * abs(state.smoothedAlongTrackMps2)
             horizontalInput = (weight * along * ue, weight * along * un)
         default:
@@ -651,8 +672,10 @@ extension NavigationFilter {
     /// orientation's own turns (which carry its gyroscope-bias estimate and its magnetometer corrections), so that
     /// a magnetometer correction of the orientation's heading — tens of degrees when its heading was gated for a
     /// while — does not turn the velocity.
-    public mutating func updateInertial(timeS: Double, specificForceBoardMps2 f: Vector3, boardToENU: Quaternion?,
-                                        angularVelocityBoardRadS: Vector3? = nil, atRest: Bool = false) {
+    public mutating func updateInertial(
+        timeS: Double, specificForceBoardMps2 f: Vector3, boardToENU: Quaternion?,
+        angularVelocityBoardRadS: Vector3? = nil, atRest: Bool = false
+    ) {
         predict(toTimeS: timeS)
         guard let q = boardToENU, f.x.isFinite, f.y.isFinite, f.z.isFinite else {
             state.lastOrientation = nil
@@ -665,8 +688,9 @@ extension NavigationFilter {
             let turn = q * last.conjugate
             var yaw = 2 * Double.atan2(y: turn.z, x: abs(turn.w)) * (turn.w < 0 ? -1 : 1)
             if usesVehicleFrame, let w = angularVelocityBoardRadS, w.x.isFinite, w.y.isFinite,
-               w.z.isFinite, let previous = state.accelerationTimeS, timeS - previous > 0,
-               timeS - previous <= parameters.inertialTimeoutS {
+                w.z.isFinite, let previous = state.accelerationTimeS, timeS - previous > 0,
+                timeS - previous <= parameters.inertialTimeoutS
+            {
                 yaw = gyroscopeTurn(rateRadS: w, orientationTurnRad: yaw, intervalS: timeS - previous, boardToENU: q)
             }
             if yaw != 0 && abs(yaw) < 0.5 {
@@ -685,7 +709,8 @@ extension NavigationFilter {
                     state.east[1] = c * ve - s * vn
                     state.north[1] = s * ve + c * vn
                     let turnError = parameters.turnScaleSigma * yaw * (ve * ve + vn * vn).squareRoot()
-                    state.horizontalCovariance[1, 1] += turnError * turnError
+                    state.horizontalCovariance[1, 1] +=
+                        turnError * turnError
                         + (ve * ve + vn * vn) * state.vehicleTurn.headingVarianceGrowthRad2
                 }
             }
@@ -703,7 +728,8 @@ extension NavigationFilter {
     /// acceleration in it, when the mount is known.
     mutating func observeVehicleFrame(specificForceBoardMps2 f: Vector3, timeS: Double, atRest: Bool) {
         // Rest as the orientation stage detects it, if the velocity agrees (see `updateAtRest`).
-        let still = atRest && state.isInitialized
+        let still =
+            atRest && state.isInitialized
             && state.east[1] * state.east[1] + state.north[1] * state.north[1] < 0.25
         state.vehicleMount.observe(specificForceBoardMps2: f, timeS: timeS, atRest: still)
         state.mountedAlongTrackMps2 = state.vehicleMount.alongTrackMps2(specificForceBoardMps2: f)
@@ -724,8 +750,10 @@ extension NavigationFilter {
 
     /// The turn about the vehicle's up over `intervalS` from the gyroscope's rate, rad, once its bias about that
     /// axis is known (`VehicleTurnModel`); until then the orientation's own turn.
-    mutating func gyroscopeTurn(rateRadS w: Vector3, orientationTurnRad: Double, intervalS dt: Double,
-                                boardToENU q: Quaternion) -> Double {
+    mutating func gyroscopeTurn(
+        rateRadS w: Vector3, orientationTurnRad: Double, intervalS dt: Double,
+        boardToENU q: Quaternion
+    ) -> Double {
         let up = state.vehicleMount.upBoard ?? q.conjugate.rotate(Vector3(0, 0, 1))
         return state.vehicleTurn.turn(rateRadS: w.dot(up), orientationTurnRad: orientationTurnRad, intervalS: dt)
     }
@@ -733,12 +761,14 @@ extension NavigationFilter {
     /// The vehicle frame learns from a receiver velocity (ENU, m/s, with its per-axis σ): the mount's forward axis,
     /// and (at speed) the gyroscope's bias about up from the course.
     mutating func observeVehicleFrame(velocityEast: Double, velocityNorth: Double, sigmaMps: Double, timeS: Double) {
-        state.vehicleMount.observe(velocityEast: velocityEast, velocityNorth: velocityNorth, timeS: timeS,
-                                   isMoving: state.isVehicleMode)
+        state.vehicleMount.observe(
+            velocityEast: velocityEast, velocityNorth: velocityNorth, timeS: timeS,
+            isMoving: state.isVehicleMode)
         let speed = (velocityEast * velocityEast + velocityNorth * velocityNorth).squareRoot()
         if state.isVehicleMode && speed >= parameters.vehicleSpeedMps {
-            state.vehicleTurn.observe(courseRad: Double.atan2(y: velocityEast, x: velocityNorth), sigmaRad: sigmaMps / speed,
-                                      gate: coefficients.gate1)
+            state.vehicleTurn.observe(
+                courseRad: Double.atan2(y: velocityEast, x: velocityNorth), sigmaRad: sigmaMps / speed,
+                gate: coefficients.gate1)
         }
     }
 
@@ -801,7 +831,8 @@ extension NavigationFilter {
         }
         state.isSimulated = fix.quality == .simulated
         guard fix.hasPosition, let latitude = fix.latitudeDeg, let longitude = fix.longitudeDeg,
-              latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else { return .noPosition }
+            latitude.isFinite, longitude.isFinite, abs(latitude) <= 90
+        else { return .noPosition }
         let p = parameters
         let sigma = horizontalSigmaM(fix) * Double.exp(state.receiverLogVarianceScale / 2)
 
@@ -879,8 +910,9 @@ extension NavigationFilter {
             }
             if accept {
                 if p.horizontalAiding == .vehicle && p.learnsVehicleFrame {
-                    observeVehicleFrame(velocityEast: velocity.east, velocityNorth: velocity.north, sigmaMps: sigmaVelocity,
-                                        timeS: fix.timeS)
+                    observeVehicleFrame(
+                        velocityEast: velocity.east, velocityNorth: velocity.north, sigmaMps: sigmaVelocity,
+                        timeS: fix.timeS)
                 }
                 state.east += gv.gain * ve
                 state.north += gv.gain * vn
@@ -904,7 +936,8 @@ extension NavigationFilter {
             let gu = state.verticalCovariance.scalarGain(h: hu, r: whiteUp * whiteUp, n: nv)
             let innovation = height - (state.up * hu).sum()
             if innovation * innovation <= coefficients.gate1 * gu.innovationVariance || done.contains(.restarted)
-                || done.contains(.initialized) {
+                || done.contains(.initialized)
+            {
                 state.up += gu.gain * innovation
                 state.verticalCovariance.applyUpdate(gu, n: nv)
                 done.insert(.height)
@@ -1019,17 +1052,20 @@ extension NavigationFilter {
         }
         let sinceFix = state.lastFixTimeS.map { max(0, state.timeS - $0) } ?? .infinity
         let aided = state.accelerationTimeS.map { state.timeS - $0 <= p.inertialTimeoutS } ?? false
-        let method: LocationSourceInformation.Method = sinceFix > p.deadReckoningAfterS ? .deadReckoning : (aided ? .fused : .gnss)
+        let method: LocationSourceInformation.Method =
+            sinceFix > p.deadReckoningAfterS ? .deadReckoning : (aided ? .fused : .gnss)
         var location = Location(
-            coordinate: Coordinate(latitudeDeg: Angle.degrees(fromRadians: state.originLatitudeRad),
-                                   longitudeDeg: Angle.wrap180(Angle.degrees(fromRadians: state.originLongitudeRad))),
+            coordinate: Coordinate(
+                latitudeDeg: Angle.degrees(fromRadians: state.originLatitudeRad),
+                longitudeDeg: Angle.wrap180(Angle.degrees(fromRadians: state.originLongitudeRad))),
             horizontalAccuracyM: horizontalAccuracy,
             speedMps: speed, speedAccuracyMps: c.intervalPerSigma * sigmaVelocity,
             courseDeg: course, courseAccuracyDeg: courseAccuracy,
             timeS: state.timeS, utcS: state.utcOffsetS.map { $0 + state.timeS },
             sinceFixS: sinceFix.isFinite ? sinceFix : 0,
-            sourceInformation: LocationSourceInformation(isSimulatedBySoftware: state.isSimulated,
-                                                         isProducedByAccessory: !state.isSimulated, method: method))
+            sourceInformation: LocationSourceInformation(
+                isSimulatedBySoftware: state.isSimulated,
+                isProducedByAccessory: !state.isSimulated, method: method))
         if state.hasHeight {
             let h = state.up[0]
             location.ellipsoidalAltitudeM = h

@@ -261,7 +261,8 @@ public struct VehicleTurnModel: Sendable, Hashable, Codable {
         // The orientation's view of the bias (the prior, and the fallback before any course).
         let difference = rate - orientationTurnRad / dt
         if orientationAgeS < Self.orientationWarmUpS || abs(difference - orientationBiasRadS) < Self.orientationJumpRadS {
-            orientationBiasRadS += (difference - orientationBiasRadS) * dt / max(min(orientationAgeS + dt, Self.orientationTimeConstantS), dt)
+            orientationBiasRadS +=
+                (difference - orientationBiasRadS) * dt / max(min(orientationAgeS + dt, Self.orientationTimeConstantS), dt)
         }
         orientationAgeS += dt
         integratedRad += rate * dt

@@ -20,7 +20,8 @@ extension Geodesic {
             guard last > first + 1 else { continue }
             var farthest = first, farthestDistance = -1.0
             for k in (first + 1)..<last {
-                let d = distance(from: track[valid[k]], toSegmentFrom: track[valid[first]], to: track[valid[last]])?.distanceM ?? 0
+                let d =
+                    distance(from: track[valid[k]], toSegmentFrom: track[valid[first]], to: track[valid[last]])?.distanceM ?? 0
                 if d > farthestDistance { farthestDistance = d; farthest = k }
             }
             if farthestDistance > tolerance {

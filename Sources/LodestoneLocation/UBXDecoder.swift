@@ -68,10 +68,12 @@ extension GNSSDecoder {
     /// Gives the high-rate epoch in `newdata` what it inherits from a current navigation solution (see above).
     mutating func inheritNavigationSolution(iTOW: UInt32) -> GNSSChange {
         guard newdata.mode >= 2, let age = navigationSolution.ageMs(at: iTOW),
-              age <= navigationSolution.maximumAgeMs else { return [] }
+            age <= navigationSolution.maximumAgeMs
+        else { return [] }
         var change: GNSSChange = []
         if newdata.status == statusGPS || newdata.status == statusDGPS,
-           Self.correctionRank(navigationSolution.correction) > Self.correctionRank(newdata.status) {
+            Self.correctionRank(navigationSolution.correction) > Self.correctionRank(newdata.status)
+        {
             newdata.status = navigationSolution.correction
         }
         if navigationSolution.velD.isFinite {
@@ -113,8 +115,9 @@ extension GNSSDecoder {
         let fixType = p[highRate ? 16 : 20]
         let flags = p[highRate ? 17 : 21]
         if valid & 0x03 == 0x03 {
-            var seconds = UTCTime.secondsSince1970(year: Int(Bytes.leU16(p, 4)), month: Int(p[6]), day: Int(p[7]),
-                                                   hour: Int(p[8]), minute: Int(p[9]), second: Int(p[10]))
+            var seconds = UTCTime.secondsSince1970(
+                year: Int(Bytes.leU16(p, 4)), month: Int(p[6]), day: Int(p[7]),
+                hour: Int(p[8]), minute: Int(p[9]), second: Int(p[10]))
             var n = nano
             if n < 0 { n += 1_000_000_000; seconds -= 1 }
             newdata.timeSeconds = seconds
@@ -182,21 +185,23 @@ extension GNSSDecoder {
         for i in 0..<min(count, Self.maximumChannels) {
             let o = 8 + 12 * i
             let gnss = Int(p[o]), sv = Int(p[o + 1])
-            let prn: Int = switch gnss {
-            case 0: sv
-            case 1: sv
-            case 2: 300 + sv
-            case 3: 400 + sv
-            case 4: 172 + sv
-            case 5: 192 + sv
-            case 6: sv == 255 ? 0 : 64 + sv
-            default: 0
-            }
+            let prn: Int =
+                switch gnss {
+                case 0: sv
+                case 1: sv
+                case 2: 300 + sv
+                case 3: 400 + sv
+                case 4: 172 + sv
+                case 5: 192 + sv
+                case 6: sv == 255 ? 0 : 64 + sv
+                default: 0
+                }
             let cno = Double(p[o + 2])
             let el = Double(Int8(bitPattern: p[o + 3])), az = Double(Bytes.leS16(p, o + 4))
             let used = Bytes.leU32(p, o + 8) & 0x08 != 0
-            let sat = GNSSSatellite(prn: prn, gnssID: gnss, svID: sv, elevationDeg: el, azimuthDeg: az,
-                                    signalDBHz: cno, used: used)
+            let sat = GNSSSatellite(
+                prn: prn, gnssID: gnss, svID: sv, elevationDeg: el, azimuthDeg: az,
+                signalDBHz: cno, used: used)
             if satellitesVisible < skyview.count { skyview[satellitesVisible] = sat } else { skyview.append(sat) }
             satellitesVisible += 1
         }

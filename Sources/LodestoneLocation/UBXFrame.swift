@@ -19,7 +19,9 @@ public enum UBXFrame {
 
     /// One frame of `messageClass`, `id` and `payload` (at most 65 535 bytes), checksum included.
     public static func frame(messageClass: UInt8, id: UInt8, payload: [UInt8]) -> [UInt8] {
-        var body: [UInt8] = [messageClass, id, UInt8(truncatingIfNeeded: payload.count), UInt8(truncatingIfNeeded: payload.count >> 8)]
+        var body: [UInt8] = [
+            messageClass, id, UInt8(truncatingIfNeeded: payload.count), UInt8(truncatingIfNeeded: payload.count >> 8)
+        ]
         body += payload
         let (a, b) = checksum(body)
         return syncCharacters + body + [a, b]

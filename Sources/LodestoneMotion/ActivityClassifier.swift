@@ -225,21 +225,26 @@ public struct ActivityClassifier: Sendable {
                 }
             }
             if i != best, allowed, state.belief[best] >= state.belief[i] + parameters.switchMargin {
-                state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
+                state.reported = MotionActivity(
+                    kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
                 state.reportedSinceS = windowEndS
             } else {
                 let c = confidence(state.belief[i])
                 state.reported?.confidence = c
             }
         } else if state.belief[best] >= parameters.firstDecisionBelief
-                    || windowEndS - (state.firstWindowEndS ?? windowEndS) >= parameters.firstDecisionMaximumS {
-            state.reported = MotionActivity(kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
+            || windowEndS - (state.firstWindowEndS ?? windowEndS) >= parameters.firstDecisionMaximumS
+        {
+            state.reported = MotionActivity(
+                kind: kind, confidence: confidence(state.belief[best]), startTimeS: state.leaderSinceS)
             state.reportedSinceS = windowEndS
         }
     }
 
     private func freshSpeed(at timeS: Double) -> Double? {
-        guard let v = state.speedMps, let t = state.speedTimeS, timeS - t <= parameters.maximumSpeedAgeS, timeS >= t - 1 else { return nil }
+        guard let v = state.speedMps, let t = state.speedTimeS, timeS - t <= parameters.maximumSpeedAgeS, timeS >= t - 1 else {
+            return nil
+        }
         return v
     }
 

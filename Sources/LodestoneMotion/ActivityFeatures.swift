@@ -28,7 +28,7 @@ public struct ActivityFeatures: Sendable {
         "tiltLogStdDeg", "tiltAutocorrAtPeriod", "tiltAutocorrDoublePeriod", "tiltPeriodicity", "tiltSpectralEntropy",
         "accJerkRatio", "accHorizontalSustainedLogRMS", "accVerticalSustainedLogRMS",
         "gyroPresent", "gyroAutocorrAtPeriod", "gyroPeriodicity", "gyroSpectralEntropy", "gyroLogVariation",
-        "gyroAccCorrelation", "gyroVerticalShare",
+        "gyroAccCorrelation", "gyroVerticalShare"
     ]
 
     /// Indices of the features that describe the shape of the motion rather than its amplitude.
@@ -40,7 +40,9 @@ public struct ActivityFeatures: Sendable {
     public static let windowBins = 100
     public static let hopBins = 20
     /// Frequency bands of the spectral fractions, Hz (lower bound inclusive, upper exclusive).
-    static let bandsHz: [(Double, Double)] = [(0.2, 0.7), (0.7, 1.3), (1.3, 2.0), (2.0, 2.8), (2.8, 4.0), (4.0, 6.0), (6.0, 10.01)]
+    static let bandsHz: [(Double, Double)] = [
+        (0.2, 0.7), (0.7, 1.3), (1.3, 2.0), (2.0, 2.8), (2.8, 4.0), (4.0, 6.0), (6.0, 10.01)
+    ]
     /// Autocorrelation lags searched for the step or pedal period: 5…32 bins (0.25–1.6 s); lags kept: 1…50.
     static let periodLags = 5...32
     static let maximumLag = 50
@@ -246,7 +248,7 @@ public struct ActivityFeatures: Sendable {
         var directionMean = Vector3.zero
         for i in 0..<n {
             let d = magnitude[i] > 1e-6 ? a[i] / magnitude[i] : up
-            a[i] = d     // a now holds unit directions
+            a[i] = d // a now holds unit directions
             directionMean += d
             angle[i] = Angle.degrees(fromRadians: Double.acos(min(1, max(-1, d.dot(up)))))
         }

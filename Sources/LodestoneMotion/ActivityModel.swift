@@ -64,9 +64,11 @@ public struct ActivityModel: Sendable, Hashable {
         var names: [String] = []
         for _ in 0..<max(0, featureCount) { names.append(try reader.word()) }
         guard names == ActivityFeatures.names else {
-            throw FormatError(token: reader.index, problem: "its features (\(names.count)) are not this build's "
-                              + "\(ActivityFeatures.names.count) features \(ActivityFeatures.names.prefix(3).joined(separator: ", "))…; "
-                              + "retrain it with benchmarks/accuracy/activity/train.py")
+            throw FormatError(
+                token: reader.index,
+                problem: "its features (\(names.count)) are not this build's "
+                    + "\(ActivityFeatures.names.count) features \(ActivityFeatures.names.prefix(3).joined(separator: ", "))…; "
+                    + "retrain it with benchmarks/accuracy/activity/train.py")
         }
         try reader.expect("classes")
         let classCount = try reader.int()
@@ -90,7 +92,9 @@ public struct ActivityModel: Sendable, Hashable {
         for _ in 0..<max(0, treeCount) {
             try reader.expect("tree")
             let c = try reader.int()
-            guard classes.indices.contains(c) else { throw FormatError(token: reader.index - 1, problem: "class index \(c) out of range") }
+            guard classes.indices.contains(c) else {
+                throw FormatError(token: reader.index - 1, problem: "class index \(c) out of range")
+            }
             let n = try reader.int()
             guard n >= 1 else { throw FormatError(token: reader.index - 1, problem: "a tree needs at least one node") }
             let root = feature.count
@@ -104,7 +108,9 @@ public struct ActivityModel: Sendable, Hashable {
                 let v = try reader.double()
                 if f >= 0 {
                     guard f < featureCount, (0..<n).contains(l), (0..<n).contains(r) else {
-                        throw FormatError(token: reader.index - 6, problem: "node refers to feature \(f) or children \(l), \(r) outside its tree")
+                        throw FormatError(
+                            token: reader.index - 6,
+                            problem: "node refers to feature \(f) or children \(l), \(r) outside its tree")
                     }
                 }
                 feature.append(f)
@@ -173,7 +179,9 @@ struct TokenReader {
     var isAtEnd: Bool { index >= tokens.count }
 
     mutating func word() throws(ActivityModel.FormatError) -> String {
-        guard index < tokens.count else { throw ActivityModel.FormatError(token: index, problem: "the text ends too early (truncated?)") }
+        guard index < tokens.count else {
+            throw ActivityModel.FormatError(token: index, problem: "the text ends too early (truncated?)")
+        }
         defer { index += 1 }
         return String(tokens[index])
     }
@@ -186,12 +194,16 @@ struct TokenReader {
 
     mutating func double() throws(ActivityModel.FormatError) -> Double {
         let w = try word()
-        guard let v = Double(w), v.isFinite else { throw ActivityModel.FormatError(token: index - 1, problem: "\"\(w)\" is not a finite number") }
+        guard let v = Double(w), v.isFinite else {
+            throw ActivityModel.FormatError(token: index - 1, problem: "\"\(w)\" is not a finite number")
+        }
         return v
     }
 
     mutating func expect(_ keyword: String) throws(ActivityModel.FormatError) {
         let w = try word()
-        guard w == keyword else { throw ActivityModel.FormatError(token: index - 1, problem: "expected \"\(keyword)\", found \"\(w)\"") }
+        guard w == keyword else {
+            throw ActivityModel.FormatError(token: index - 1, problem: "expected \"\(keyword)\", found \"\(w)\"")
+        }
     }
 }

@@ -226,7 +226,8 @@ public struct AltitudeFilter: Sendable {
     }
     /// True while the accelerometer says the board is at rest (no vertical acceleration).
     public var isAtRest: Bool {
-        state.accelerationTimeS != nil && state.accelerationMeanSquare < parameters.restAccelerationMps2 * parameters.restAccelerationMps2
+        state.accelerationTimeS != nil
+            && state.accelerationMeanSquare < parameters.restAccelerationMps2 * parameters.restAccelerationMps2
     }
     /// The barometric track H (m, ISA over the reference pressure), `nil` before the first reading.
     public var barometricAltitudeM: Double? { state.barometricAltitudeM }
@@ -235,7 +236,8 @@ public struct AltitudeFilter: Sendable {
 
     private mutating func settleReference(timeS: Double) {
         if state.referenceAltitudeM == nil, let t0 = state.firstBarometerTimeS,
-           timeS - t0 >= parameters.relativeAltitudeSettleS {
+            timeS - t0 >= parameters.relativeAltitudeSettleS
+        {
             state.referenceAltitudeM = state.barometricAltitudeM
         }
     }

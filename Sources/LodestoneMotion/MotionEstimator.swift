@@ -105,8 +105,10 @@ public struct MotionEstimator: Sendable {
                 if now.kind != before.kind || now.confidence != before.confidence { changes.insert(.activity) }
             }
             let tau = timeline.place(reportedTimeS: t)
-            if pedometer.update(specificForceMps2: acc, timeS: tau, allowSteps: stepsAllowed,
-                                running: classifier.activity.kind == .run) > 0 {
+            if pedometer.update(
+                specificForceMps2: acc, timeS: tau, allowSteps: stepsAllowed,
+                running: classifier.activity.kind == .run) > 0
+            {
                 changes.insert(.steps)
             }
         }

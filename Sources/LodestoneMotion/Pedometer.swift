@@ -30,7 +30,8 @@ public struct StrideModel: Sendable, Hashable, Codable {
     /// Step length at cadence `cadenceHz` (steps/s), m.
     public func stepLengthM(cadenceHz f: Double, running: Bool) -> Double {
         let isRunning = running || f >= runningFromHz
-        let ratio = isRunning
+        let ratio =
+            isRunning
             ? runningIntercept + runningSlopePerHz * min(max(f, runningCadenceHz.lowerBound), runningCadenceHz.upperBound)
             : walkingIntercept + walkingSlopePerHz * min(max(f, walkingCadenceHz.lowerBound), walkingCadenceHz.upperBound)
         return heightM * ratio * scale
@@ -163,11 +164,12 @@ public struct Pedometer: Sendable {
 
     /// Live data since the start, like the updates of `CMPedometer.startUpdates(from:)`.
     public func data(atTimeS timeS: Double, running: Bool) -> PedometerData {
-        PedometerData(startTimeS: startTimeS ?? timeS, endTimeS: timeS, steps: totals.steps, distanceM: totals.distanceM,
-                      floorsAscended: totals.floorsAscended, floorsDescended: totals.floorsDescended,
-                      currentCadenceStepsPerS: cadenceHz(atTimeS: timeS),
-                      currentPaceSPerM: paceSPerM(atTimeS: timeS, running: running),
-                      averageActivePaceSPerM: totals.distanceM > 0 && totals.activeTimeS > 0 ? totals.activeTimeS / totals.distanceM : nil)
+        PedometerData(
+            startTimeS: startTimeS ?? timeS, endTimeS: timeS, steps: totals.steps, distanceM: totals.distanceM,
+            floorsAscended: totals.floorsAscended, floorsDescended: totals.floorsDescended,
+            currentCadenceStepsPerS: cadenceHz(atTimeS: timeS),
+            currentPaceSPerM: paceSPerM(atTimeS: timeS, running: running),
+            averageActivePaceSPerM: totals.distanceM > 0 && totals.activeTimeS > 0 ? totals.activeTimeS / totals.distanceM : nil)
     }
 
     /// What happened between `startTimeS` and `endTimeS`, like `CMPedometer.queryPedometerData(from:to:)`, to
@@ -175,13 +177,15 @@ public struct Pedometer: Sendable {
     /// is empty. Current cadence and pace are left out (they describe an instant).
     public func query(fromTimeS startTimeS: Double, toTimeS endTimeS: Double) -> PedometerData? {
         guard endTimeS >= startTimeS, let oldest = history.oldestTimeS, startTimeS >= oldest,
-              let a = history.totals(atTimeS: startTimeS), let b = history.totals(atTimeS: endTimeS) else { return nil }
+            let a = history.totals(atTimeS: startTimeS), let b = history.totals(atTimeS: endTimeS)
+        else { return nil }
         let distance = b.distanceM - a.distanceM
         let active = b.activeTimeS - a.activeTimeS
-        return PedometerData(startTimeS: startTimeS, endTimeS: endTimeS, steps: b.steps - a.steps, distanceM: distance,
-                             floorsAscended: b.floorsAscended - a.floorsAscended,
-                             floorsDescended: b.floorsDescended - a.floorsDescended,
-                             currentCadenceStepsPerS: nil, currentPaceSPerM: nil,
-                             averageActivePaceSPerM: distance > 0 && active > 0 ? active / distance : nil)
+        return PedometerData(
+            startTimeS: startTimeS, endTimeS: endTimeS, steps: b.steps - a.steps, distanceM: distance,
+            floorsAscended: b.floorsAscended - a.floorsAscended,
+            floorsDescended: b.floorsDescended - a.floorsDescended,
+            currentCadenceStepsPerS: nil, currentPaceSPerM: nil,
+            averageActivePaceSPerM: distance > 0 && active > 0 ? active / distance : nil)
     }
 }

@@ -18,9 +18,11 @@ public struct PedometerData: Sendable, Hashable, Codable {
     public var averageActivePaceSPerM: Double?
 
     /// An interval's data; see each property.
-    public init(startTimeS: Double, endTimeS: Double, steps: Int, distanceM: Double, floorsAscended: Int,
-                floorsDescended: Int, currentCadenceStepsPerS: Double?, currentPaceSPerM: Double?,
-                averageActivePaceSPerM: Double?) {
+    public init(
+        startTimeS: Double, endTimeS: Double, steps: Int, distanceM: Double, floorsAscended: Int,
+        floorsDescended: Int, currentCadenceStepsPerS: Double?, currentPaceSPerM: Double?,
+        averageActivePaceSPerM: Double?
+    ) {
         self.startTimeS = startTimeS; self.endTimeS = endTimeS; self.steps = steps; self.distanceM = distanceM
         self.floorsAscended = floorsAscended; self.floorsDescended = floorsDescended
         self.currentCadenceStepsPerS = currentCadenceStepsPerS; self.currentPaceSPerM = currentPaceSPerM
@@ -43,8 +45,10 @@ public struct PedometerTotals: Sendable, Hashable, Codable {
     public var activeTimeS: Double
 
     /// Totals; see each property.
-    public init(timeS: Double, steps: Int = 0, distanceM: Double = 0, floorsAscended: Int = 0, floorsDescended: Int = 0,
-                activeTimeS: Double = 0) {
+    public init(
+        timeS: Double, steps: Int = 0, distanceM: Double = 0, floorsAscended: Int = 0, floorsDescended: Int = 0,
+        activeTimeS: Double = 0
+    ) {
         self.timeS = timeS; self.steps = steps; self.distanceM = distanceM
         self.floorsAscended = floorsAscended; self.floorsDescended = floorsDescended; self.activeTimeS = activeTimeS
     }

@@ -34,7 +34,9 @@ public struct SampleTimeline: Sendable, Hashable, Codable {
 
     /// The mean sample period measured so far, s (`nil` until two distinct times were seen).
     public var periodS: Double? {
-        guard let start = spanStartTimeS, let last = lastReportedTimeS, samplesSinceSpanStart > 0, last > start else { return nil }
+        guard let start = spanStartTimeS, let last = lastReportedTimeS, samplesSinceSpanStart > 0, last > start else {
+            return nil
+        }
         return (last - start) / Double(samplesSinceSpanStart)
     }
 

@@ -197,7 +197,8 @@ public struct StepDetector: Sendable {
         let strong = prominence >= p.strongFraction * state.amplitudeMps2 && prominence >= p.minimumProminenceMps2
         var weak = false
         if state.walking, let g = gap {
-            weak = prominence >= p.weakFraction * state.amplitudeMps2 && prominence >= p.minimumWeakProminenceMps2
+            weak =
+                prominence >= p.weakFraction * state.amplitudeMps2 && prominence >= p.minimumWeakProminenceMps2
                 && g >= p.weakWindow.lowerBound * state.periodS && g <= p.weakWindow.upperBound * state.periodS
         }
         guard strong || weak else {
@@ -245,7 +246,7 @@ public struct StepDetector: Sendable {
     private mutating func rememberClosingCandidate(peakTimeS t: Double, prominence: Double, gapS gap: Double?) {
         let p = parameters
         guard state.walking, let g = gap, prominence >= p.closingStepMinimumProminenceMps2,
-              g >= p.closingStepWindow.lowerBound * state.periodS, g <= p.closingStepWindow.upperBound * state.periodS
+            g >= p.closingStepWindow.lowerBound * state.periodS, g <= p.closingStepWindow.upperBound * state.periodS
         else { return }
         if state.closingTimeS == nil || prominence > state.closingProminenceMps2 {
             state.closingTimeS = t

@@ -57,8 +57,10 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// The magnetometer senses `delayS` before the gyroscope's latest sample, so the rotation between two of its
     /// samples is the gyroscope's between the two earlier instants (extrapolated with the rates `rateRadS` now
     /// and at the anchor).
-    mutating func add(_ fieldMicroTesla: Vector3, intervalS: Double, rateRadS: Vector3, delayS: Double, windowS: Double,
-                      anchorIntervalS: Double, noiseMicroTesla: Double, rateNoiseMicroTeslaPerRadS: Double) {
+    mutating func add(
+        _ fieldMicroTesla: Vector3, intervalS: Double, rateRadS: Vector3, delayS: Double, windowS: Double,
+        anchorIntervalS: Double, noiseMicroTesla: Double, rateNoiseMicroTeslaPerRadS: Double
+    ) {
         guard let anchor = anchorMicroTesla else {
             setAnchor(fieldMicroTesla, rateRadS: rateRadS)
             return
@@ -71,9 +73,11 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         let elapsedS = equationAgeS
         equationAgeS = 0
         rotationToAnchor = rotationToAnchor.renormalized
-        let delayed = delayS > 0
-            ? Quaternion.hamilton(Quaternion.hamilton(Quaternion.exponential(ofRotationVector: anchorRateRadS * delayS), rotationToAnchor),
-                                  Quaternion.exponential(ofRotationVector: rateRadS * -delayS))
+        let delayed =
+            delayS > 0
+            ? Quaternion.hamilton(
+                Quaternion.hamilton(Quaternion.exponential(ofRotationVector: anchorRateRadS * delayS), rotationToAnchor),
+                Quaternion.exponential(ofRotationVector: rateRadS * -delayS))
             : rotationToAnchor
         // C maps earth-fixed vectors from the anchor's board frame to the current one: the transpose of the
         // rotation matrix of the rotation to the anchor.
@@ -117,7 +121,8 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// `estimate` when it is well determined (worst-direction standard deviation ≤ `sigma`, µT) and consistent
     /// (RMS residual ≤ `residual`, µT), else `nil`.
     func acceptableEstimate(sigma: Double, residual: Double)
-        -> (offsetMicroTesla: Vector3, worstSigmaMicroTesla: Double, residualRMSMicroTesla: Double)? {
+        -> (offsetMicroTesla: Vector3, worstSigmaMicroTesla: Double, residualRMSMicroTesla: Double)?
+    {
         guard let e = estimate, e.worstSigmaMicroTesla <= sigma, e.residualRMSMicroTesla <= residual else { return nil }
         return e
     }

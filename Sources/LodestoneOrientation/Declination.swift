@@ -18,7 +18,8 @@ public struct MagneticDeclination: Sendable {
     /// A fixed declination (degrees east) that replaces the model, e.g. 0 for a lab whose north is magnetic.
     public var overrideDeg: Double?
     private let model: WorldMagneticModel
-    private var cached: (latitudeDeg: Double, longitudeDeg: Double, heightKm: Double, decimalYear: Double, declinationDeg: Double?)?
+    private var cached:
+        (latitudeDeg: Double, longitudeDeg: Double, heightKm: Double, decimalYear: Double, declinationDeg: Double?)?
 
     /// A declination source using `model` (default WMM2025) unless `overrideDeg` is set.
     public init(overrideDeg: Double? = nil, model: WorldMagneticModel = .wmm2025) {
@@ -31,14 +32,18 @@ public struct MagneticDeclination: Sendable {
     ///
     /// - Parameters: geodetic latitude and longitude (deg, WGS84), height above the ellipsoid (m; 0 when
     ///   unknown: the declination barely depends on it near the ground), date as a decimal year.
-    public mutating func declinationDeg(latitudeDeg: Double?, longitudeDeg: Double?, heightM: Double?,
-                                        decimalYear: Double?) -> Double? {
+    public mutating func declinationDeg(
+        latitudeDeg: Double?, longitudeDeg: Double?, heightM: Double?,
+        decimalYear: Double?
+    ) -> Double? {
         if let overrideDeg { return overrideDeg }
         guard let lat = latitudeDeg, let lon = longitudeDeg, let year = decimalYear else { return nil }
         let heightKm = (heightM ?? 0) / 1000
         if let c = cached, abs(c.latitudeDeg - lat) < Self.recomputeDistanceDeg,
-           abs(Angle.wrap180(c.longitudeDeg - lon)) * max(0.01, Double.cos(Angle.radians(fromDegrees: lat))) < Self.recomputeDistanceDeg,
-           abs(c.heightKm - heightKm) < 1, abs(c.decimalYear - year) < Self.recomputeYears {
+            abs(Angle.wrap180(c.longitudeDeg - lon)) * max(0.01, Double.cos(Angle.radians(fromDegrees: lat)))
+                < Self.recomputeDistanceDeg,
+            abs(c.heightKm - heightKm) < 1, abs(c.decimalYear - year) < Self.recomputeYears
+        {
             return c.declinationDeg
         }
         let value = try? model.elements(latitudeDeg: lat, longitudeDeg: lon, heightKm: heightKm, decimalYear: year).declinationDeg

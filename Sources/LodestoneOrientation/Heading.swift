@@ -28,8 +28,10 @@ public struct Heading: Sendable, Hashable, Codable {
     public var calibrationNeeded: Bool
 
     /// A heading; see each property for units.
-    public init(timeS: Double, magneticHeadingDeg: Double, trueHeadingDeg: Double?, declinationDeg: Double?,
-                headingAccuracyDeg: Double, magneticFieldMicroTesla: Vector3?, calibrationNeeded: Bool) {
+    public init(
+        timeS: Double, magneticHeadingDeg: Double, trueHeadingDeg: Double?, declinationDeg: Double?,
+        headingAccuracyDeg: Double, magneticFieldMicroTesla: Vector3?, calibrationNeeded: Bool
+    ) {
         self.timeS = timeS
         self.magneticHeadingDeg = magneticHeadingDeg
         self.trueHeadingDeg = trueHeadingDeg

@@ -63,8 +63,10 @@ where Value.Scalar == Double, Value: Sendable & Hashable & Codable {
     public init() {}
 
     /// Filters one sample taken `intervalS` after the previous one; returns the filtered value.
-    public mutating func step(_ x: Value, coefficients k: ButterworthCoefficients, timeConstantS tau: Double,
-                                         intervalS dt: Double) -> Value {
+    public mutating func step(
+        _ x: Value, coefficients k: ButterworthCoefficients, timeConstantS tau: Double,
+        intervalS dt: Double
+    ) -> Value {
         hasOutput = true
         if !isRunning {
             meanSum += x

@@ -58,7 +58,8 @@ public struct MagneticState: Sendable, Hashable, Codable {
     }
 
     /// True when (norm, dip) `value` is within the thresholds (relative norm, dip in rad) of (`norm`, `dip`).
-    static func matches(_ value: SIMD2<Double>, norm: Double, dip: Double, normThreshold: Double, dipThresholdRad: Double) -> Bool {
+    static func matches(_ value: SIMD2<Double>, norm: Double, dip: Double, normThreshold: Double, dipThresholdRad: Double) -> Bool
+    {
         abs(value[0] - norm) < normThreshold * norm && abs(value[1] - dip) < dipThresholdRad
     }
 }
@@ -74,16 +75,18 @@ extension OrientationFilter {
             MagneticState.matches(value, norm: norm, dip: dip, normThreshold: normThreshold, dipThresholdRad: dipThreshold)
         }
         if parameters.tracksBoardFixedField {
-            state.magnetic.tracker.add(raw, intervalS: dt, rateRadS: state.lastRateRadS, delayS: parameters.magnetometerDelayS,
-                                       windowS: parameters.boardFixedFieldWindowS,
-                                       anchorIntervalS: parameters.boardFixedFieldAnchorIntervalS,
-                                       noiseMicroTesla: parameters.boardFixedFieldNoiseMicroTesla,
-                                       rateNoiseMicroTeslaPerRadS: parameters.boardFixedFieldRateNoiseMicroTeslaPerRadS)
+            state.magnetic.tracker.add(
+                raw, intervalS: dt, rateRadS: state.lastRateRadS, delayS: parameters.magnetometerDelayS,
+                windowS: parameters.boardFixedFieldWindowS,
+                anchorIntervalS: parameters.boardFixedFieldAnchorIntervalS,
+                noiseMicroTesla: parameters.boardFixedFieldNoiseMicroTesla,
+                rateNoiseMicroTeslaPerRadS: parameters.boardFixedFieldRateNoiseMicroTeslaPerRadS)
         }
         guard parameters.rejectsMagneticDisturbances else { state.magnetic.isDisturbed = false; return }
         let current = state.magnetic.normDipLowPass.step(
             MagneticState.normDip(q6.rotating(raw - state.magnetic.offsetInUseMicroTesla)),
-            coefficients: coefficients.magneticCurrentLowPass, timeConstantS: parameters.magneticCurrentTimeConstantS, intervalS: dt)
+            coefficients: coefficients.magneticCurrentLowPass, timeConstantS: parameters.magneticCurrentTimeConstantS,
+            intervalS: dt)
         let gain = coefficients.magneticReferenceGain
 
         guard let norm = state.magnetic.referenceNormMicroTesla else {
@@ -155,8 +158,9 @@ extension OrientationFilter {
         state.magnetic.calibrationCheckAgeS = 0
         state.magnetic.suspectedOffsetHeadingVarianceRad2 = 0
         guard state.magnetic.offsetInUseMicroTesla == .zero, let norm = state.magnetic.referenceNormMicroTesla,
-              let e = state.magnetic.tracker.estimate,
-              e.residualRMSMicroTesla <= parameters.boardFixedFieldConsistencyMicroTesla else { return }
+            let e = state.magnetic.tracker.estimate,
+            e.residualRMSMicroTesla <= parameters.boardFixedFieldConsistencyMicroTesla
+        else { return }
         let size = e.offsetMicroTesla.length
         guard size > Self.calibrationOffsetFraction * norm, size > 5 * e.worstSigmaMicroTesla else { return }
         let horizontal = max(norm * Double.cos(state.magnetic.referenceDipRad), 0.1 * norm)
@@ -195,13 +199,17 @@ extension OrientationFilter {
             state.magnetic.offsetAcceptDurationS = 0
             // An offset in use follows the tracker while it stays well determined (the first estimate was the
             // earliest acceptable one, not the best).
-            if state.magnetic.offsetInUseMicroTesla != .zero, let estimate = state.magnetic.tracker.acceptableEstimate(sigma: acceptSigma, residual: consistency) {
+            if state.magnetic.offsetInUseMicroTesla != .zero,
+                let estimate = state.magnetic.tracker.acceptableEstimate(sigma: acceptSigma, residual: consistency)
+            {
                 let k = firstOrderGain(timeConstantS: parameters.boardFixedFieldWindowS, intervalS: dt)
                 state.magnetic.offsetInUseMicroTesla += k * (estimate.offsetMicroTesla - state.magnetic.offsetInUseMicroTesla)
             }
             return
         }
-        guard let estimate = state.magnetic.tracker.acceptableEstimate(sigma: acceptSigma, residual: consistency) else { state.magnetic.offsetAcceptDurationS = 0; return }
+        guard let estimate = state.magnetic.tracker.acceptableEstimate(sigma: acceptSigma, residual: consistency) else {
+            state.magnetic.offsetAcceptDurationS = 0; return
+        }
         let corrected = MagneticState.normDip(q6.rotating(raw - estimate.offsetMicroTesla))
         guard fieldMatches(corrected, norm: norm, dip: dip) else {
             state.magnetic.offsetAcceptDurationS = 0

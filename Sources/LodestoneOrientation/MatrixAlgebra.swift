@@ -48,8 +48,9 @@ extension Matrix3 {
         guard abs(det) > 1e-300, det.isFinite else { return nil }
         // The rows of the inverse are the columns of [c0 c1 c2] / det.
         let inv = 1 / det
-        return Matrix3(rows: Vector3(c0.x, c1.x, c2.x) * inv, Vector3(c0.y, c1.y, c2.y) * inv,
-                       Vector3(c0.z, c1.z, c2.z) * inv)
+        return Matrix3(
+            rows: Vector3(c0.x, c1.x, c2.x) * inv, Vector3(c0.y, c1.y, c2.y) * inv,
+            Vector3(c0.z, c1.z, c2.z) * inv)
     }
 
     /// `(M + Mᵀ)/2`: removes the asymmetry rounding leaves in a covariance after an update.
@@ -101,9 +102,10 @@ func decayFactor(_ x: Double) -> Double {
 extension Matrix3 {
     /// `a·b`, row by row: each row of the product is a combination of the rows of `b`.
     @inline(__always) static func product(_ a: Matrix3, _ b: Matrix3) -> Matrix3 {
-        Matrix3(rows: a.row0.x * b.row0 + a.row0.y * b.row1 + a.row0.z * b.row2,
-                a.row1.x * b.row0 + a.row1.y * b.row1 + a.row1.z * b.row2,
-                a.row2.x * b.row0 + a.row2.y * b.row1 + a.row2.z * b.row2)
+        Matrix3(
+            rows: a.row0.x * b.row0 + a.row0.y * b.row1 + a.row0.z * b.row2,
+            a.row1.x * b.row0 + a.row1.y * b.row1 + a.row1.z * b.row2,
+            a.row2.x * b.row0 + a.row2.y * b.row1 + a.row2.z * b.row2)
     }
 
     /// `m·v`.
@@ -113,19 +115,21 @@ extension Matrix3 {
 
     /// `a·bᵀ`.
     @inline(__always) static func productWithTranspose(_ a: Matrix3, _ b: Matrix3) -> Matrix3 {
-        Matrix3(rows: Vector3((a.row0 * b.row0).sum(), (a.row0 * b.row1).sum(), (a.row0 * b.row2).sum()),
-                Vector3((a.row1 * b.row0).sum(), (a.row1 * b.row1).sum(), (a.row1 * b.row2).sum()),
-                Vector3((a.row2 * b.row0).sum(), (a.row2 * b.row1).sum(), (a.row2 * b.row2).sum()))
+        Matrix3(
+            rows: Vector3((a.row0 * b.row0).sum(), (a.row0 * b.row1).sum(), (a.row0 * b.row2).sum()),
+            Vector3((a.row1 * b.row0).sum(), (a.row1 * b.row1).sum(), (a.row1 * b.row2).sum()),
+            Vector3((a.row2 * b.row0).sum(), (a.row2 * b.row1).sum(), (a.row2 * b.row2).sum()))
     }
 }
 
 extension Quaternion {
     /// The Hamilton product `a ⊗ b`, as Core's `*`, forced inline on the per-sample path.
     @inline(__always) static func hamilton(_ a: Quaternion, _ b: Quaternion) -> Quaternion {
-        Quaternion(w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                   x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                   y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                   z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
+        Quaternion(
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
     }
 
     /// `rotate(_:)` (`q ⊗ v ⊗ q*`), forced inline.
@@ -143,8 +147,9 @@ extension Quaternion {
 
     /// `rotationMatrix`, inlined (`R·v == rotate(v)`).
     @inline(__always) var fastRotationMatrix: Matrix3 {
-        Matrix3(rows: Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-                Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-                Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
+        Matrix3(
+            rows: Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+            Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+            Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
     }
 }

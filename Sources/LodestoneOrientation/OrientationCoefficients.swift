@@ -60,10 +60,12 @@ extension OrientationFilter {
             biasRestVariance = (p.biasRestSigmaDegS * radiansPerDegree) * (p.biasRestSigmaDegS * radiansPerDegree)
             let walk = p.biasRandomWalkDegSPerSqrtS * radiansPerDegree
             biasRandomWalkVariancePerS = walk * walk
-            restGyroscopeThresholdSquared = (p.restGyroscopeThresholdDegS * radiansPerDegree) * (p.restGyroscopeThresholdDegS * radiansPerDegree)
+            restGyroscopeThresholdSquared =
+                (p.restGyroscopeThresholdDegS * radiansPerDegree) * (p.restGyroscopeThresholdDegS * radiansPerDegree)
             restAccelerometerThresholdSquared = p.restAccelerometerThresholdMps2 * p.restAccelerometerThresholdMps2
             headingRandomWalkRad2PerS = p.headingRandomWalkDeg2PerS * radiansPerDegree * radiansPerDegree
-            magneticHeadingNoiseDensityRad2S = max(headingRandomWalkRad2PerS, 1e-12)
+            magneticHeadingNoiseDensityRad2S =
+                max(headingRandomWalkRad2PerS, 1e-12)
                 * p.magnetometerTimeConstantS * p.magnetometerTimeConstantS
             initialHeadingVariance = (30 * radiansPerDegree) * (30 * radiansPerDegree)
             magneticDipThresholdRad = p.magneticDipThresholdDeg * radiansPerDegree
@@ -76,7 +78,9 @@ extension OrientationFilter {
         init(parameters p: Parameters, intervals: SampleIntervals) {
             self.init(parameters: p)
             if intervals.gyroscope.derivedS > 0 { setGyroscope(intervalS: intervals.gyroscope.derivedS, parameters: p) }
-            if intervals.accelerometer.derivedS > 0 { setAccelerometer(intervalS: intervals.accelerometer.derivedS, parameters: p) }
+            if intervals.accelerometer.derivedS > 0 {
+                setAccelerometer(intervalS: intervals.accelerometer.derivedS, parameters: p)
+            }
             if intervals.magnetometer.derivedS > 0 { setMagnetometer(intervalS: intervals.magnetometer.derivedS, parameters: p) }
         }
 

@@ -83,7 +83,8 @@ public struct OrientationFilter: Sendable {
     /// The tracker's current estimate of a board-fixed field offset (board frame, µT), the standard deviation of
     /// its worst-determined direction (µT) and the RMS residual of its equations (µT: about the noise when the
     /// disturbance is really fixed to the board); `nil` until the board has turned enough to determine it.
-    public var boardFixedFieldEstimate: (offsetMicroTesla: Vector3, worstSigmaMicroTesla: Double, residualRMSMicroTesla: Double)? {
+    public var boardFixedFieldEstimate: (offsetMicroTesla: Vector3, worstSigmaMicroTesla: Double, residualRMSMicroTesla: Double)?
+    {
         state.magnetic.tracker.estimate
     }
 
@@ -91,7 +92,8 @@ public struct OrientationFilter: Sendable {
     /// absolute (no magnetometer yet, or 6D).
     public var headingSigmaDeg: Double? {
         guard state.hasHeading else { return nil }
-        let variance = state.heading.variance + coefficients.headingFloorVarianceRad2
+        let variance =
+            state.heading.variance + coefficients.headingFloorVarianceRad2
             + parameters.headingDisagreementWeight * state.magnetic.disagreementVarianceRad2
             + state.magnetic.offsetHeadingVarianceRad2 + state.magnetic.suspectedOffsetHeadingVarianceRad2
         return Angle.degrees(fromRadians: variance.squareRoot())
@@ -133,10 +135,11 @@ public struct OrientationFilter: Sendable {
         guard let q = boardToENU else { return nil }
         let magnetic = q.rollPitchHeadingDeg.headingDeg
         let hasMagnetometer = state.hasHeading
-        return Heading(timeS: timeS, magneticHeadingDeg: magnetic,
-                       trueHeadingDeg: hasMagnetometer ? declinationDeg.map { Angle.wrap360(magnetic + $0) } : nil,
-                       declinationDeg: declinationDeg, headingAccuracyDeg: headingAccuracyDeg ?? -1,
-                       magneticFieldMicroTesla: magneticFieldMicroTesla, calibrationNeeded: needsMagnetometerCalibration)
+        return Heading(
+            timeS: timeS, magneticHeadingDeg: magnetic,
+            trueHeadingDeg: hasMagnetometer ? declinationDeg.map { Angle.wrap360(magnetic + $0) } : nil,
+            declinationDeg: declinationDeg, headingAccuracyDeg: headingAccuracyDeg ?? -1,
+            magneticFieldMicroTesla: magneticFieldMicroTesla, calibrationNeeded: needsMagnetometerCalibration)
     }
 
     // MARK: Update
@@ -145,8 +148,10 @@ public struct OrientationFilter: Sendable {
     /// non-decreasing). Gyroscope first, then accelerometer, then magnetometer, as they act in that order.
     /// Pass `nil` for a sensor not sampled at this instant. Non-finite values are ignored (and reported).
     @discardableResult
-    public mutating func update(timeS: Double, gyroscopeRadS: Vector3?, accelerometerMps2: Vector3?,
-                                magnetometerMicroTesla: Vector3? = nil) -> Update {
+    public mutating func update(
+        timeS: Double, gyroscopeRadS: Vector3?, accelerometerMps2: Vector3?,
+        magnetometerMicroTesla: Vector3? = nil
+    ) -> Update {
         var changes: Update = []
         if let g = gyroscopeRadS { changes.formUnion(updateGyroscope(g, timeS: timeS)) }
         if let a = accelerometerMps2 { changes.formUnion(updateAccelerometer(a, timeS: timeS)) }
@@ -178,15 +183,20 @@ public struct OrientationFilter: Sendable {
         // variation), and the low-pass must be one a bias could explain: within the data sheet's tolerance, and,
         // once the bias has been measured at rest, close to the estimate (not on its absolute value, which would
         // veto rest for good on a board whose turn-on bias exceeds the limit).
-        let lowPass = state.restGyroscopeLowPass.step(rateRadS, coefficients: coefficients.restGyroscopeLowPass,
-                                                       timeConstantS: parameters.restFilterTimeConstantS, intervalS: dt)
+        let lowPass = state.restGyroscopeLowPass.step(
+            rateRadS, coefficients: coefficients.restGyroscopeLowPass,
+            timeConstantS: parameters.restFilterTimeConstantS, intervalS: dt)
         let deviation = rateRadS - lowPass
         let limit = coefficients.biasLimitRadS
-        let quiet = deviation.dot(deviation) < coefficients.restGyroscopeThresholdSquared
+        let quiet =
+            deviation.dot(deviation) < coefficients.restGyroscopeThresholdSquared
             && abs(lowPass.x) <= limit && abs(lowPass.y) <= limit && abs(lowPass.z) <= limit
-        let explained = quiet && Self.couldBeBias(lowPass, estimate: state.gyroscopeBiasRadS, covariance: state.biasCovariance,
-                                                  measuredAtRest: state.hasRestBias, limitRadS: limit,
-                                                  deviationSquared: coefficients.restBiasDeviationSquared)
+        let explained =
+            quiet
+            && Self.couldBeBias(
+                lowPass, estimate: state.gyroscopeBiasRadS, covariance: state.biasCovariance,
+                measuredAtRest: state.hasRestBias, limitRadS: limit,
+                deviationSquared: coefficients.restBiasDeviationSquared)
         state.isRateUnexplained = quiet && !explained
         if !state.isRateUnexplained { state.unexplainedStillS = 0 }
         if state.unexplainedStillS >= parameters.restRelearnTimeS {
@@ -232,7 +242,8 @@ public struct OrientationFilter: Sendable {
         if state.restDurationS == 0 { state.restAnchorMps2 = restLowPass }
         let drift = restLowPass - state.restAnchorMps2
         if deviation.dot(deviation) >= coefficients.restAccelerometerThresholdSquared
-            || drift.dot(drift) > coefficients.restAccelerometerDriftSquared {
+            || drift.dot(drift) > coefficients.restAccelerometerDriftSquared
+        {
             state.restDurationS = 0
             state.isAtRest = false
             state.unexplainedStillS = 0
@@ -248,9 +259,10 @@ public struct OrientationFilter: Sendable {
         // with the orientation of that instant (extrapolated back with the current rate).
         let inertial = Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.accelerometerDelayS)
             .rotating(accelerationMps2)
-        let filtered = state.accelerationLowPass.step(inertial, coefficients: coefficients.accelerometerLowPass,
-                                                       timeConstantS: parameters.accelerometerTimeConstantS,
-                                                       intervalS: dt)
+        let filtered = state.accelerationLowPass.step(
+            inertial, coefficients: coefficients.accelerometerLowPass,
+            timeConstantS: parameters.accelerometerTimeConstantS,
+            intervalS: dt)
         guard let earth = state.qInclination.rotating(filtered).normalized else { return changes }
         state.qInclination = Quaternion.hamilton(Self.tiltCorrection(turningToUp: earth), state.qInclination).renormalized
         state.hasInclination = true
@@ -313,9 +325,10 @@ public struct OrientationFilter: Sendable {
         }
         let bias = state.gyroscopeBiasRadS
         let packed = BiasLowPassPacking.pack(r, Matrix3.product(r, bias))
-        let lowPassed = state.motionBiasLowPass.step(packed, coefficients: coefficients.accelerometerLowPass,
-                                                      timeConstantS: parameters.accelerometerTimeConstantS,
-                                                      intervalS: dt)
+        let lowPassed = state.motionBiasLowPass.step(
+            packed, coefficients: coefficients.accelerometerLowPass,
+            timeConstantS: parameters.accelerometerTimeConstantS,
+            intervalS: dt)
         // Variance grows by the bias random walk (capped at the initial variance).
         let growth = coefficients.biasRandomWalkVariancePerS * dt
         var p = state.biasCovariance
@@ -345,11 +358,13 @@ public struct OrientationFilter: Sendable {
         } else if parameters.estimatesBiasInMotion && state.accelerationLowPass.isRunning {
             let (h, lpRb) = BiasLowPassPacking.unpack(lowPassed)
             let predicted = Matrix3.product(h, bias)
-            let innovation = Self.clip(Vector3(-earth.y / dt + lpRb.x - predicted.x, earth.x / dt + lpRb.y - predicted.y,
-                                               -predicted.z), to: clip)
+            let innovation = Self.clip(
+                Vector3(
+                    -earth.y / dt + lpRb.x - predicted.x, earth.x / dt + lpRb.y - predicted.y,
+                    -predicted.z), to: clip)
             let w = coefficients.measurementVariance(steadyStateVariance: coefficients.biasMotionVariance, intervalS: dt)
             let noise = Vector3(w, w, w / parameters.biasVerticalForgettingFactor)
-            let pht = Matrix3.productWithTranspose(p, h)  // P·Hᵀ (P symmetric)
+            let pht = Matrix3.productWithTranspose(p, h) // P·Hᵀ (P symmetric)
             guard let sInverse = (Matrix3.product(h, pht) + .diagonal(noise)).inverse else { state.biasCovariance = p; return }
             let gain = Matrix3.product(pht, sInverse)
             state.gyroscopeBiasRadS = Self.clip(bias + Matrix3.product(gain, innovation), to: limit)
@@ -362,8 +377,10 @@ public struct OrientationFilter: Sendable {
     /// True when the low-passed rate `rate` (board frame, rad/s) is one a gyroscope bias could explain: every
     /// axis within ±`limitRadS` (the data sheet's tolerance) and, once the bias has been `measuredAtRest`, within
     /// max(√`deviationSquared`, 3σ) of the `estimate` per axis (σ from the bias `covariance`'s diagonal).
-    @inline(__always) static func couldBeBias(_ rate: Vector3, estimate: Vector3, covariance p: Matrix3, measuredAtRest: Bool,
-                                              limitRadS limit: Double, deviationSquared: Double) -> Bool {
+    @inline(__always) static func couldBeBias(
+        _ rate: Vector3, estimate: Vector3, covariance p: Matrix3, measuredAtRest: Bool,
+        limitRadS limit: Double, deviationSquared: Double
+    ) -> Bool {
         guard abs(rate.x) <= limit, abs(rate.y) <= limit, abs(rate.z) <= limit else { return false }
         guard measuredAtRest else { return true }
         let d = rate - estimate
@@ -390,8 +407,9 @@ public struct OrientationFilter: Sendable {
         state.magnetic.lastRawMicroTesla = fieldMicroTesla
         if dt > 0 { followMagnetometerInterval(dt) }
 
-        let q6 = Quaternion.hamilton(state.qInclination,
-                                     Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.magnetometerDelayS))
+        let q6 = Quaternion.hamilton(
+            state.qInclination,
+            Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.magnetometerDelayS))
         let wasDisturbed = state.magnetic.isDisturbed
         let offsetBefore = state.magnetic.offsetInUseMicroTesla
         observeMagnetometer(raw: fieldMicroTesla, orientation6D: q6, intervalS: dt)
@@ -416,13 +434,15 @@ public struct OrientationFilter: Sendable {
         // Innovation gate: a field whose norm and dip look right can still point elsewhere (a magnet at some
         // orientations); a disagreement far outside what the heading's uncertainty allows is not used. The gate
         // widens as the uncertainty grows during gyroscope-only spells, so a heading that drifted is recovered.
-        let gate = max(coefficients.magneticHeadingGateRad,
-                       3 * (state.heading.variance + coefficients.headingFloorVarianceRad2).squareRoot())
+        let gate = max(
+            coefficients.magneticHeadingGateRad,
+            3 * (state.heading.variance + coefficients.headingFloorVarianceRad2).squareRoot())
         guard abs(disagreement) <= gate else {
             changes.insert(.headingMeasurementGated)
             return changes
         }
-        state.magnetic.disagreementVarianceRad2 += firstOrderGain(timeConstantS: parameters.headingDisagreementTimeConstantS, intervalS: dt)
+        state.magnetic.disagreementVarianceRad2 +=
+            firstOrderGain(timeConstantS: parameters.headingDisagreementTimeConstantS, intervalS: dt)
             * (disagreement * disagreement - state.magnetic.disagreementVarianceRad2)
         let gain = state.heading.correct(measurementVarianceRad2: measurementVariance)
         state.headingOffsetRad = Self.wrapPi(state.headingOffsetRad + gain * disagreement)
@@ -481,12 +501,15 @@ extension SIMD3 where Scalar == Double {
 /// Packs the 9 entries of `R` and the 3 of `R·b` into one vector for a single low-pass.
 enum BiasLowPassPacking {
     static func pack(_ r: Matrix3, _ rb: Vector3) -> SIMD16<Double> {
-        SIMD16(r.row0.x, r.row0.y, r.row0.z, r.row1.x, r.row1.y, r.row1.z, r.row2.x, r.row2.y, r.row2.z,
-               rb.x, rb.y, rb.z, 0, 0, 0, 0)
+        SIMD16(
+            r.row0.x, r.row0.y, r.row0.z, r.row1.x, r.row1.y, r.row1.z, r.row2.x, r.row2.y, r.row2.z,
+            rb.x, rb.y, rb.z, 0, 0, 0, 0)
     }
 
     static func unpack(_ v: SIMD16<Double>) -> (Matrix3, Vector3) {
-        (Matrix3(rows: Vector3(v[0], v[1], v[2]), Vector3(v[3], v[4], v[5]), Vector3(v[6], v[7], v[8])),
-         Vector3(v[9], v[10], v[11]))
+        (
+            Matrix3(rows: Vector3(v[0], v[1], v[2]), Vector3(v[3], v[4], v[5]), Vector3(v[6], v[7], v[8])),
+            Vector3(v[9], v[10], v[11])
+        )
     }
 }

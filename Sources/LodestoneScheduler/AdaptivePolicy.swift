@@ -190,21 +190,31 @@ public struct AdaptivePolicy: SchedulingPolicy {
             accuracy = a
             significantOnly = loc.significantChangeOnly || tier == .critical
         }
-        let navigating = moving && !significantOnly
+        let navigating =
+            moving && !significantOnly
             && (accuracy == .bestForNavigation || accuracy == .best && tier >= .normal)
         let reducedTier = tier <= .low
 
         // Causes: what is demanded, what is not, the battery, the motion.
         if let a = accuracy, let loc = d.location {
-            plan.causes.append(.demand(client: d.locationClient ?? "", what: loc.significantChangeOnly ? "significant location changes" : a.demandText))
+            plan.causes.append(
+                .demand(
+                    client: d.locationClient ?? "",
+                    what: loc.significantChangeOnly ? "significant location changes" : a.demandText))
         } else if plan.gnss != nil {
             plan.causes.append(.noDemand(what: "location"))
         }
-        if d.heading != nil { plan.causes.append(.demand(client: d.headingClient ?? "", what: "heading")) }
-        else if inputs.sensors.contains(where: { $0.kinds.contains(.magnetometer) }) { plan.causes.append(.noDemand(what: "heading")) }
+        if d.heading != nil {
+            plan.causes.append(.demand(client: d.headingClient ?? "", what: "heading"))
+        } else if inputs.sensors.contains(where: { $0.kinds.contains(.magnetometer) }) {
+            plan.causes.append(.noDemand(what: "heading"))
+        }
         if d.activity { plan.causes.append(.demand(client: d.activityClient ?? "", what: "activity")) }
-        if d.altitude { plan.causes.append(.demand(client: d.altitudeClient ?? "", what: "altitude")) }
-        else if inputs.sensors.contains(where: { $0.kinds.contains(.barometer) }) { plan.causes.append(.noDemand(what: "altitude")) }
+        if d.altitude {
+            plan.causes.append(.demand(client: d.altitudeClient ?? "", what: "altitude"))
+        } else if inputs.sensors.contains(where: { $0.kinds.contains(.barometer) }) {
+            plan.causes.append(.noDemand(what: "altitude"))
+        }
         if tier <= .saver { plan.causes.append(.battery(tier)) }
         if anything { plan.causes.append(.motion(inputs.motion, sinceS: inputs.motionSinceS)) }
 
@@ -214,7 +224,8 @@ public struct AdaptivePolicy: SchedulingPolicy {
         let headingRate = reducedTier ? p.headingReducedRateHz : p.headingRateHz
         // One magnetometer serves heading: a dedicated one where the board has it (an IMU's built-in one stays off for
         // heading; its driver decides what the chip's magnetometer does in the IMU's own modes), else the first.
-        let headingMagnetometer = inputs.sensors.firstIndex { $0.kinds.contains(.magnetometer) && !$0.kinds.contains(.accelerometer) }
+        let headingMagnetometer =
+            inputs.sensors.firstIndex { $0.kinds.contains(.magnetometer) && !$0.kinds.contains(.accelerometer) }
             ?? inputs.sensors.firstIndex { $0.kinds.contains(.magnetometer) }
         for i in plan.sensors.indices where i < inputs.sensors.count {
             let sensor = inputs.sensors[i]
@@ -233,8 +244,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
                     if moving {
                         need.need(rateHz: p.activityRateHz, mode: .normal, batchLatencyS: p.batchLatencyS)
                     } else {
-                        need.need(rateHz: d.activity ? p.activityRateHz : p.motionDetectorRateHz, mode: .lowPower,
-                                  batchLatencyS: sensor.hasMotionWake ? p.batchLatencyS : p.stationaryBatchLatencyS)
+                        need.need(
+                            rateHz: d.activity ? p.activityRateHz : p.motionDetectorRateHz, mode: .lowPower,
+                            batchLatencyS: sensor.hasMotionWake ? p.batchLatencyS : p.stationaryBatchLatencyS)
                         need.wakeOnMotionThresholdMps2 = p.wakeOnMotionThresholdMps2
                     }
                 case .gyroscope:
@@ -249,8 +261,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
                         if reducedTier {
                             need.need(rateHz: 1, mode: .normal, oversampling: p.barometerOversampling / 2)
                         } else {
-                            need.need(rateHz: moving ? p.barometerMovingRateHz : p.barometerStationaryRateHz, mode: .normal,
-                                      oversampling: p.barometerOversampling)
+                            need.need(
+                                rateHz: moving ? p.barometerMovingRateHz : p.barometerStationaryRateHz, mode: .normal,
+                                oversampling: p.barometerOversampling)
                         }
                     } else if navigating {
                         need.need(rateHz: 1, mode: .normal, oversampling: 4)
@@ -306,7 +319,8 @@ public struct AdaptivePolicy: SchedulingPolicy {
     private func paused(_ wanted: GNSSReceiverMode, _ inputs: SchedulerInputs, causes: inout [PlanCause]) -> GNSSReceiverMode {
         let p = parameters
         guard inputs.timeS - inputs.lastAccelerationMotionS >= p.pausedAfterS,
-              (inputs.gnss.speedMps ?? 0) < p.pausedMaximumSpeedMps else { return wanted }
+            (inputs.gnss.speedMps ?? 0) < p.pausedMaximumSpeedMps
+        else { return wanted }
         switch wanted {
         case .continuous:
             break
@@ -345,8 +359,10 @@ public struct AdaptivePolicy: SchedulingPolicy {
     }
 
     /// `wanted`, or off during an outage's back-off.
-    private mutating func outageChecked(_ wanted: GNSSReceiverMode, _ inputs: SchedulerInputs,
-                                        causes: inout [PlanCause]) -> GNSSReceiverMode {
+    private mutating func outageChecked(
+        _ wanted: GNSSReceiverMode, _ inputs: SchedulerInputs,
+        causes: inout [PlanCause]
+    ) -> GNSSReceiverMode {
         let p = parameters
         let t = inputs.timeS
         let lastFixS = inputs.gnss.lastFixTimeS ?? -.infinity

@@ -39,8 +39,9 @@ extension BatteryState {
         }
         guard !batteries.isEmpty else {
             let names = uevents.keys.sorted().joined(separator: ", ")
-            self.init(levelFraction: nil, charging: .externalPower,
-                      source: names.isEmpty ? "no power supply in \(root)" : "\(root): \(names) (no battery)")
+            self.init(
+                levelFraction: nil, charging: .externalPower,
+                source: names.isEmpty ? "no power supply in \(root)" : "\(root): \(names) (no battery)")
             return
         }
 
@@ -90,9 +91,10 @@ extension BatteryState {
             charging = externalOnline ? .charging : .unknown
         }
         let voltageV = number(batteries[0].fields, "VOLTAGE_NOW").map { $0 * 1e-6 }
-        self.init(levelFraction: levelFraction, charging: charging, energyNowWh: energyNowWh, energyFullWh: energyFullWh,
-                  chargeNowMilliAmpHour: chargeNowMAh, chargeFullMilliAmpHour: chargeFullMAh, voltageV: voltageV,
-                  source: batteries.map { root + "/" + $0.name }.joined(separator: " + "))
+        self.init(
+            levelFraction: levelFraction, charging: charging, energyNowWh: energyNowWh, energyFullWh: energyFullWh,
+            chargeNowMilliAmpHour: chargeNowMAh, chargeFullMilliAmpHour: chargeFullMAh, voltageV: voltageV,
+            source: batteries.map { root + "/" + $0.name }.joined(separator: " + "))
     }
 
     /// The `KEY=value` pairs of a uevent text, with the `POWER_SUPPLY_` prefix removed and values trimmed.
@@ -146,8 +148,10 @@ public struct BatteryTierThresholds: Sendable, Hashable, Codable {
     /// A tier is left upwards only when the level exceeds its boundary by this much. Default 0.03 (3 points).
     public var hysteresisFraction: Double
 
-    public init(criticalFraction: Double = 0.05, lowFraction: Double = 0.15, saverFraction: Double = 0.30,
-                hysteresisFraction: Double = 0.03) {
+    public init(
+        criticalFraction: Double = 0.05, lowFraction: Double = 0.15, saverFraction: Double = 0.30,
+        hysteresisFraction: Double = 0.03
+    ) {
         self.criticalFraction = criticalFraction; self.lowFraction = lowFraction; self.saverFraction = saverFraction
         self.hysteresisFraction = hysteresisFraction
     }
@@ -201,8 +205,10 @@ public struct SimulatedBattery: Sendable, Hashable, Codable {
     ///   - levelFraction: the starting level, 0…1 (clamped).
     ///   - chargingIntervalsS: when a charger is connected.
     ///   - chargeCurrentMilliAmp: charging current; default half the capacity per hour.
-    public init(capacityMilliAmpHour: Double, levelFraction: Double = 1, nominalVoltageV: Double = 3.7,
-                chargingIntervalsS: [ClosedRange<Double>] = [], chargeCurrentMilliAmp: Double? = nil, timeS: Double = 0) {
+    public init(
+        capacityMilliAmpHour: Double, levelFraction: Double = 1, nominalVoltageV: Double = 3.7,
+        chargingIntervalsS: [ClosedRange<Double>] = [], chargeCurrentMilliAmp: Double? = nil, timeS: Double = 0
+    ) {
         self.capacityMilliAmpHour = max(capacityMilliAmpHour, 1)
         self.levelFraction = min(max(levelFraction, 0), 1)
         self.nominalVoltageV = nominalVoltageV
@@ -229,10 +235,11 @@ public struct SimulatedBattery: Sendable, Hashable, Codable {
     /// The battery now, as the scheduler reads it.
     public var state: BatteryState {
         let charging: ChargingState = isCharging(atTimeS: timeS) ? (levelFraction >= 1 ? .full : .charging) : .discharging
-        return BatteryState(levelFraction: levelFraction, charging: charging,
-                            chargeNowMilliAmpHour: levelFraction * capacityMilliAmpHour,
-                            chargeFullMilliAmpHour: capacityMilliAmpHour, voltageV: nominalVoltageV,
-                            source: sourceText)
+        return BatteryState(
+            levelFraction: levelFraction, charging: charging,
+            chargeNowMilliAmpHour: levelFraction * capacityMilliAmpHour,
+            chargeFullMilliAmpHour: capacityMilliAmpHour, voltageV: nominalVoltageV,
+            source: sourceText)
     }
 
     /// Hours a constant `milliAmp` draw takes to empty the full capacity.

@@ -51,8 +51,10 @@ public struct LocationDemand: Sendable, Hashable, Codable {
     /// (default 10 s).
     public var maximumAgeS: Double
 
-    public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilterM: Double? = nil,
-                significantChangeOnly: Bool = false, maximumAgeS: Double = 10) {
+    public init(
+        desiredAccuracy: DesiredAccuracy = .best, distanceFilterM: Double? = nil,
+        significantChangeOnly: Bool = false, maximumAgeS: Double = 10
+    ) {
         self.desiredAccuracy = desiredAccuracy; self.distanceFilterM = distanceFilterM
         self.significantChangeOnly = significantChangeOnly; self.maximumAgeS = maximumAgeS
     }
@@ -85,8 +87,10 @@ public struct Demand: Sendable, Hashable, Codable {
     /// The client is in the foreground (a person looks at it); in the background it accepts coarser service.
     public var foreground: Bool
 
-    public init(client: String, location: LocationDemand? = nil, heading: HeadingDemand? = nil, activity: Bool = false,
-                altitude: Bool = false, foreground: Bool = true) {
+    public init(
+        client: String, location: LocationDemand? = nil, heading: HeadingDemand? = nil, activity: Bool = false,
+        altitude: Bool = false, foreground: Bool = true
+    ) {
         self.client = client; self.location = location; self.heading = heading; self.activity = activity
         self.altitude = altitude; self.foreground = foreground
     }
@@ -111,8 +115,9 @@ public struct CombinedDemand: Sendable, Hashable, Codable {
     public var altitudeClient: String?
 
     /// Nothing demanded: every sensor may sleep.
-    public static let none = CombinedDemand(location: nil, heading: nil, activity: false, altitude: false,
-                                            foreground: false)
+    public static let none = CombinedDemand(
+        location: nil, heading: nil, activity: false, altitude: false,
+        foreground: false)
 
     public init(location: LocationDemand?, heading: HeadingDemand?, activity: Bool, altitude: Bool, foreground: Bool) {
         self.location = location; self.heading = heading; self.activity = activity; self.altitude = altitude
@@ -138,7 +143,9 @@ public struct CombinedDemand: Sendable, Hashable, Codable {
             }
             if let h = d.heading {
                 if var c = heading {
-                    if h.headingFilterDeg < c.headingFilterDeg { c.headingFilterDeg = h.headingFilterDeg; headingClient = d.client }
+                    if h.headingFilterDeg < c.headingFilterDeg {
+                        c.headingFilterDeg = h.headingFilterDeg; headingClient = d.client
+                    }
                     c.trueNorth = c.trueNorth || h.trueNorth
                     heading = c
                 } else {

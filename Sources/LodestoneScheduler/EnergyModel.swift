@@ -61,12 +61,13 @@ public enum EnergyModel {
     /// average of cyclic tracking is in `draw(receiver:mode:)`.
     public static func draw(receiver model: String, state: GNSSPowerState) -> PowerDraw? {
         guard let r = receiver(model) else { return nil }
-        let milliAmp = switch state {
-        case .off: r.backupMilliAmp
-        case .acquiring: r.acquisitionMilliAmp
-        case .tracking: r.trackingMilliAmp
-        case .powerSaveIdle: r.inactiveMilliAmp
-        }
+        let milliAmp =
+            switch state {
+            case .off: r.backupMilliAmp
+            case .acquiring: r.acquisitionMilliAmp
+            case .tracking: r.trackingMilliAmp
+            case .powerSaveIdle: r.inactiveMilliAmp
+            }
         return PowerDraw(milliAmp: milliAmp, supplyV: r.supplyV)
     }
 
@@ -116,7 +117,8 @@ func interpolatedMicroAmp(_ points: [(rateHz: Double, microAmp: Double)], static
     var previous = first
     for p in points.dropFirst() {
         if rateHz <= p.rateHz {
-            return previous.microAmp + (p.microAmp - previous.microAmp) * (rateHz - previous.rateHz) / (p.rateHz - previous.rateHz)
+            return previous.microAmp + (p.microAmp - previous.microAmp) * (rateHz - previous.rateHz)
+                / (p.rateHz - previous.rateHz)
         }
         previous = p
     }

@@ -40,7 +40,8 @@ public struct ReceiverEnergyProfile: Sendable, Hashable {
             guard periodS > cyclicTrackingMaximumPeriodS else { return cyclicTrackingMilliAmp }
             let awakeS = ttffHotS + onTimeS
             guard periodS > awakeS else { return cyclicTrackingMilliAmp }
-            let onOff = (ttffHotS * acquisitionMilliAmp + onTimeS * trackingMilliAmp + (periodS - awakeS) * inactiveMilliAmp) / periodS
+            let onOff =
+                (ttffHotS * acquisitionMilliAmp + onTimeS * trackingMilliAmp + (periodS - awakeS) * inactiveMilliAmp) / periodS
             // At periods just above the cyclic limit ON/OFF cannot cost more than cyclic tracking would.
             return min(onOff, cyclicTrackingMilliAmp)
         }
@@ -79,7 +80,8 @@ public enum EnergyReceiverTables {
     public static let ubloxM8GPS = ReceiverEnergyProfile(
         model: "ublox-m8-gps", description: "u-blox M8 with GPS only", supplyV: 3.0,
         acquisitionMilliAmp: 25, trackingMilliAmp: 23, cyclicTrackingMilliAmp: 9.5, inactiveMilliAmp: ubloxM8.inactiveMilliAmp,
-        backupMilliAmp: ubloxM8.backupMilliAmp, ttffHotS: ubloxM8.ttffHotS, ttffWarmS: ubloxM8.ttffWarmS, ttffColdS: ubloxM8.ttffColdS,
+        backupMilliAmp: ubloxM8.backupMilliAmp, ttffHotS: ubloxM8.ttffHotS, ttffWarmS: ubloxM8.ttffWarmS,
+        ttffColdS: ubloxM8.ttffColdS,
         cyclicTrackingMaximumPeriodS: ubloxM8.cyclicTrackingMaximumPeriodS, onTimeS: ubloxM8.onTimeS)
 
     /// u-blox NEO-6M (GPS.G6-HW-09005), common on hobby boards; all unconfirmed: tracking (continuous) 37 mA, power
@@ -123,8 +125,9 @@ public enum EnergyReceiverTables {
 
     /// Other names a board file or a driver may use for these models.
     static let aliases: [(alias: String, model: String)] = [
-        ("nmea", "generic"), ("gpsd", "generic"), ("gpx", "generic"), ("neo-m8n", "ublox-m8"), ("sam-m8q", "ublox-m8"), ("ublox", "ublox-m8"),
-        ("neo-6m", "ublox-6"), ("max-m10s", "ublox-m10"), ("l76", "quectel-l76"), ("l80", "quectel-l76"),
+        ("nmea", "generic"), ("gpsd", "generic"), ("gpx", "generic"), ("neo-m8n", "ublox-m8"), ("sam-m8q", "ublox-m8"),
+        ("ublox", "ublox-m8"),
+        ("neo-6m", "ublox-6"), ("max-m10s", "ublox-m10"), ("l76", "quectel-l76"), ("l80", "quectel-l76")
     ]
 
     /// Case-insensitive; an exact key or alias takes no allocation (the scheduler prices plans on its re-planning path).
@@ -141,16 +144,39 @@ public enum EnergyReceiverTables {
 
     /// Every receiver figure with its source.
     public static let sources: [EnergySource] = [
-        EnergySource(part: "ublox-m8", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8", figure: "acquisition 32 mA, tracking 29 mA (GPS+GLONASS), power save 1 Hz 9.5 mA, peak 67 mA; 3.0 V", confirmed: true),
-        EnergySource(part: "ublox-m8", document: "u-blox NEO-M8 data sheet", figure: "backup 15 µA; TTFF hot 1 s, cold 26 s", confirmed: false),
-        EnergySource(part: "ublox-m8-gps", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8 (GPS column)", figure: "acquisition 25 mA, tracking 23 mA, power save 1 Hz 9.5 mA; 3.0 V", confirmed: true),
-        EnergySource(part: "ublox-m8", document: "u-blox MAX-M10S integration manual section 2.7.2 (same PSM design)", figure: "cyclic tracking 0.5…10 s, ON/OFF above 10 s", confirmed: true),
-        EnergySource(part: "ublox-6", document: "u-blox NEO-6 data sheet GPS.G6-HW-09005", figure: "continuous 37 mA, power save 1 Hz 11 mA, backup 22 µA, TTFF 1/27/27 s", confirmed: false),
-        EnergySource(part: "ublox-6", document: "UKHAS wiki, u-blox 6 power saving modes", figure: "50–60 mA to get a lock; NEO-6M (no TCXO) cyclic only at 1 s", confirmed: true),
-        EnergySource(part: "ublox-m10", document: "u-blox MAX-M10S data sheet UBX-20035208", figure: "tracking ≈ 25 mW; other currents and TTFF estimated", confirmed: false),
-        EnergySource(part: "quectel-l76", document: "Quectel L76&L76-L hardware design section 3.3.2", figure: "standby ≈ 600 µA at 3.3 V with STANDBY low", confirmed: true),
-        EnergySource(part: "quectel-l76", document: "Quectel L76 hardware design", figure: "acquisition 20 mA, tracking 18 mA, backup 7 µA, TTFF 1/35 s; power save average estimated", confirmed: false),
-        EnergySource(part: "all", document: "u-blox NEO-F10N integration manual, startup modes", figure: "ephemeris outdated after 4 h (hot start if off ≤ 4 h); ephemeris decoded in 18–36 s with strong signal", confirmed: true),
-        EnergySource(part: "all", document: "IS-GPS-200 section 20.3.3.4.3.1; Quectel support forum", figure: "4 h fit interval, 2 h upload; 2 h hot-start window quoted for the L76", confirmed: false),
+        EnergySource(
+            part: "ublox-m8", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8",
+            figure: "acquisition 32 mA, tracking 29 mA (GPS+GLONASS), power save 1 Hz 9.5 mA, peak 67 mA; 3.0 V", confirmed: true),
+        EnergySource(
+            part: "ublox-m8", document: "u-blox NEO-M8 data sheet", figure: "backup 15 µA; TTFF hot 1 s, cold 26 s",
+            confirmed: false),
+        EnergySource(
+            part: "ublox-m8-gps", document: "u-blox SAM-M8Q data sheet UBX-16012619 R04, table 8 (GPS column)",
+            figure: "acquisition 25 mA, tracking 23 mA, power save 1 Hz 9.5 mA; 3.0 V", confirmed: true),
+        EnergySource(
+            part: "ublox-m8", document: "u-blox MAX-M10S integration manual section 2.7.2 (same PSM design)",
+            figure: "cyclic tracking 0.5…10 s, ON/OFF above 10 s", confirmed: true),
+        EnergySource(
+            part: "ublox-6", document: "u-blox NEO-6 data sheet GPS.G6-HW-09005",
+            figure: "continuous 37 mA, power save 1 Hz 11 mA, backup 22 µA, TTFF 1/27/27 s", confirmed: false),
+        EnergySource(
+            part: "ublox-6", document: "UKHAS wiki, u-blox 6 power saving modes",
+            figure: "50–60 mA to get a lock; NEO-6M (no TCXO) cyclic only at 1 s", confirmed: true),
+        EnergySource(
+            part: "ublox-m10", document: "u-blox MAX-M10S data sheet UBX-20035208",
+            figure: "tracking ≈ 25 mW; other currents and TTFF estimated", confirmed: false),
+        EnergySource(
+            part: "quectel-l76", document: "Quectel L76&L76-L hardware design section 3.3.2",
+            figure: "standby ≈ 600 µA at 3.3 V with STANDBY low", confirmed: true),
+        EnergySource(
+            part: "quectel-l76", document: "Quectel L76 hardware design",
+            figure: "acquisition 20 mA, tracking 18 mA, backup 7 µA, TTFF 1/35 s; power save average estimated", confirmed: false),
+        EnergySource(
+            part: "all", document: "u-blox NEO-F10N integration manual, startup modes",
+            figure: "ephemeris outdated after 4 h (hot start if off ≤ 4 h); ephemeris decoded in 18–36 s with strong signal",
+            confirmed: true),
+        EnergySource(
+            part: "all", document: "IS-GPS-200 section 20.3.3.4.3.1; Quectel support forum",
+            figure: "4 h fit interval, 2 h upload; 2 h hot-start window quoted for the L76", confirmed: false)
     ]
 }

@@ -31,8 +31,10 @@ public struct AnyMotionDetector: Sendable, Hashable, Codable {
         /// A gap between samples longer than this restarts the mean (the chip was off or reconfigured), s. Default 0.5.
         public var maximumGapS: Double
 
-        public init(meanTimeConstantS: Double = 0.5, thresholdMps2: Double = 0.3, hitsToTrigger: Int = 3,
-                    hitWindowS: Double = 0.5, maximumGapS: Double = 0.5) {
+        public init(
+            meanTimeConstantS: Double = 0.5, thresholdMps2: Double = 0.3, hitsToTrigger: Int = 3,
+            hitWindowS: Double = 0.5, maximumGapS: Double = 0.5
+        ) {
             self.meanTimeConstantS = meanTimeConstantS; self.thresholdMps2 = thresholdMps2
             self.hitsToTrigger = hitsToTrigger; self.hitWindowS = hitWindowS; self.maximumGapS = maximumGapS
         }
@@ -97,8 +99,10 @@ public struct MotionHysteresis: Sendable, Hashable, Codable {
     /// Accelerometer samples older than this are no evidence of stillness, s. Default 2.
     public var sampleFreshnessS: Double
 
-    public init(stillnessWithClassifierS: Double = 8, stillnessWithoutClassifierS: Double = 20,
-                stillnessAfterDriveS: Double = 120, sampleFreshnessS: Double = 2) {
+    public init(
+        stillnessWithClassifierS: Double = 8, stillnessWithoutClassifierS: Double = 20,
+        stillnessAfterDriveS: Double = 120, sampleFreshnessS: Double = 2
+    ) {
         self.stillnessWithClassifierS = stillnessWithClassifierS
         self.stillnessWithoutClassifierS = stillnessWithoutClassifierS
         self.stillnessAfterDriveS = stillnessAfterDriveS; self.sampleFreshnessS = sampleFreshnessS
@@ -179,7 +183,9 @@ struct MotionTracker: Sendable, Hashable {
         let freshSamples = detector.lastSampleTimeS.map { timeS - $0 <= hysteresis.sampleFreshnessS } ?? false
         // Without recent samples, only the classifier can say the carrier is still.
         guard freshSamples || classifierAgrees else { return false }
-        let neededS = motion == .drive ? hysteresis.stillnessAfterDriveS
+        let neededS =
+            motion == .drive
+            ? hysteresis.stillnessAfterDriveS
             : classifierAgrees ? hysteresis.stillnessWithClassifierS : hysteresis.stillnessWithoutClassifierS
         guard stillnessS >= neededS else { return false }
         motion = .stationary; sinceS = timeS; pendingKind = nil

@@ -71,7 +71,9 @@ public struct PowerPrediction: Sendable, Hashable {
         public var id: String
         public var milliAmp: Double
         public var milliWatt: Double
-        public init(id: String, milliAmp: Double, milliWatt: Double) { self.id = id; self.milliAmp = milliAmp; self.milliWatt = milliWatt }
+        public init(id: String, milliAmp: Double, milliWatt: Double) {
+            self.id = id; self.milliAmp = milliAmp; self.milliWatt = milliWatt
+        }
     }
 
     public init(perSensor: [SensorPower] = [], totalMilliAmp: Double = 0, totalMilliWatt: Double = 0) {
@@ -97,8 +99,10 @@ public struct Plan: Sendable, Hashable {
     /// Counts plans made (1 for the first).
     public var generation: Int
 
-    public init(sensors: [SensorPlan], gnss: GNSSPlan?, causes: [PlanCause] = [], power: PowerPrediction = PowerPrediction(),
-                timeS: Double = 0, generation: Int = 0) {
+    public init(
+        sensors: [SensorPlan], gnss: GNSSPlan?, causes: [PlanCause] = [], power: PowerPrediction = PowerPrediction(),
+        timeS: Double = 0, generation: Int = 0
+    ) {
         self.sensors = sensors; self.gnss = gnss; self.causes = causes; self.power = power; self.timeS = timeS
         self.generation = generation
     }

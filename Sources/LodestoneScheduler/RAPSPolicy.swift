@@ -80,8 +80,9 @@ public struct RAPSPolicy: SchedulingPolicy {
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
-        history = Array(repeating: HistoryEntry(cellLatitude: 0, cellLongitude: 0, hourOfDay: 0, speedMps: 0),
-                        count: max(parameters.historyCapacity, 1))
+        history = Array(
+            repeating: HistoryEntry(cellLatitude: 0, cellLongitude: 0, hourOfDay: 0, speedMps: 0),
+            count: max(parameters.historyCapacity, 1))
         blacklist = Array(repeating: nil, count: 32)
     }
 
@@ -163,8 +164,9 @@ public struct RAPSPolicy: SchedulingPolicy {
             lastFixAccuracyM = g.horizontalAccuracyM ?? lastFixAccuracyM
             let c = cell(latitudeDeg: lat, longitudeDeg: lon)
             lastCell = c
-            history[historyNext] = HistoryEntry(cellLatitude: c.latitude, cellLongitude: c.longitude,
-                                                hourOfDay: Self.hourOfDay(f), speedMps: g.speedMps ?? 0)
+            history[historyNext] = HistoryEntry(
+                cellLatitude: c.latitude, cellLongitude: c.longitude,
+                hourOfDay: Self.hourOfDay(f), speedMps: g.speedMps ?? 0)
             historyNext = (historyNext + 1) % history.count
             historyCount = min(historyCount + 1, history.count)
             movedSinceFix = false
@@ -204,7 +206,9 @@ public struct RAPSPolicy: SchedulingPolicy {
             plan.causes.append(.policy("RAPS: no movement since the last fix: GPS off"))
             return
         }
-        let uncertainty = lastCell == nil ? Double.infinity
+        let uncertainty =
+            lastCell == nil
+            ? Double.infinity
             : Self.uncertaintyM(accuracyM: lastFixAccuracyM, speedMps: speedMps, elapsedS: t - lastRecordedFixS)
         if uncertainty <= thresholdM {
             plan.gnss?.mode = .off

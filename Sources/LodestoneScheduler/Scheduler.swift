@@ -14,8 +14,10 @@ public struct PlannedSensor: Sendable, Hashable {
     /// The chip's FIFO holds this many samples (0: no FIFO the driver uses).
     public var fifoCapacitySamples: Int
 
-    public init(id: String, chip: String, kinds: [SensorKind], maximumRateHz: Double, hasMotionWake: Bool = false,
-                fifoCapacitySamples: Int = 0) {
+    public init(
+        id: String, chip: String, kinds: [SensorKind], maximumRateHz: Double, hasMotionWake: Bool = false,
+        fifoCapacitySamples: Int = 0
+    ) {
         self.id = id; self.chip = chip; self.kinds = kinds; self.maximumRateHz = maximumRateHz
         self.hasMotionWake = hasMotionWake; self.fifoCapacitySamples = fifoCapacitySamples
     }
@@ -30,7 +32,9 @@ public struct PlannedReceiver: Sendable, Hashable {
     /// The receiver can be commanded (power save, off); otherwise plans for it are only modelled.
     public var controllable: Bool
 
-    public init(id: String, model: String, controllable: Bool) { self.id = id; self.model = model; self.controllable = controllable }
+    public init(id: String, model: String, controllable: Bool) {
+        self.id = id; self.model = model; self.controllable = controllable
+    }
 }
 
 /// Everything a policy plans from.
@@ -55,9 +59,11 @@ public struct SchedulerInputs: Sendable {
     public var lastAccelerationMotionS: Double
 
     /// Inputs for a policy used on its own (tests, the evaluation); the `Scheduler` keeps its own.
-    public init(demand: CombinedDemand, battery: BatteryState = .externalPower, tier: BatteryTier = .unrestricted,
-                motion: CarrierMotion = .unknown, motionSinceS: Double = 0, gnss: GNSSQuality = GNSSQuality(),
-                timeS: Double, sensors: [PlannedSensor], receiver: PlannedReceiver?, receiverOnSinceS: Double? = nil) {
+    public init(
+        demand: CombinedDemand, battery: BatteryState = .externalPower, tier: BatteryTier = .unrestricted,
+        motion: CarrierMotion = .unknown, motionSinceS: Double = 0, gnss: GNSSQuality = GNSSQuality(),
+        timeS: Double, sensors: [PlannedSensor], receiver: PlannedReceiver?, receiverOnSinceS: Double? = nil
+    ) {
         self.demand = demand; self.battery = battery; self.tier = tier; self.motion = motion
         self.motionSinceS = motionSinceS; self.gnss = gnss; self.timeS = timeS; self.sensors = sensors
         self.receiver = receiver; self.receiverOnSinceS = receiverOnSinceS
@@ -126,27 +132,38 @@ public struct Scheduler: Sendable {
         var untilS: Double
     }
 
-    public init(sensors: [PlannedSensor], receiver: PlannedReceiver?, policy: any SchedulingPolicy, demands: [Demand],
-                battery: BatteryState = .externalPower, timeS: Double = 0) {
-        self.init(sensors: sensors, receiver: receiver, policy: policy, demands: demands, battery: battery, timeS: timeS,
-                  detector: AnyMotionDetector(), hysteresis: .default)
+    public init(
+        sensors: [PlannedSensor], receiver: PlannedReceiver?, policy: any SchedulingPolicy, demands: [Demand],
+        battery: BatteryState = .externalPower, timeS: Double = 0
+    ) {
+        self.init(
+            sensors: sensors, receiver: receiver, policy: policy, demands: demands, battery: battery, timeS: timeS,
+            detector: AnyMotionDetector(), hysteresis: .default)
     }
 
     /// A scheduler with its own any-motion detector parameters and motion hysteresis.
-    public init(sensors: [PlannedSensor], receiver: PlannedReceiver?, policy: any SchedulingPolicy, demands: [Demand],
-                battery: BatteryState = .externalPower, timeS: Double = 0, detector: AnyMotionDetector,
-                hysteresis: MotionHysteresis) {
+    public init(
+        sensors: [PlannedSensor], receiver: PlannedReceiver?, policy: any SchedulingPolicy, demands: [Demand],
+        battery: BatteryState = .externalPower, timeS: Double = 0, detector: AnyMotionDetector,
+        hysteresis: MotionHysteresis
+    ) {
         self.policy = policy
         let tier = BatteryTierThresholds.default.tier(for: battery, previous: .normal)
-        inputs = SchedulerInputs(demand: CombinedDemand(demands), battery: battery, tier: tier, motion: .unknown,
-                                 motionSinceS: timeS, gnss: GNSSQuality(), timeS: timeS, sensors: sensors, receiver: receiver,
-                                 receiverOnSinceS: receiver == nil ? nil : timeS)
+        inputs = SchedulerInputs(
+            demand: CombinedDemand(demands), battery: battery, tier: tier, motion: .unknown,
+            motionSinceS: timeS, gnss: GNSSQuality(), timeS: timeS, sensors: sensors, receiver: receiver,
+            receiverOnSinceS: receiver == nil ? nil : timeS)
         func makePlan() -> Plan {
-            var p = Plan(sensors: sensors.map { SensorPlan(id: $0.id, enabled: true, configuration: SensorConfiguration(rateHz: $0.maximumRateHz),
-                                                           readRateHz: $0.maximumRateHz) },
-                         gnss: receiver.map { GNSSPlan(id: $0.id, mode: .continuous(rateHz: 1)) }, timeS: timeS)
+            var p = Plan(
+                sensors: sensors.map {
+                    SensorPlan(
+                        id: $0.id, enabled: true, configuration: SensorConfiguration(rateHz: $0.maximumRateHz),
+                        readRateHz: $0.maximumRateHz)
+                },
+                gnss: receiver.map { GNSSPlan(id: $0.id, mode: .continuous(rateHz: 1)) }, timeS: timeS)
             p.causes.reserveCapacity(16)
-            p.power.perSensor = sensors.map { PowerPrediction.SensorPower(id: $0.id, milliAmp: 0, milliWatt: 0) }
+            p.power.perSensor =
+                sensors.map { PowerPrediction.SensorPower(id: $0.id, milliAmp: 0, milliWatt: 0) }
                 + (receiver.map { [PowerPrediction.SensorPower(id: $0.id, milliAmp: 0, milliWatt: 0)] } ?? [])
             return p
         }
@@ -205,22 +222,25 @@ public struct Scheduler: Sendable {
     /// A receiver fix: one with a position (2D or 3D, latitude and longitude) updates `inputs.gnss`.
     public mutating func observe(fix: ReceiverFix) {
         guard fix.mode >= .twoDimensional, let lat = fix.latitudeDeg, let lon = fix.longitudeDeg else { return }
-        inputs.gnss = GNSSQuality(lastFixTimeS: fix.timeS, horizontalAccuracyM: fix.horizontalAccuracyM,
-                                  satellitesUsed: fix.satellitesUsed, speedMps: fix.speedMps,
-                                  latitudeDeg: lat, longitudeDeg: lon)
+        inputs.gnss = GNSSQuality(
+            lastFixTimeS: fix.timeS, horizontalAccuracyM: fix.horizontalAccuracyM,
+            satellitesUsed: fix.satellitesUsed, speedMps: fix.speedMps,
+            latitudeDeg: lat, longitudeDeg: lon)
     }
 
     /// Applying the plan to `sensor` failed and was rolled back: the scheduler records it and plans around it.
     /// `sensor` is a sensor's or the receiver's board id; an id the scheduler does not plan is ignored.
     public mutating func reportFailure(sensor: String, message: String, timeS: Double) {
         if let i = plan.sensors.firstIndex(where: { $0.id == sensor }) {
-            failures[i] = FailureRecord(failedSensor: plan.sensors[i], fallbackSensor: previousSensors[i], failedMode: nil,
-                                        fallbackMode: nil, message: message, untilS: timeS + failureHoldS)
+            failures[i] = FailureRecord(
+                failedSensor: plan.sensors[i], fallbackSensor: previousSensors[i], failedMode: nil,
+                fallbackMode: nil, message: message, untilS: timeS + failureHoldS)
             dirty = true
         } else if let g = plan.gnss, g.id == sensor {
-            failures[plan.sensors.count] = FailureRecord(failedSensor: nil, fallbackSensor: nil, failedMode: g.mode,
-                                                         fallbackMode: previousGNSSMode, message: message,
-                                                         untilS: timeS + failureHoldS)
+            failures[plan.sensors.count] = FailureRecord(
+                failedSensor: nil, fallbackSensor: nil, failedMode: g.mode,
+                fallbackMode: previousGNSSMode, message: message,
+                untilS: timeS + failureHoldS)
             dirty = true
         }
     }
@@ -234,7 +254,8 @@ public struct Scheduler: Sendable {
         inputs.timeS = timeS
         if motionTracker.evaluate(timeS: timeS) { motionChanged() }
         // Without recent accelerometer samples nothing says the carrier is quiet: count it as moving now.
-        let sampled = motionTracker.detector.lastSampleTimeS.map { timeS - $0 <= motionTracker.hysteresis.sampleFreshnessS } ?? false
+        let sampled =
+            motionTracker.detector.lastSampleTimeS.map { timeS - $0 <= motionTracker.hysteresis.sampleFreshnessS } ?? false
         let accelerationMotionS = sampled ? motionTracker.lastAccelerationMotionS : timeS
         if accelerationMotionS != inputs.lastAccelerationMotionS {
             // Motion after a quiet spell (a car pulling away from a stop) is planned for at once, not at the next tick.
@@ -279,7 +300,8 @@ public struct Scheduler: Sendable {
                     scratch.causes.append(.failure(sensor: asked.id, message: record.message))
                 }
             } else if i == scratch.sensors.count, let failedMode = record.failedMode, let g = scratch.gnss,
-                      g.mode == failedMode, let fallback = record.fallbackMode {
+                g.mode == failedMode, let fallback = record.fallbackMode
+            {
                 scratch.gnss?.mode = fallback
                 scratch.causes.append(.failure(sensor: g.id, message: record.message))
             }
@@ -291,8 +313,9 @@ public struct Scheduler: Sendable {
     private mutating func predictScratchPower() {
         var totalMilliAmp = 0.0, totalMilliWatt = 0.0
         for i in scratch.sensors.indices {
-            let draw = EnergyModel.draw(chip: inputs.sensors[i].chip, configuration: scratch.sensors[i].configuration,
-                                        enabled: scratch.sensors[i].enabled)
+            let draw = EnergyModel.draw(
+                chip: inputs.sensors[i].chip, configuration: scratch.sensors[i].configuration,
+                enabled: scratch.sensors[i].enabled)
             let mA = draw?.milliAmp ?? 0, mW = draw?.milliWatt ?? 0
             scratch.power.perSensor[i].milliAmp = mA; scratch.power.perSensor[i].milliWatt = mW
             totalMilliAmp += mA; totalMilliWatt += mW

@@ -24,9 +24,11 @@ public struct BatteryState: Sendable, Hashable, Codable {
     /// Where the numbers come from (`/sys/class/power_supply/BAT0`, `simulated 2000 mAh`).
     public var source: String
 
-    public init(levelFraction: Double?, charging: ChargingState, energyNowWh: Double? = nil, energyFullWh: Double? = nil,
-                chargeNowMilliAmpHour: Double? = nil, chargeFullMilliAmpHour: Double? = nil, voltageV: Double? = nil,
-                source: String) {
+    public init(
+        levelFraction: Double?, charging: ChargingState, energyNowWh: Double? = nil, energyFullWh: Double? = nil,
+        chargeNowMilliAmpHour: Double? = nil, chargeFullMilliAmpHour: Double? = nil, voltageV: Double? = nil,
+        source: String
+    ) {
         self.levelFraction = levelFraction; self.charging = charging; self.energyNowWh = energyNowWh
         self.energyFullWh = energyFullWh; self.chargeNowMilliAmpHour = chargeNowMilliAmpHour
         self.chargeFullMilliAmpHour = chargeFullMilliAmpHour; self.voltageV = voltageV; self.source = source
@@ -78,8 +80,10 @@ public struct GNSSQuality: Sendable, Hashable, Codable {
     public var latitudeDeg: Double?
     public var longitudeDeg: Double?
 
-    public init(lastFixTimeS: Double? = nil, horizontalAccuracyM: Double? = nil, satellitesUsed: Int? = nil,
-                speedMps: Double? = nil, latitudeDeg: Double? = nil, longitudeDeg: Double? = nil) {
+    public init(
+        lastFixTimeS: Double? = nil, horizontalAccuracyM: Double? = nil, satellitesUsed: Int? = nil,
+        speedMps: Double? = nil, latitudeDeg: Double? = nil, longitudeDeg: Double? = nil
+    ) {
         self.lastFixTimeS = lastFixTimeS; self.horizontalAccuracyM = horizontalAccuracyM
         self.satellitesUsed = satellitesUsed; self.speedMps = speedMps
         self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg

@@ -83,8 +83,10 @@ public final class SimulatedBoard {
     private let substepS: Double
 
     /// Builds the board. Throws for an unknown chip, a duplicate address or an unknown scenario.
-    public init(scenario: Scenario, placements: [Placement], disturbance: MagneticDisturbance = .none,
-                noise: SensorNoise = .consumerMEMS, seed: UInt64) throws(SimulationError) {
+    public init(
+        scenario: Scenario, placements: [Placement], disturbance: MagneticDisturbance = .none,
+        noise: SensorNoise = .consumerMEMS, seed: UInt64
+    ) throws(SimulationError) {
         self.scenario = scenario
         self.noise = noise
         self.disturbance = disturbance
@@ -99,8 +101,9 @@ public final class SimulatedBoard {
             }
             let model: Model
             guard let chip = ChipID(name: p.chip) else {
-                throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
-                                      + Self.supportedChips.joined(separator: ", "))
+                throw SimulationError(
+                    "simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
+                        + Self.supportedChips.joined(separator: ", "))
             }
             switch chip {
             case .bmp280:
@@ -143,28 +146,31 @@ public final class SimulatedBoard {
                 bus.attach(m, at: p.address)
                 model = .magnetometer(m)
             case .bme280, .bmp388, .bmp390, .ms5611, .lps22hb, .lps25h:
-                let m: any SimulatedBarometer = switch chip {
-                case .bme280: BME280Model()
-                case .bmp388: BMP3xxModel(variant: .bmp388)
-                case .bmp390: BMP3xxModel(variant: .bmp390)
-                case .ms5611: MS5611Model()
-                case .lps22hb: LPS22HBModel()
-                default: LPS25HModel()
-                }
+                let m: any SimulatedBarometer =
+                    switch chip {
+                    case .bme280: BME280Model()
+                    case .bmp388: BMP3xxModel(variant: .bmp388)
+                    case .bmp390: BMP3xxModel(variant: .bmp390)
+                    case .ms5611: MS5611Model()
+                    case .lps22hb: LPS22HBModel()
+                    default: LPS25HModel()
+                    }
                 bus.attach(m, at: p.address)
                 model = .barometer(m)
             case .hmc5883l, .qmc5883l, .mmc5983ma:
-                let m: any SimulatedMagnetometer = switch chip {
-                case .hmc5883l: HMC5883LModel()
-                case .qmc5883l: QMC5883LModel()
-                default: MMC5983MAModel()
-                }
+                let m: any SimulatedMagnetometer =
+                    switch chip {
+                    case .hmc5883l: HMC5883LModel()
+                    case .qmc5883l: QMC5883LModel()
+                    default: MMC5983MAModel()
+                    }
                 bus.attach(m, at: p.address)
                 model = .magnetometer(m)
             case .ak8963:
                 // Simulated only inside an MPU-9250 (behind its I2C master or bypass), not on its own.
-                throw SimulationError("simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
-                                      + Self.supportedChips.joined(separator: ", "))
+                throw SimulationError(
+                    "simulated board: chip \"\(p.chip)\" (\(p.id)) has no simulator; allowed: "
+                        + Self.supportedChips.joined(separator: ", "))
             }
             var e = ErrorState()
             e.accelBiasMps2 = Self.gaussianVector(&random) * noise.accelerometer.turnOnBiasSigmaMps2
@@ -231,31 +237,41 @@ public final class SimulatedBoard {
             case .barometer(let m):
                 instruments[i].errors.pressureOffsetPa += random.gaussian() * n.barometer.offsetRandomWalkPaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
-                m.pressurePa = truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa
+                m.pressurePa =
+                    truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa
                 m.sampleTimeS = truth.timeS
             case .magnetometer(let m):
-                instruments[i].errors.magOffsetMicroTesla += Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
+                instruments[i].errors.magOffsetMicroTesla +=
+                    Self.gaussianVector(&random) * n.magnetometer.offsetRandomWalkMicroTeslaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
                 if let b = magBoard {
-                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
+                    let measured =
+                        b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random)
+                        * n.magnetometer.noiseRMSMicroTesla
                     m.magneticFieldMicroTesla = c * measured
                 }
                 m.sampleTimeS = truth.timeS
             case .inertial(let m):
-                instruments[i].errors.accelBiasMps2 += Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
-                instruments[i].errors.gyroBiasRadS += Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt
-                let f = truth.specificForceBoardMps2 + instruments[i].errors.accelBiasMps2
+                instruments[i].errors.accelBiasMps2 +=
+                    Self.gaussianVector(&random) * n.accelerometer.biasRandomWalkMps2PerRootS * sqrtDt
+                instruments[i].errors.gyroBiasRadS +=
+                    Self.gaussianVector(&random) * n.gyroscope.biasRandomWalkRadSPerRootS * sqrtDt
+                let f =
+                    truth.specificForceBoardMps2 + instruments[i].errors.accelBiasMps2
                     + Self.gaussianVector(&random) * (n.accelerometer.noiseDensityMps2PerRootHz * bandwidthRoot)
-                let w = truth.angularVelocityBoardRadS + instruments[i].errors.gyroBiasRadS
+                let w =
+                    truth.angularVelocityBoardRadS + instruments[i].errors.gyroBiasRadS
                     + Self.gaussianVector(&random) * (n.gyroscope.noiseDensityRadSPerRootHz * bandwidthRoot)
                 m.temperatureC = truth.temperatureC
                 m.accelerationMps2 = c * f
                 m.angularVelocityRadS = c * w
                 if m.hasMagnetometer, let b = magBoard {
-                    let measured = b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random) * n.magnetometer.noiseRMSMicroTesla
+                    let measured =
+                        b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random)
+                        * n.magnetometer.noiseRMSMicroTesla
                     m.setMagneticField(chipAxesMicroTesla: c * measured)
                 }
-                m.sampleTimeS = truth.timeS   // after the inputs: a timed model samples them at its own rate
+                m.sampleTimeS = truth.timeS // after the inputs: a timed model samples them at its own rate
             }
         }
     }

@@ -132,8 +132,9 @@ public final class SimulatedBus: RegisterBus {
             var offset = 0
             while offset < buffer.count {
                 let n = min(maximumReadBytes, buffer.count - offset)
-                try readOne(address: address, register: register &+ UInt8(truncatingIfNeeded: offset),
-                            into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + n]))
+                try readOne(
+                    address: address, register: register &+ UInt8(truncatingIfNeeded: offset),
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + n]))
                 offset += n
             }
         } else {
@@ -162,14 +163,17 @@ public final class SimulatedBus: RegisterBus {
 
     /// Counts the transfer and returns the chip it reaches, or logs and throws the injected fault, or a NACK
     /// when nothing is attached at `address`.
-    private func target(_ d: BusTransaction.Direction, _ address: UInt8, _ register: UInt8, byteCount: Int) throws(BusError) -> any SimulatedChip {
+    private func target(_ d: BusTransaction.Direction, _ address: UInt8, _ register: UInt8, byteCount: Int) throws(BusError)
+        -> any SimulatedChip
+    {
         let injected = fault(for: address)
         guard injected == nil, let chip = chips[address] else {
             let kind = injected ?? .nack
             record(d, address, register, [], kind)
-            throw BusError(kind: kind, bus: name, address: address, register: register,
-                           errno: injected == nil ? BusError.Errno.ENXIO : Self.errno(for: kind),
-                           operation: Self.operation(d.rawValue, byteCount))
+            throw BusError(
+                kind: kind, bus: name, address: address, register: register,
+                errno: injected == nil ? BusError.Errno.ENXIO : Self.errno(for: kind),
+                operation: Self.operation(d.rawValue, byteCount))
         }
         return chip
     }

@@ -20,8 +20,9 @@ public struct SimulatedSampler {
     public init(scenario: Scenario, noise: SensorNoise = .consumerMEMS, seed: UInt64 = 1) throws {
         let placements = [
             SimulatedBoard.Placement(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: Self.imuRateHz),
-            SimulatedBoard.Placement(id: "baro", chip: "bmp280", address: 0x76, mount: .identity,
-                                     rateHz: Self.imuRateHz / Double(Self.barometerDivider)),
+            SimulatedBoard.Placement(
+                id: "baro", chip: "bmp280", address: 0x76, mount: .identity,
+                rateHz: Self.imuRateHz / Double(Self.barometerDivider))
         ]
         board = try SimulatedBoard(scenario: scenario, placements: placements, noise: noise, seed: seed)
         imu = MPU6xxx(bus: board.bus, address: 0x68, variant: .mpu9250)

@@ -50,7 +50,8 @@ public struct CSVLine: Sendable {
             var end = count
             p[end] = UInt8(ascii: ",")
             end += 1
-            return Self.writeFixed(scaled: scaled, negative: value < 0, digits: digits, to: p.baseAddress.unsafelyUnwrapped + end) + end
+            return Self.writeFixed(scaled: scaled, negative: value < 0, digits: digits, to: p.baseAddress.unsafelyUnwrapped + end)
+                + end
         }
     }
 
@@ -125,7 +126,8 @@ public struct CSVLine: Sendable {
         guard scaled < 9e18 else { return append("\(value)") }
         reserve(Self.longestNumberCell)
         count = storage.withUnsafeMutableBufferPointer { p in
-            Self.writeFixed(scaled: scaled, negative: value < 0, digits: digits, to: p.baseAddress.unsafelyUnwrapped + count) + count
+            Self.writeFixed(scaled: scaled, negative: value < 0, digits: digits, to: p.baseAddress.unsafelyUnwrapped + count)
+                + count
         }
     }
 
@@ -137,7 +139,7 @@ public struct CSVLine: Sendable {
     /// comparing the exact remainder `scaled − t` with ½ gives the same integer without a call into libm.
     @inline(__always)
     private static func writeFixed(scaled: Double, negative: Bool, digits: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
-        let truncated = Int64(scaled)   // scaled < 9·10¹⁸ < 2^63: a plain conversion, no unsigned fix-up
+        let truncated = Int64(scaled) // scaled < 9·10¹⁸ < 2^63: a plain conversion, no unsigned fix-up
         let n = UInt64(truncatingIfNeeded: scaled - Double(truncated) >= 0.5 ? truncated + 1 : truncated)
         var start = output
         if negative && n != 0 {

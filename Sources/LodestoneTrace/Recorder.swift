@@ -75,8 +75,10 @@ public final class TraceRecorder {
 
     private func emit(_ row: TraceRow) {
         // Rows with truth only (no sensor sampled at that instant) are not written.
-        guard row.accelerationMps2 != nil || row.angularVelocityRadS != nil || row.magneticFieldMicroTesla != nil
-                || row.pressurePa != nil || row.latitudeDeg != nil else { return }
+        guard
+            row.accelerationMps2 != nil || row.angularVelocityRadS != nil || row.magneticFieldMicroTesla != nil
+                || row.pressurePa != nil || row.latitudeDeg != nil
+        else { return }
         formatter.append(row, to: &buffer)
         rowCount += 1
     }

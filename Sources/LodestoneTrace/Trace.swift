@@ -84,8 +84,9 @@ public struct TraceRow: Sendable, Hashable {
 
     /// The IMU/baro part as a `SensorReading`.
     public var reading: SensorReading {
-        SensorReading(timeS: timeS, pressurePa: pressurePa, temperatureC: temperatureC, accelerationMps2: accelerationMps2,
-                      angularVelocityRadS: angularVelocityRadS, magneticFieldMicroTesla: magneticFieldMicroTesla)
+        SensorReading(
+            timeS: timeS, pressurePa: pressurePa, temperatureC: temperatureC, accelerationMps2: accelerationMps2,
+            angularVelocityRadS: angularVelocityRadS, magneticFieldMicroTesla: magneticFieldMicroTesla)
     }
 }
 
@@ -178,9 +179,11 @@ public struct TraceParser {
     public mutating func readHeader() throws(TraceError) {
         guard !sawHeader else { return }
         guard let line = try nextLine() else {
-            throw TraceError(path: path, line: 1, problem: "empty file: a trace starts with a header row such as \"t_s,acc_x,acc_y,acc_z\"")
+            throw TraceError(
+                path: path, line: 1, problem: "empty file: a trace starts with a header row such as \"t_s,acc_x,acc_y,acc_z\"")
         }
-        header = input.bytes[line.start..<line.end].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { name in
+        header = input.bytes[line.start..<line.end].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
+            name in
             name.withUnsafeBufferPointer { String(decoding: Self.trimmingWhitespace($0), as: UTF8.self) }
         }
         columns = header.map { TraceColumn(rawValue: $0) }
@@ -239,14 +242,17 @@ public struct TraceParser {
     private mutating func fieldCountError(_ line: Line) throws(TraceError) -> TraceError {
         let fields = line.commas + 1
         let lastLine = line.terminated ? try input.isExhausted() : true
-        return TraceError(path: path, line: lineNumber, column: fields < header.count ? header[fields] : nil,
-                          problem: "\(fields) fields where the header has \(header.count)"
-                            + (lastLine && fields < header.count ? " (the file is truncated)" : ""))
+        return TraceError(
+            path: path, line: lineNumber, column: fields < header.count ? header[fields] : nil,
+            problem: "\(fields) fields where the header has \(header.count)"
+                + (lastLine && fields < header.count ? " (the file is truncated)" : ""))
     }
 
     /// The row of a line with the header's number of fields.
-    private static func row(bytes: UnsafeBufferPointer<UInt8>, line: Line, commas: UnsafeBufferPointer<Int>,
-                            cells: [(field: Int, column: TraceColumn)], lineNumber: Int, path: String) throws(TraceError) -> TraceRow {
+    private static func row(
+        bytes: UnsafeBufferPointer<UInt8>, line: Line, commas: UnsafeBufferPointer<Int>,
+        cells: [(field: Int, column: TraceColumn)], lineNumber: Int, path: String
+    ) throws(TraceError) -> TraceRow {
         var row = TraceRow(timeS: .nan)
         var truth = TraceRow.Truth()
         var hasTruth = false
@@ -263,13 +269,15 @@ public struct TraceParser {
                 continue
             }
             guard let v = DecimalParsing.double(cell) else {
-                throw TraceError(path: path, line: lineNumber, column: column.rawValue,
-                                 problem: "\"\(String(decoding: cell, as: UTF8.self))\" is not a number")
+                throw TraceError(
+                    path: path, line: lineNumber, column: column.rawValue,
+                    problem: "\"\(String(decoding: cell, as: UTF8.self))\" is not a number")
             }
-            if v.isNaN { continue }   // datasets write `nan` for "no value"
+            if v.isNaN { continue } // datasets write `nan` for "no value"
             guard v.isFinite else {
-                throw TraceError(path: path, line: lineNumber, column: column.rawValue,
-                                 problem: "\"\(String(decoding: cell, as: UTF8.self))\" is not finite")
+                throw TraceError(
+                    path: path, line: lineNumber, column: column.rawValue,
+                    problem: "\"\(String(decoding: cell, as: UTF8.self))\" is not finite")
             }
             switch column {
             case .timeS: row.timeS = v
@@ -307,8 +315,9 @@ public struct TraceParser {
             case .gtFloor:
                 // Int(v) traps beyond Int's range: such a floor is an input error, not a crash.
                 guard let floor = Int(exactly: v.rounded(.towardZero)) else {
-                    throw TraceError(path: path, line: lineNumber, column: column.rawValue,
-                                     problem: "\"\(String(decoding: cell, as: UTF8.self))\" is not a floor number")
+                    throw TraceError(
+                        path: path, line: lineNumber, column: column.rawValue,
+                        problem: "\"\(String(decoding: cell, as: UTF8.self))\" is not a floor number")
                 }
                 truth.floor = floor; hasTruth = true
             case .label, .gtActivity: break
@@ -319,8 +328,11 @@ public struct TraceParser {
         }
         // A vector is given whole or not at all (checked in this order: acc, gyr, mag; no array per row).
         func partial(_ name: String, _ n: Int) -> TraceError? {
-            n == 0 || n == 3 ? nil : TraceError(path: path, line: lineNumber, column: name + "_x/y/z",
-                                                problem: "only \(n) of 3 axes given; give all three or none")
+            n == 0 || n == 3
+                ? nil
+                : TraceError(
+                    path: path, line: lineNumber, column: name + "_x/y/z",
+                    problem: "only \(n) of 3 axes given; give all three or none")
         }
         if let error = partial("acc", accN) ?? partial("gyr", gyrN) ?? partial("mag", magN) { throw error }
         if accN == 3 { row.accelerationMps2 = acc }

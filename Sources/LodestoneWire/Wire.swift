@@ -39,7 +39,9 @@ public enum Wire {
                 }
                 set.insert(c)
             }
-            guard !set.isEmpty else { throw WireError("no class named; allowed: " + allCases.map(\.rawValue).joined(separator: ", ")) }
+            guard !set.isEmpty else {
+                throw WireError("no class named; allowed: " + allCases.map(\.rawValue).joined(separator: ", "))
+            }
             return set
         }
     }
@@ -54,7 +56,9 @@ public enum Wire {
         public var protocolVersion = Wire.protocolVersion
         public var release = ""
         enum CodingKeys: String, CodingKey { case `class`, tS = "t_s", time, protocolVersion = "protocol", release }
-        public init(release: String, tS: Double = 0, time: String? = nil) { self.release = release; self.tS = tS; self.time = time }
+        public init(release: String, tS: Double = 0, time: String? = nil) {
+            self.release = release; self.tS = tS; self.time = time
+        }
     }
 
     /// `BOARD` — the board in use.
@@ -202,9 +206,12 @@ public enum Wire {
             public var heightM: Double
             public var headingDeg: Double
             enum CodingKeys: String, CodingKey {
-                case activity, segment, floor, latDeg = "lat_deg", lonDeg = "lon_deg", heightM = "height_m", headingDeg = "heading_deg"
+                case activity, segment, floor, latDeg = "lat_deg", lonDeg = "lon_deg", heightM = "height_m", headingDeg =
+                    "heading_deg"
             }
-            public init(activity: String, segment: String, floor: Int, latDeg: Double, lonDeg: Double, heightM: Double, headingDeg: Double) {
+            public init(
+                activity: String, segment: String, floor: Int, latDeg: Double, lonDeg: Double, heightM: Double, headingDeg: Double
+            ) {
                 self.activity = activity; self.segment = segment; self.floor = floor
                 self.latDeg = latDeg; self.lonDeg = lonDeg; self.heightM = heightM; self.headingDeg = headingDeg
             }
@@ -262,8 +269,10 @@ public enum Wire {
                 case fifoDepth = "fifo_depth", wakeThresholdMps2 = "wake_threshold_mps2", predictedMA = "predicted_ma"
                 case predictedMW = "predicted_mw"
             }
-            public init(id: String, enabled: Bool, rateHz: Double, readRateHz: Double, powerMode: String, oversampling: Int,
-                        fifoDepth: Int?, wakeThresholdMps2: Double?, predictedMA: Double?, predictedMW: Double?) {
+            public init(
+                id: String, enabled: Bool, rateHz: Double, readRateHz: Double, powerMode: String, oversampling: Int,
+                fifoDepth: Int?, wakeThresholdMps2: Double?, predictedMA: Double?, predictedMW: Double?
+            ) {
                 self.id = id; self.enabled = enabled; self.rateHz = rateHz; self.readRateHz = readRateHz
                 self.powerMode = powerMode; self.oversampling = oversampling; self.fifoDepth = fifoDepth
                 self.wakeThresholdMps2 = wakeThresholdMps2; self.predictedMA = predictedMA; self.predictedMW = predictedMW
@@ -286,8 +295,10 @@ public enum Wire {
                 case id, mode, rateHz = "rate_hz", updatePeriodS = "update_period_s", powerState = "power_state"
                 case predictedMA = "predicted_ma"
             }
-            public init(id: String, mode: String, rateHz: Double? = nil, updatePeriodS: Double? = nil, powerState: String? = nil,
-                        predictedMA: Double? = nil) {
+            public init(
+                id: String, mode: String, rateHz: Double? = nil, updatePeriodS: Double? = nil, powerState: String? = nil,
+                predictedMA: Double? = nil
+            ) {
                 self.id = id; self.mode = mode; self.rateHz = rateHz; self.updatePeriodS = updatePeriodS
                 self.powerState = powerState; self.predictedMA = predictedMA
             }
@@ -362,9 +373,9 @@ public enum Wire {
         public var simulated = false
         enum CodingKeys: String, CodingKey {
             case `class`, tS = "t_s", time, latDeg = "lat_deg", lonDeg = "lon_deg", altMSLM = "alt_msl_m",
-                 altHAEM = "alt_hae_m", horizontalAccuracyM = "h_acc_m", verticalAccuracyM = "v_acc_m",
-                 speedMps = "speed_mps", speedAccuracyMps = "speed_acc_mps", courseDeg = "course_deg",
-                 courseAccuracyDeg = "course_acc_deg", climbMps = "climb_mps", method, sinceFixS = "since_fix_s", simulated
+                altHAEM = "alt_hae_m", horizontalAccuracyM = "h_acc_m", verticalAccuracyM = "v_acc_m",
+                speedMps = "speed_mps", speedAccuracyMps = "speed_acc_mps", courseDeg = "course_deg",
+                courseAccuracyDeg = "course_acc_deg", climbMps = "climb_mps", method, sinceFixS = "since_fix_s", simulated
         }
         public init() {}
     }

@@ -104,7 +104,8 @@ extension Wire {
             case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
                 "key \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
             case DecodingError.dataCorrupted(let c):
-                c.codingPath.isEmpty ? "not valid JSON" : "key \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
+                c.codingPath.isEmpty
+                    ? "not valid JSON" : "key \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
             default: "\(error)"
             }
         }

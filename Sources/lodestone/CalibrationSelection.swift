@@ -6,7 +6,8 @@ import LodestoneEngine
 /// `run`'s calibration options: which calibration file fusion applies (default: the board's, found by
 /// `CalibrationFiles.searchPath(for:)`).
 struct CalibrationSelection: ParsableArguments {
-    @Option(help: "Apply this calibration file (default: the board's; see lodestone calibrate --help for the lookup order).") var calibration: String?
+    @Option(help: "Apply this calibration file (default: the board's; see lodestone calibrate --help for the lookup order).")
+    var calibration: String?
     @Flag(help: "Apply no calibration.") var noCalibration = false
 
     func validate() throws {

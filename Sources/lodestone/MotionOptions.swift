@@ -6,7 +6,10 @@ import LodestoneMotion
 
 /// Options of the motion stage (altitude, floors, activity, pedometer), shared by `run` and `replay`.
 struct MotionOptions: ParsableArguments {
-    @Option(help: "Local sea-level pressure (QNH) in hPa, for altitude above sea level; default: learned from GNSS altitude (pressure altitude until a 3D fix).")
+    @Option(
+        help:
+            "Local sea-level pressure (QNH) in hPa, for altitude above sea level; default: learned from GNSS altitude (pressure altitude until a 3D fix)."
+    )
     var qnhHpa: Double?
     @Option(help: "Height of one floor in metres, for floors climbed.")
     var floorHeightM: Double = 3

@@ -7,12 +7,15 @@ extension OrientationStage.Configuration.Mode: ExpressibleByArgument {}
 
 /// Options of the orientation stage, shared by `run` and `replay`.
 struct OrientationOptions: ParsableArguments {
-    @Option(name: .customLong("orientation"),
-            help: "6d (gyroscope + accelerometer: heading relative to the start) or 9d (+ magnetometer: absolute heading).")
+    @Option(
+        name: .customLong("orientation"),
+        help: "6d (gyroscope + accelerometer: heading relative to the start) or 9d (+ magnetometer: absolute heading).")
     var mode: OrientationStage.Configuration.Mode = .nineD
 
-    @Option(help: ArgumentHelp("Magnetic declination in degrees east, instead of the World Magnetic Model's.",
-                               discussion: "Use 0 for recordings whose reference north is magnetic (BROAD)."))
+    @Option(
+        help: ArgumentHelp(
+            "Magnetic declination in degrees east, instead of the World Magnetic Model's.",
+            discussion: "Use 0 for recordings whose reference north is magnetic (BROAD)."))
     var declinationDeg: Double?
 
     @Option(help: "Latitude in degrees (WGS84), for true heading until a GNSS fix gives one.")
@@ -45,7 +48,9 @@ struct OrientationOptions: ParsableArguments {
         }
         if let h = heightM {
             guard latitudeDeg != nil else { throw ValidationError("--height-m needs --latitude-deg and --longitude-deg") }
-            guard h.isFinite && (-1000...850_000).contains(h) else { throw ValidationError("--height-m must be in -1000...850000") }
+            guard h.isFinite && (-1000...850_000).contains(h) else {
+                throw ValidationError("--height-m must be in -1000...850000")
+            }
         }
         if let d = date, OrientationStage.Configuration.decimalYear(parsing: d) == nil {
             throw ValidationError("--date \(d) is not a date: use YYYY-MM-DD (e.g. 2026-03-01) or a decimal year (e.g. 2026.17)")
@@ -72,7 +77,8 @@ struct OrientationOptions: ParsableArguments {
             c.heightAboveEllipsoidM = heightM ?? 0
         }
         if let year = date.flatMap(OrientationStage.Configuration.decimalYear(parsing:))
-            ?? nowUnixTimeS.flatMap(OrientationStage.Configuration.decimalYear(unixTimeS:)) {
+            ?? nowUnixTimeS.flatMap(OrientationStage.Configuration.decimalYear(unixTimeS:))
+        {
             c.decimalYear = year
         }
         c.orientation.mode = mode

@@ -6,8 +6,11 @@ import LodestoneEngine
 
 struct Read: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Read one sensor: a chip on /dev/i2c-N through libi2c or on /dev/spidevB.C through spidev, or a kernel IIO device through libiio.",
-        discussion: "Values are SI, in the chip's own axes. JSON keys: t_s, sensor, and whichever of pressure_pa, temperature_c, acc_x_mps2 … mag_z_ut the sensor has.")
+        abstract:
+            "Read one sensor: a chip on /dev/i2c-N through libi2c or on /dev/spidevB.C through spidev, or a kernel IIO device through libiio.",
+        discussion:
+            "Values are SI, in the chip's own axes. JSON keys: t_s, sensor, and whichever of pressure_pa, temperature_c, acc_x_mps2 … mag_z_ut the sensor has."
+    )
 
     @Option(help: "I2C bus device, e.g. /dev/i2c-1.") var i2c: String?
     @Option(help: "SPI device (one chip select), e.g. /dev/spidev0.1.") var spi: String?
@@ -28,7 +31,8 @@ struct Read: ParsableCommand {
         }
         if i2c != nil || spi != nil {
             guard let chip else {
-                throw ValidationError("--\(i2c != nil ? "i2c" : "spi") needs --chip (\(ChipCatalog.names.joined(separator: ", ")))")
+                throw ValidationError(
+                    "--\(i2c != nil ? "i2c" : "spi") needs --chip (\(ChipCatalog.names.joined(separator: ", ")))")
             }
             guard ChipCatalog.names.contains(chip.lowercased()) else {
                 throw ValidationError("--chip \(chip) is not known; allowed: \(ChipCatalog.names.joined(separator: ", "))")
@@ -40,14 +44,17 @@ struct Read: ParsableCommand {
         if spi != nil {
             if address != nil { throw ValidationError("--address is for --i2c; on SPI the chip select picks the chip") }
             if let chip, ChipCatalog.spiFraming(forChip: chip) == nil {
-                throw ValidationError("--chip \(chip) is not read over SPI; allowed with --spi: "
-                                      + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
+                throw ValidationError(
+                    "--chip \(chip) is not read over SPI; allowed with --spi: "
+                        + ChipCatalog.spiEntries.map(\.name).joined(separator: ", "))
             }
             if let speed, !(1000...50_000_000).contains(speed) { throw ValidationError("--speed must be in 1000 … 50000000 Hz") }
         } else if speed != nil {
             throw ValidationError("--speed is for --spi")
         }
-        if iio != nil, chip != nil || address != nil { throw ValidationError("--chip and --address are for --i2c and --spi; the kernel driver knows its chip") }
+        if iio != nil, chip != nil || address != nil {
+            throw ValidationError("--chip and --address are for --i2c and --spi; the kernel driver knows its chip")
+        }
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }
         guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number of Hz") }
     }
@@ -60,10 +67,13 @@ struct Read: ParsableCommand {
             target = .spi(path: spi, chip: chip.lowercased(), speedHz: speed)
         } else if let iio {
             target = .iio(device: iio, uri: uri)
-        } else { fail("give --i2c, --spi or --iio") }
+        } else {
+            fail("give --i2c, --spi or --iio")
+        }
         do {
-            try ReadJob(target: target, count: count, json: json, rateHz: rate).run(output: StandardOutput(), clock: SystemClock(),
-                                                                                   notes: standardErrorOutput())
+            try ReadJob(target: target, count: count, json: json, rateHz: rate).run(
+                output: StandardOutput(), clock: SystemClock(),
+                notes: standardErrorOutput())
         } catch { fail(error.message) }
     }
 }

@@ -6,7 +6,8 @@ import LodestoneEngine
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the engine over a recorded trace as fast as it can.",
-        discussion: "TRACE is a CSV (or .csv.gz) in the trace format (docs/trace-format.md); the datasets' files are traces as they are.")
+        discussion:
+            "TRACE is a CSV (or .csv.gz) in the trace format (docs/trace-format.md); the datasets' files are traces as they are.")
 
     @Option(help: "The trace to replay.") var input: String
     @Option(help: "Write the output CSV here instead of standard output.") var output: String?
@@ -20,7 +21,9 @@ struct Replay: ParsableCommand {
         var fileSink: FileOutput?
         if let output {
             do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail("\(output): cannot write: \(error)") }
-        } else { out = StandardOutput() }
+        } else {
+            out = StandardOutput()
+        }
         do {
             var configuration = calibration.fusionConfiguration()
             orientation.apply(to: &configuration)

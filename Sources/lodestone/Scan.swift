@@ -16,8 +16,10 @@ struct Scan: ParsableCommand {
             """)
 
     @Option(name: .customLong("i2c"), help: "I2C bus to scan (repeatable).") var buses: [String] = []
-    @Option(name: .customLong("spi"), help: "SPI device to identify, e.g. /dev/spidev0.1 (repeatable).") var spiDevices: [String] = []
-    @Flag(name: .customLong("no-aux"), help: "Do not look behind MPU-9250s and ICM-20948s for their magnetometers.") var noAuxiliary = false
+    @Option(name: .customLong("spi"), help: "SPI device to identify, e.g. /dev/spidev0.1 (repeatable).") var spiDevices:
+        [String] = []
+    @Flag(name: .customLong("no-aux"), help: "Do not look behind MPU-9250s and ICM-20948s for their magnetometers.")
+    var noAuxiliary = false
     @Flag(help: "Also list kernel IIO devices (libiio local context).") var iio = false
     @Option(help: "libiio context URI for --iio.") var uri: String = "local:"
     @Flag(help: "Print only the draft board file.") var boardOnly = false

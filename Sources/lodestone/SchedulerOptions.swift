@@ -26,19 +26,28 @@ struct SchedulerOptions: ParsableArguments {
     @Flag(help: "The client is in the background (coarser service).") var background = false
     @Option(help: "A JSON list of clients' demands (several clients); replaces the options above. See docs/scheduler-run.md.")
     var demands: String?
-    @Option(help: "Battery: auto (a battery in /sys/class/power_supply, else external power), none, or simulated:CAPACITY_MAH[:LEVEL_PERCENT].")
+    @Option(
+        help:
+            "Battery: auto (a battery in /sys/class/power_supply, else external power), none, or simulated:CAPACITY_MAH[:LEVEL_PERCENT]."
+    )
     var battery: String = "auto"
 
     func validate() throws {
         guard SchedulingConfiguration.policyNames.contains(policy) else {
-            throw ValidationError("--policy \(policy) is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
+            throw ValidationError(
+                "--policy \(policy) is unknown; allowed: " + SchedulingConfiguration.policyNames.joined(separator: ", "))
         }
         guard DesiredAccuracy(rawValue: accuracy) != nil else {
-            throw ValidationError("--accuracy \(accuracy) is unknown; allowed: " + DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError(
+                "--accuracy \(accuracy) is unknown; allowed: " + DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        if let d = distanceFilter, !(d > 0 && d.isFinite) { throw ValidationError("--distance-filter must be a positive number of metres") }
+        if let d = distanceFilter, !(d > 0 && d.isFinite) {
+            throw ValidationError("--distance-filter must be a positive number of metres")
+        }
         if !(maxAge > 0 && maxAge.isFinite) { throw ValidationError("--max-age must be a positive number of seconds") }
-        if !(headingFilter >= 0 && headingFilter < 360) { throw ValidationError("--heading-filter must be between 0 and 360 degrees") }
+        if !(headingFilter >= 0 && headingFilter < 360) {
+            throw ValidationError("--heading-filter must be between 0 and 360 degrees")
+        }
         if noLocation && noHeading && noActivity && noAltitude && demands == nil {
             throw ValidationError("--no-location --no-heading --no-activity --no-altitude leave nothing to serve; drop one")
         }
@@ -53,8 +62,11 @@ struct SchedulerOptions: ParsableArguments {
         default:
             let parts = battery.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2 || parts.count == 3, parts[0] == "simulated", let capacity = Double(parts[1]),
-                  capacity > 0, capacity.isFinite else {
-                throw ValidationError("--battery \(battery) is not understood; use auto, none or simulated:CAPACITY_MAH[:LEVEL_PERCENT], e.g. simulated:3000:80")
+                capacity > 0, capacity.isFinite
+            else {
+                throw ValidationError(
+                    "--battery \(battery) is not understood; use auto, none or simulated:CAPACITY_MAH[:LEVEL_PERCENT], e.g. simulated:3000:80"
+                )
             }
             var level = 100.0
             if parts.count == 3 {
@@ -69,12 +81,16 @@ struct SchedulerOptions: ParsableArguments {
 
     /// The one client these options describe (without `--demands`).
     var demand: Demand {
-        Demand(client: "run",
-               location: noLocation ? nil : LocationDemand(desiredAccuracy: DesiredAccuracy(rawValue: accuracy) ?? .best,
-                                                           distanceFilterM: distanceFilter,
-                                                           significantChangeOnly: significantChange, maximumAgeS: maxAge),
-               heading: noHeading ? nil : HeadingDemand(headingFilterDeg: headingFilter),
-               activity: !noActivity, altitude: !noAltitude, foreground: !background)
+        Demand(
+            client: "run",
+            location: noLocation
+                ? nil
+                : LocationDemand(
+                    desiredAccuracy: DesiredAccuracy(rawValue: accuracy) ?? .best,
+                    distanceFilterM: distanceFilter,
+                    significantChangeOnly: significantChange, maximumAgeS: maxAge),
+            heading: noHeading ? nil : HeadingDemand(headingFilterDeg: headingFilter),
+            activity: !noActivity, altitude: !noAltitude, foreground: !background)
     }
 
     /// The scheduling configuration; reads `--demands` (exits with one line when the file is unreadable or wrong).

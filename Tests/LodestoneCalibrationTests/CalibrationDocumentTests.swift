@@ -12,21 +12,25 @@ import Testing
         mountingCheck: "consistent with the accelerometer")
 
     static var document: CalibrationDocument {
-        var mag = SensorCalibration(id: "mag", chip: "lis3mdl", identity: "lis3mdl @ sim 0x1C",
-                                    mount: Matrix3(rowMajor: [0, -1, 0, 1, 0, 0, 0, 0, 1])!)
+        var mag = SensorCalibration(
+            id: "mag", chip: "lis3mdl", identity: "lis3mdl @ sim 0x1C",
+            mount: Matrix3(rowMajor: [0, -1, 0, 1, 0, 0, 0, 0, 1])!)
         mag.magnetometer = magnetometer
         var imu = SensorCalibration(id: "imu", chip: "mpu9250")
-        imu.accelerometer = AccelerometerCalibration(date: "2026-07-02T10:01:00Z", temperatureC: nil, grade: .acceptable,
-                                                     offsetMps2: Vector3(0.4, 0.4, 0.3), correction: .identity,
-                                                     gravityMps2: 9.8069, residualMps2: 0.06, positions: 6)
-        imu.gyroscope = GyroscopeCalibration(date: "2026-07-02T10:02:00Z", temperatureC: 22, biasRadS: Vector3(0.01, 0, -0.006),
-                                             noiseRMSRadS: Vector3(repeating: 0.0013), durationS: 300,
-                                             noiseDensityRadSPerRootHz: Vector3(repeating: 1.2e-4), biasInstabilityRadS: Vector3(repeating: 1e-4),
-                                             rateRandomWalkRadSPerRootS: Vector3(repeating: 2e-5))
+        imu.accelerometer = AccelerometerCalibration(
+            date: "2026-07-02T10:01:00Z", temperatureC: nil, grade: .acceptable,
+            offsetMps2: Vector3(0.4, 0.4, 0.3), correction: .identity,
+            gravityMps2: 9.8069, residualMps2: 0.06, positions: 6)
+        imu.gyroscope = GyroscopeCalibration(
+            date: "2026-07-02T10:02:00Z", temperatureC: 22, biasRadS: Vector3(0.01, 0, -0.006),
+            noiseRMSRadS: Vector3(repeating: 0.0013), durationS: 300,
+            noiseDensityRadSPerRootHz: Vector3(repeating: 1.2e-4), biasInstabilityRadS: Vector3(repeating: 1e-4),
+            rateRandomWalkRadSPerRootS: Vector3(repeating: 2e-5))
         var baro = SensorCalibration(id: "baro", chip: "bmp280")
-        baro.barometer = BarometerCalibration(date: "2026-07-02T10:03:00Z", temperatureC: 20, offsetPa: 31.5, altitudeMSLM: 408,
-                                              qnhPa: 101_500, expectedPressurePa: 96_600, measuredPressurePa: 96_631.5,
-                                              noisePa: 1.3, durationS: 10)
+        baro.barometer = BarometerCalibration(
+            date: "2026-07-02T10:03:00Z", temperatureC: 20, offsetPa: 31.5, altitudeMSLM: 408,
+            qnhPa: 101_500, expectedPressurePa: 96_600, measuredPressurePa: 96_631.5,
+            noisePa: 1.3, durationS: 10)
         return CalibrationDocument(board: "Simulated board", sensors: [imu, mag, baro])
     }
 
@@ -58,17 +62,32 @@ import Testing
 
     /// Each kind of damage names its key; none is silently accepted.
     @Test(arguments: [
-        (#""format":"lodestone-calibration/1""#, #""format":"lodestone-calibration/2""#, "format: \"lodestone-calibration/2\" is not supported"),
+        (
+            #""format":"lodestone-calibration/1""#, #""format":"lodestone-calibration/2""#,
+            "format: \"lodestone-calibration/2\" is not supported"
+        ),
         (#""frame":"board""#, #""frame":"chip""#, "frame: \"chip\" is not supported"),
         (#""grade":"good""#, #""grade":"great""#, "sensors[1].magnetometer.grade: \"great\" is not a grade"),
-        (#""hardIronMicroTesla":[12,-7.5,4]"#, #""hardIronMicroTesla":[12,-7.5]"#, "sensors[1].magnetometer.hardIronMicroTesla: must be 3 numbers"),
-        (#""hardIronMicroTesla":[12,-7.5,4]"#, #""hardIronMicroTesla":"12,-7.5,4""#, "sensors[1].magnetometer.hardIronMicroTesla: must be 3 numbers"),
-        (#""residualMicroTesla":0.33"#, #""residualMicroTesla":0.33,"colour":"red""#, "sensors[1].magnetometer.colour: unknown key"),
+        (
+            #""hardIronMicroTesla":[12,-7.5,4]"#, #""hardIronMicroTesla":[12,-7.5]"#,
+            "sensors[1].magnetometer.hardIronMicroTesla: must be 3 numbers"
+        ),
+        (
+            #""hardIronMicroTesla":[12,-7.5,4]"#, #""hardIronMicroTesla":"12,-7.5,4""#,
+            "sensors[1].magnetometer.hardIronMicroTesla: must be 3 numbers"
+        ),
+        (
+            #""residualMicroTesla":0.33"#, #""residualMicroTesla":0.33,"colour":"red""#,
+            "sensors[1].magnetometer.colour: unknown key"
+        ),
         (#""residualMicroTesla":0.33,"#, "", "sensors[1].magnetometer.residualMicroTesla: missing"),
         (#""id":"mag""#, #""id":"imu""#, "sensors: sensors[1].id \"imu\" appears twice"),
-        (#""date":"2026-07-02T10:00:00Z""#, #""date":"yesterday""#, "sensors[1].magnetometer.date: \"yesterday\" is not a UTC time"),
+        (
+            #""date":"2026-07-02T10:00:00Z""#, #""date":"yesterday""#,
+            "sensors[1].magnetometer.date: \"yesterday\" is not a UTC time"
+        ),
         (#""positions":6"#, #""positions":5"#, "sensors[0].accelerometer.positions: 5 is out of range"),
-        (#""offsetPa":31.5"#, #""offsetPa":null"#, "sensors[2].barometer.offsetPa: is null"),
+        (#""offsetPa":31.5"#, #""offsetPa":null"#, "sensors[2].barometer.offsetPa: is null")
     ])
     func brokenDocumentsNameTheKey(_ find: String, _ replace: String, _ expected: String) throws {
         let text = try encode(Self.document)
@@ -111,15 +130,20 @@ import Testing
 
     @Test func correctionsApplyPerKind() {
         let c = SensorCorrection(Self.document["imu"]!)
-        var r = SensorReading(timeS: 0, pressurePa: 1000, accelerationMps2: Vector3(0.4, 0.4, 10.1), angularVelocityRadS: Vector3(0.01, 0, -0.006),
-                              magneticFieldMicroTesla: Vector3(1, 2, 3))
+        var r = SensorReading(
+            timeS: 0, pressurePa: 1000, accelerationMps2: Vector3(0.4, 0.4, 10.1), angularVelocityRadS: Vector3(0.01, 0, -0.006),
+            magneticFieldMicroTesla: Vector3(1, 2, 3))
         c.apply(to: &r)
-        #expect(maximumDifference(Matrix3(rows: r.accelerationMps2!, r.angularVelocityRadS!, .zero),
-                                  Matrix3(rows: Vector3(0, 0, 9.8), .zero, .zero)) < 1e-12)
-        #expect(r.magneticFieldMicroTesla == Vector3(1, 2, 3))   // imu has no magnetometer calibration here
+        #expect(
+            maximumDifference(
+                Matrix3(rows: r.accelerationMps2!, r.angularVelocityRadS!, .zero),
+                Matrix3(rows: Vector3(0, 0, 9.8), .zero, .zero)) < 1e-12)
+        #expect(r.magneticFieldMicroTesla == Vector3(1, 2, 3)) // imu has no magnetometer calibration here
         #expect(r.pressurePa == 1000)
         let mag = SensorCorrection(Self.document["mag"]!)
         mag.apply(to: &r)
-        #expect((r.magneticFieldMicroTesla! - Self.magnetometer.softIronCorrection * (Vector3(1, 2, 3) - Vector3(12, -7.5, 4))).length < 1e-12)
+        #expect(
+            (r.magneticFieldMicroTesla! - Self.magnetometer.softIronCorrection * (Vector3(1, 2, 3) - Vector3(12, -7.5, 4))).length
+                < 1e-12)
     }
 }

@@ -14,7 +14,7 @@ import Testing
             let v = SyntheticMagnetometer.randomRotation(&r).rotate(Vector3(0, 0, 1))
             counts[SphereCoverage.sector(of: v)!] += 1
         }
-        for c in counts { #expect(abs(Double(c) - 1000) < 150) }   // ±4.7σ of a binomial with p = 1/64
+        for c in counts { #expect(abs(Double(c) - 1000) < 150) } // ±4.7σ of a binomial with p = 1/64
     }
 
     @Test func centresLieInTheirOwnSectorsAndCoverageCounts() {
@@ -57,7 +57,8 @@ import Testing
 
     @Test func correctAxesAreConsistentAndGiveTheDip() {
         let (f, u) = pairs(axes: .identity)
-        guard case let .consistent(dip, spread) = MountingCheck.check(fieldMicroTesla: f, up: u, expectedInclinationDeg: 63.8) else {
+        guard case let .consistent(dip, spread) = MountingCheck.check(fieldMicroTesla: f, up: u, expectedInclinationDeg: 63.8)
+        else {
             Issue.record("not consistent"); return
         }
         #expect(abs(dip - 63.8) < 0.5)
@@ -68,12 +69,15 @@ import Testing
         ([0.0, 1, 0, 1, 0, 0, 0, 0, 1], "x and y swapped"),
         ([1.0, 0, 0, 0, 1, 0, 0, 0, -1], "board z inverted"),
         ([0.0, -1, 0, 1, 0, 0, 0, 0, 1], "x and y swapped, board y inverted"),
-        ([-1.0, 0, 0, 0, -1, 0, 0, 0, -1], "all three axes inverted"),
+        ([-1.0, 0, 0, 0, -1, 0, 0, 0, -1], "all three axes inverted")
     ])
     func swappedOrInvertedAxesAreNamed(_ wrong: [Double], _ description: String) {
         let axes = Matrix3(rowMajor: wrong)!
         let (f, u) = pairs(axes: axes)
-        guard case let .mistake(correction, text, spread, corrected) = MountingCheck.check(fieldMicroTesla: f, up: u, expectedInclinationDeg: 63.8) else {
+        guard
+            case let .mistake(correction, text, spread, corrected) = MountingCheck.check(
+                fieldMicroTesla: f, up: u, expectedInclinationDeg: 63.8)
+        else {
             Issue.record("\(description) not detected"); return
         }
         #expect(text == description)
@@ -84,7 +88,9 @@ import Testing
     }
 
     @Test func aBoardOnlySpunFlatIsNotChecked() {
-        let f = (0..<100).map { i in Quaternion(axis: Vector3(0, 0, 1), angleRad: Double(i) * 0.1).conjugate.rotate(Vector3(0.9, 21.3, -43.3)) }
+        let f = (0..<100).map { i in
+            Quaternion(axis: Vector3(0, 0, 1), angleRad: Double(i) * 0.1).conjugate.rotate(Vector3(0.9, 21.3, -43.3))
+        }
         let u = [Vector3](repeating: Vector3(0, 0, 9.81), count: 100)
         guard case .notChecked(let why) = MountingCheck.check(fieldMicroTesla: f, up: u, expectedInclinationDeg: 63.8) else {
             Issue.record("checked without tilt"); return

@@ -14,8 +14,11 @@ import Testing
         let expected = unitDeterminant(synthetic.softIron.inverted!)
         #expect(maximumDifference(fit.softIronCorrection, expected) < 0.003)
         #expect(abs(fit.softIronCorrection.determinant - 1) < 1e-9)
-        #expect(abs(fit.fieldStrengthMicroTesla - synthetic.fieldENUMicroTesla.length * Double.pow(synthetic.softIron.determinant, 1.0 / 3)) < 0.1)
-        #expect(abs(fit.residualMicroTesla - 0.32) < 0.05)   // radial noise of isotropic noise = the per-axis σ
+        #expect(
+            abs(
+                fit.fieldStrengthMicroTesla - synthetic.fieldENUMicroTesla.length
+                    * Double.pow(synthetic.softIron.determinant, 1.0 / 3)) < 0.1)
+        #expect(abs(fit.residualMicroTesla - 0.32) < 0.05) // radial noise of isotropic noise = the per-axis σ
         #expect(fit.outlierCount == 0)
         #expect(!fit.isSphere)
     }
@@ -23,7 +26,7 @@ import Testing
     @Test func aFewWildSamplesAreRejectedAsOutliers() throws {
         let synthetic = SyntheticMagnetometer()
         var samples = synthetic.samples(1000)
-        for i in stride(from: 0, to: 1000, by: 25) { samples[i] += Vector3(30, -20, 25) }   // 40 samples near a magnet
+        for i in stride(from: 0, to: 1000, by: 25) { samples[i] += Vector3(30, -20, 25) } // 40 samples near a magnet
         let fit = try EllipsoidFit.fit(samples)
         #expect(fit.outlierCount >= 38)
         #expect((fit.hardIronMicroTesla - synthetic.hardIronMicroTesla).length < 0.15)
@@ -42,8 +45,12 @@ import Testing
     }
 
     @Test func tooFewOrIdenticalSamplesAreNotAnEllipsoid() {
-        #expect(throws: EllipsoidFit.Failure.tooFewSamples(count: 5)) { try EllipsoidFit.fit(Array(repeating: Vector3(1, 2, 3), count: 5)) }
-        #expect(throws: EllipsoidFit.Failure.notAnEllipsoid) { try EllipsoidFit.fit(Array(repeating: Vector3(1, 2, 3), count: 50)) }
+        #expect(throws: EllipsoidFit.Failure.tooFewSamples(count: 5)) {
+            try EllipsoidFit.fit(Array(repeating: Vector3(1, 2, 3), count: 5))
+        }
+        #expect(throws: EllipsoidFit.Failure.notAnEllipsoid) {
+            try EllipsoidFit.fit(Array(repeating: Vector3(1, 2, 3), count: 50))
+        }
     }
 
     @Test func symmetricEigenDecompositionReassembles() {

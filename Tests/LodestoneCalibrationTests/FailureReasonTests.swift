@@ -7,8 +7,10 @@ import Testing
 /// `cancelled` in a live session are also shown end to end in the engine's tests.)
 @Suite struct FailureReasonTests {
     /// A magnetometer session fed `samples`, each with the up direction of `ups` when given.
-    func magnetometer(_ samples: [Vector3], ups: [Vector3]? = nil, expected: ExpectedField? = zurichField,
-                      timedOut: Bool = false) -> CalibrationError? {
+    func magnetometer(
+        _ samples: [Vector3], ups: [Vector3]? = nil, expected: ExpectedField? = zurichField,
+        timedOut: Bool = false
+    ) -> CalibrationError? {
         var s = MagnetometerSession()
         for (i, m) in samples.enumerated() { s.add(fieldMicroTesla: m, stillUp: ups?[i]) }
         if case .failure(let e) = s.finish(expected: expected, timedOut: timedOut) { return e }
@@ -17,8 +19,10 @@ import Testing
 
     /// Board orientations spread over the sphere, the field each sees (through `softIron` and `hardIron`, in
     /// the axes `axes` maps to), and gravity's up direction in board axes.
-    func tumble(count: Int = 1500, field: Vector3 = Vector3(0.9, 21.3, -43.3), hardIron: Vector3 = Vector3(12, -7.5, 4),
-                softIron: Matrix3 = .identity, axes: Matrix3 = .identity, noise: Double = 0.3) -> (fields: [Vector3], ups: [Vector3]) {
+    func tumble(
+        count: Int = 1500, field: Vector3 = Vector3(0.9, 21.3, -43.3), hardIron: Vector3 = Vector3(12, -7.5, 4),
+        softIron: Matrix3 = .identity, axes: Matrix3 = .identity, noise: Double = 0.3
+    ) -> (fields: [Vector3], ups: [Vector3]) {
         var r = SeededGenerator(seed: 11)
         var fields: [Vector3] = [], ups: [Vector3] = []
         for _ in 0..<count {
@@ -30,12 +34,15 @@ import Testing
         return (fields, ups)
     }
 
-    func accelerometerCaptures(tiltDeg: Double = 0, scale: Double = 1, offset: Vector3 = Vector3(0.3, -0.2, 0.1)) -> [AccelerometerSession.Capture] {
+    func accelerometerCaptures(tiltDeg: Double = 0, scale: Double = 1, offset: Vector3 = Vector3(0.3, -0.2, 0.1))
+        -> [AccelerometerSession.Capture]
+    {
         BoardFace.allCases.map { face in
             var up = face.upVector * 9.81
             if face == .xUp { up = Quaternion(axis: Vector3(0, 1, 0), angleRad: Angle.radians(fromDegrees: tiltDeg)).rotate(up) }
-            return AccelerometerSession.Capture(face: face, meanMps2: up * scale + offset, spreadMps2: Vector3(0.01, 0.01, 0.01),
-                                                samples: 100, timeS: 0)
+            return AccelerometerSession.Capture(
+                face: face, meanMps2: up * scale + offset, spreadMps2: Vector3(0.01, 0.01, 0.01),
+                samples: 100, timeS: 0)
         }
     }
 
@@ -63,7 +70,7 @@ import Testing
         case .fieldOutOfRange:
             return magnetometer(tumble(field: Vector3(0, 5, -8)).fields, expected: nil)
         case .fieldDisagreesWithModel:
-            return magnetometer(tumble(field: Vector3(0, 35, -60)).fields)   // 69 µT where the WMM says 48
+            return magnetometer(tumble(field: Vector3(0, 35, -60)).fields) // 69 µT where the WMM says 48
         case .hardIronTooLarge:
             return magnetometer(tumble(hardIron: Vector3(150, -120, 40)).fields)
         case .softIronTooStrong:
@@ -80,16 +87,24 @@ import Testing
             if case .failure(let e) = s.finish() { return e }
             return nil
         case .positionsInconsistent:
-            if case .failure(let e) = AccelerometerSession.solve(accelerometerCaptures(tiltDeg: 8), gravityMps2: 9.81) { return e }
+            if case .failure(let e) = AccelerometerSession.solve(accelerometerCaptures(tiltDeg: 8), gravityMps2: 9.81) {
+                return e
+            }
             return nil
         case .implausibleScale:
-            if case .failure(let e) = AccelerometerSession.solve(accelerometerCaptures(scale: 1.25), gravityMps2: 9.81) { return e }
+            if case .failure(let e) = AccelerometerSession.solve(accelerometerCaptures(scale: 1.25), gravityMps2: 9.81) {
+                return e
+            }
             return nil
         case .implausibleOffset:
             var s = BarometerSession()
             for k in 0..<300 { s.add(timeS: Double(k) * 0.04, pressurePa: 97_000) }
-            if case .failure(let e) = s.finish(reference: .altitudeAndQNH(altitudeMSLM: 408, qnhPa: 101_300),
-                                               expectedPressurePa: 96_400) { return e }
+            if case .failure(let e) = s.finish(
+                reference: .altitudeAndQNH(altitudeMSLM: 408, qnhPa: 101_300),
+                expectedPressurePa: 96_400)
+            {
+                return e
+            }
             return nil
         case .pressureUnstable:
             var s = BarometerSession()

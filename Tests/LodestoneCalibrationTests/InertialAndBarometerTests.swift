@@ -12,8 +12,9 @@ import Testing
         let b = Vector3(0.25, -0.31, 0.42)
         var r = SeededGenerator(seed: 2)
         let captures = BoardFace.allCases.map { face in
-            AccelerometerSession.Capture(face: face, meanMps2: k * (face.upVector * 9.81) + b + Vector3(r.gaussian(), r.gaussian(), r.gaussian()) * 0.005,
-                                         spreadMps2: Vector3(repeating: 0.02), samples: 100, timeS: 0)
+            AccelerometerSession.Capture(
+                face: face, meanMps2: k * (face.upVector * 9.81) + b + Vector3(r.gaussian(), r.gaussian(), r.gaussian()) * 0.005,
+                spreadMps2: Vector3(repeating: 0.02), samples: 100, timeS: 0)
         }
         let result = try AccelerometerSession.solve(captures, gravityMps2: 9.81).get()
         #expect((result.offsetMps2 - b).length < 0.01)
@@ -32,7 +33,9 @@ import Testing
         while run.timeS < 54 {
             let s = try run.step()
             guard let imu = s.imu, let a = imu.accelerationMps2 else { continue }
-            if let face = session.add(timeS: s.timeS, accelerationMps2: a, angularVelocityRadS: imu.angularVelocityRadS) { order.append(face) }
+            if let face = session.add(timeS: s.timeS, accelerationMps2: a, angularVelocityRadS: imu.angularVelocityRadS) {
+                order.append(face)
+            }
             if s.timeS > 46 { rest.append((a, s.truth.specificForceBoardMps2)) }
         }
         #expect(order == [.zUp, .xUp, .zDown, .xDown, .yUp, .yDown])
@@ -55,7 +58,9 @@ import Testing
         for k in 0..<400 {
             let t = Double(k) * 0.01
             let shaking = k < 200 ? Vector3(r.gaussian(), r.gaussian(), r.gaussian()) * 0.5 : .zero
-            if d.add(timeS: t, accelerationMps2: Vector3(0, 0, 9.81) + shaking, angularVelocityRadS: .zero), stillAt == nil { stillAt = t }
+            if d.add(timeS: t, accelerationMps2: Vector3(0, 0, 9.81) + shaking, angularVelocityRadS: .zero), stillAt == nil {
+                stillAt = t
+            }
         }
         #expect(stillAt != nil && stillAt! >= 2.9 && stillAt! < 3.1)
     }
@@ -71,7 +76,9 @@ import Testing
         while run.timeS < 20 {
             let s = try run.step()
             guard let w = s.imu?.angularVelocityRadS else { continue }
-            if !session.isComplete { session.add(timeS: s.timeS, angularVelocityRadS: w, accelerationMps2: s.imu?.accelerationMps2) } else {
+            if !session.isComplete {
+                session.add(timeS: s.timeS, angularVelocityRadS: w, accelerationMps2: s.imu?.accelerationMps2)
+            } else {
                 later += w; count += 1
             }
         }
@@ -90,7 +97,9 @@ import Testing
         var session = GyroscopeSession(parameters: p, expectedRateHz: 100)
         while run.timeS < 32, !session.isComplete {
             let s = try run.step()
-            if let imu = s.imu, let w = imu.angularVelocityRadS { session.add(timeS: s.timeS, angularVelocityRadS: w, accelerationMps2: imu.accelerationMps2) }
+            if let imu = s.imu, let w = imu.angularVelocityRadS {
+                session.add(timeS: s.timeS, angularVelocityRadS: w, accelerationMps2: imu.accelerationMps2)
+            }
         }
         guard case .failure(let e) = session.finish() else { Issue.record("motion not noticed"); return }
         #expect(e.reason == .boardMoved)
@@ -126,7 +135,9 @@ import Testing
         var session = GyroscopeSession(parameters: p, expectedRateHz: 100)
         while !session.isComplete {
             let s = try run.step()
-            if let imu = s.imu, let w = imu.angularVelocityRadS { session.add(timeS: s.timeS, angularVelocityRadS: w, accelerationMps2: imu.accelerationMps2) }
+            if let imu = s.imu, let w = imu.angularVelocityRadS {
+                session.add(timeS: s.timeS, angularVelocityRadS: w, accelerationMps2: imu.accelerationMps2)
+            }
         }
         let allan = try #require(try session.finish().get().allan)
         let expected = Angle.radians(fromDegrees: 0.01) / 2.0.squareRoot()
@@ -145,7 +156,11 @@ import Testing
         while run.timeS < 20 {
             let s = try run.step()
             guard let p = s.barometer?.pressurePa else { continue }
-            if !session.isComplete { session.add(timeS: s.timeS, pressurePa: p); truth = s.truth } else { later.append((p, s.truth.pressurePa)) }
+            if !session.isComplete {
+                session.add(timeS: s.timeS, pressurePa: p); truth = s.truth
+            } else {
+                later.append((p, s.truth.pressurePa))
+            }
         }
         let t = try #require(truth)
         let reference = BarometerReference.altitudeAndQNH(altitudeMSLM: t.altitudeMSLM, qnhPa: t.seaLevelPressurePa)

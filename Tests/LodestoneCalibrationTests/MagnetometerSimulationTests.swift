@@ -15,9 +15,12 @@ import Testing
 
     /// Runs the session as the CLI does (refit once a second, stop when complete) for the LIS3MDL (`mag`) or
     /// the AK8963 (`imu`), then keeps the board running to `untilS`, handing each later step to `after`.
-    func calibrate(sensor: String, seed: UInt64, magnetometerMount: Matrix3 = SimulatedBoardRun.magnetometerMount,
-                   untilS: Double = 0, after: (SimulatedBoardRun.Step, EllipsoidFit) -> Void = { _, _ in })
-        throws -> Swift.Result<Outcome, CalibrationError> {
+    func calibrate(
+        sensor: String, seed: UInt64, magnetometerMount: Matrix3 = SimulatedBoardRun.magnetometerMount,
+        untilS: Double = 0, after: (SimulatedBoardRun.Step, EllipsoidFit) -> Void = { _, _ in }
+    )
+        throws -> Swift.Result<Outcome, CalibrationError>
+    {
         let run = try SimulatedBoardRun(scenario: "calibrate-mag", seed: seed, magnetometerMount: magnetometerMount)
         var session = MagnetometerSession()
         var latestUp: Vector3?

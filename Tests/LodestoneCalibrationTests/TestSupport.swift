@@ -5,7 +5,7 @@ import LodestoneSimulation
 /// Synthetic magnetometer data: the Earth's field seen through a known hard and soft iron, in orientations
 /// spread over the sphere, with Gaussian noise.
 struct SyntheticMagnetometer {
-    var fieldENUMicroTesla = Vector3(0.9, 21.3, -43.3)   // roughly Zürich, WMM2025 (F ≈ 48.3 µT, I ≈ 63.8°)
+    var fieldENUMicroTesla = Vector3(0.9, 21.3, -43.3) // roughly Zürich, WMM2025 (F ≈ 48.3 µT, I ≈ 63.8°)
     var hardIronMicroTesla = Vector3(12.0, -7.5, 4.0)
     var softIron = Matrix3(rows: Vector3(1.03, 0.02, 0.0), Vector3(0.02, 0.97, 0.01), Vector3(0.0, 0.01, 1.0))
     var noiseMicroTesla = 0.32
@@ -74,16 +74,21 @@ final class SimulatedBoardRun {
     private(set) var timeS = 0.0
     private var tick = 0
 
-    init(scenario: String, seed: UInt64 = 1, magnetometerMount: Matrix3 = SimulatedBoardRun.magnetometerMount,
-         disturbance: MagneticDisturbance = MagneticDisturbance(hardIronMicroTesla: SimulatedBoardRun.hardIronMicroTesla,
-                                                                softIron: SimulatedBoardRun.softIron),
-         noise: SensorNoise = .consumerMEMS) throws {
+    init(
+        scenario: String, seed: UInt64 = 1, magnetometerMount: Matrix3 = SimulatedBoardRun.magnetometerMount,
+        disturbance: MagneticDisturbance = MagneticDisturbance(
+            hardIronMicroTesla: SimulatedBoardRun.hardIronMicroTesla,
+            softIron: SimulatedBoardRun.softIron),
+        noise: SensorNoise = .consumerMEMS
+    ) throws {
         self.magnetometerMount = magnetometerMount
-        board = try SimulatedBoard(scenario: Scenario.named(scenario)!, placements: [
-            .init(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
-            .init(id: "mag", chip: "lis3mdl", address: 0x1C, mount: Self.magnetometerMount, rateHz: 40),
-            .init(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 25),
-        ], disturbance: disturbance, noise: noise, seed: seed)
+        board = try SimulatedBoard(
+            scenario: Scenario.named(scenario)!,
+            placements: [
+                .init(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
+                .init(id: "mag", chip: "lis3mdl", address: 0x1C, mount: Self.magnetometerMount, rateHz: 40),
+                .init(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 25)
+            ], disturbance: disturbance, noise: noise, seed: seed)
         imu = try ChipCatalog.makeDriver(chip: "mpu9250", bus: board.bus, address: 0x68)
         magnetometer = try ChipCatalog.makeDriver(chip: "lis3mdl", bus: board.bus, address: 0x1C)
         barometer = try ChipCatalog.makeDriver(chip: "bmp280", bus: board.bus, address: 0x76)
@@ -116,7 +121,8 @@ final class SimulatedBoardRun {
 }
 
 /// The WMM2025 field where the scenarios start (Zürich, 455.5 m above the ellipsoid, 2026.5).
-let zurichField = ExpectedField.worldMagneticModel(latitudeDeg: 47.3769, longitudeDeg: 8.5417, heightM: 455.5, decimalYear: 2026.5)!
+let zurichField = ExpectedField.worldMagneticModel(
+    latitudeDeg: 47.3769, longitudeDeg: 8.5417, heightM: 455.5, decimalYear: 2026.5)!
 
 /// Magnetic heading (deg, clockwise from magnetic north) of a board-frame field seen by a board whose
 /// orientation is `boardToENU`: the field's horizontal direction in ENU.

@@ -84,7 +84,10 @@ import Testing
         let e = BusError(kind: .permissionDenied, bus: "/dev/i2c-1", errno: 13, operation: "open")
         #expect(e.description.contains("'i2c' group"))
         let n = BusError(kind: .nack, bus: "/dev/i2c-1", address: 0x76, register: 0xD0, errno: 121, operation: "read 1 byte")
-        #expect(n.description == "/dev/i2c-1 address 0x76 register 0xD0 (read 1 byte): chip did not acknowledge (NACK): check wiring, power and the address [errno 121]")
+        #expect(
+            n.description
+                == "/dev/i2c-1 address 0x76 register 0xD0 (read 1 byte): chip did not acknowledge (NACK): check wiring, power and the address [errno 121]"
+        )
     }
 
     @Test func mountMatrixAppliesAsBoardEqualsMTimesChip() {

@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func aFrameLongerThanTheBusCanReadIsUnsupportedNotSplit() throws {
-        let bus = RecordingBus(maximumReadBytes: 1)   // an adapter with SMBus byte reads only
+        let bus = RecordingBus(maximumReadBytes: 1) // an adapter with SMBus byte reads only
         #expect {
             _ = try readFIFO(bus, register: 0x28, frameBytes: 5, count: 10)
         } throws: { error in

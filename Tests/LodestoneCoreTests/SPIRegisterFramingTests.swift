@@ -21,7 +21,7 @@ import Testing
     @Test func readBit7AutoIncrementBit6MovesST_sI2CIncrementBitToBit6() {
         let f = SPIRegisterFraming.readBit7AutoIncrementBit6
         #expect(f.commandByte(register: 0x28 | 0x80, byteCount: 6, isRead: true) == 0xE8)
-        #expect(f.commandByte(register: 0x28, byteCount: 6, isRead: true) == 0xA8)     // no increment asked: repeats OUT_X_L
+        #expect(f.commandByte(register: 0x28, byteCount: 6, isRead: true) == 0xA8) // no increment asked: repeats OUT_X_L
         #expect(f.commandByte(register: 0x0F, byteCount: 1, isRead: true) == 0x8F)
         #expect(f.commandByte(register: 0x22, byteCount: 1, isRead: false) == 0x22)
         #expect(f.commandByte(register: 0x20 | 0x80, byteCount: 2, isRead: false) == 0x60)

@@ -20,7 +20,8 @@ import Testing
 
     /// Months and days out of range roll over as `timegm(3)` rolls them (a receiver's midnight wrap).
     @Test func outOfRangeFieldsRollOver() {
-        #expect(UTCCalendar.unixSeconds(year: 2024, month: 1, day: 32, hour: 0, minute: 0, second: 0)
+        #expect(
+            UTCCalendar.unixSeconds(year: 2024, month: 1, day: 32, hour: 0, minute: 0, second: 0)
                 == UTCCalendar.unixSeconds(year: 2024, month: 2, day: 1, hour: 0, minute: 0, second: 0))
         #expect(UTCCalendar.days(year: 2023, month: 13, day: 1) == UTCCalendar.days(year: 2024, month: 1, day: 1))
         #expect(UTCCalendar.days(year: 2024, month: 0, day: 1) == UTCCalendar.days(year: 2023, month: 12, day: 1))

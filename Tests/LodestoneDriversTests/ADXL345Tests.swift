@@ -10,7 +10,8 @@ import Testing
     let g = PhysicalConstants.standardGravityMps2
 
     static func running(_ model: ADXL345Model, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100))
-        throws -> (SimulatedBus, ADXL345<SimulatedBus>) {
+        throws -> (SimulatedBus, ADXL345<SimulatedBus>)
+    {
         let (bus, _, driver) = try probedAndConfigured(model, at: 0x53, configuration) { ADXL345(bus: $0) }
         return (bus, driver)
     }
@@ -19,18 +20,24 @@ import Testing
     @Test func scaleAndRatesFollowTheDataSheetTables() {
         #expect(D.accelerationMps2(raw: 256) == g)
         #expect(D.accelerationMps2(raw: -512) == -2 * g)
-        #expect((UInt8(0)...15).map { D.rateHz(code: $0) } == [0.09765625, 0.1953125, 0.390625, 0.78125, 1.5625, 3.125, 6.25, 12.5,
-                                                                 25, 50, 100, 200, 400, 800, 1600, 3200])
+        #expect(
+            (UInt8(0)...15).map { D.rateHz(code: $0) } == [
+                0.09765625, 0.1953125, 0.390625, 0.78125, 1.5625, 3.125, 6.25, 12.5,
+                25, 50, 100, 200, 400, 800, 1600, 3200
+            ])
     }
 
     @Test func configurationPicksRateRangeAndLowPower() throws {
         typealias A = ADXL345<SimulatedBus>
         let s = try A.registerSettings(for: SensorConfiguration(rateHz: 100))
         #expect(s.bwRate == 0x0A && s.dataFormat == 0x09 && s.powerCtl == 0x08 && s.intEnable == 0x80 && s.actual.rateHz == 100)
-        #expect(try A.registerSettings(for: SensorConfiguration(rateHz: 30, powerMode: .lowPower)).bwRate == 0x19)  // LOW_POWER, 50 Hz
-        #expect(try A.registerSettings(for: SensorConfiguration(rateHz: 1, powerMode: .lowPower)).bwRate == 0x04)   // 1.56 Hz: normal mode
+        // LOW_POWER, 50 Hz
+        #expect(try A.registerSettings(for: SensorConfiguration(rateHz: 30, powerMode: .lowPower)).bwRate == 0x19)
+        // 1.56 Hz: normal mode
+        #expect(try A.registerSettings(for: SensorConfiguration(rateHz: 1, powerMode: .lowPower)).bwRate == 0x04)
         #expect(try A.registerSettings(for: SensorConfiguration(accelerationRangeMps2: 100)).fullScale == .g16)
-        #expect(thrownError { try A.registerSettings(for: SensorConfiguration(rateHz: 4000)) }
+        #expect(
+            thrownError { try A.registerSettings(for: SensorConfiguration(rateHz: 4000)) }
                 == .unsupportedConfiguration(chip: "adxl345", detail: "rate 4000.0 Hz: at most 3200 Hz"))
     }
 
@@ -43,19 +50,20 @@ import Testing
         #expect(try driver.probe() == ChipIdentity(chip: "adxl345", idValue: 0xE5))
         _ = try driver.configure(SensorConfiguration(rateHz: 100))
         let r = try driver.read(timeS: 0)
-        #expect(logLines(bus) == [
-            "R 0x1D 0x00 [E5]",     // DEVID
-            "W 0x1D 0x2D [00]",     // standby
-            "W 0x1D 0x2D [00]",
-            "W 0x1D 0x31 [09]",     // DATA_FORMAT: FULL_RES, ±4 g
-            "W 0x1D 0x2C [0A]",     // BW_RATE: 100 Hz
-            "W 0x1D 0x38 [00]",     // FIFO bypass
-            "W 0x1D 0x24 [00]", "W 0x1D 0x27 [00]",
-            "W 0x1D 0x2F [00]",     // everything on INT1
-            "W 0x1D 0x2E [80]",     // DATA_READY
-            "W 0x1D 0x2D [08]",     // Measure
-            "R 0x1D 0x32 [00 01 80 FF 00 00]",
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x1D 0x00 [E5]", // DEVID
+                "W 0x1D 0x2D [00]", // standby
+                "W 0x1D 0x2D [00]",
+                "W 0x1D 0x31 [09]", // DATA_FORMAT: FULL_RES, ±4 g
+                "W 0x1D 0x2C [0A]", // BW_RATE: 100 Hz
+                "W 0x1D 0x38 [00]", // FIFO bypass
+                "W 0x1D 0x24 [00]", "W 0x1D 0x27 [00]",
+                "W 0x1D 0x2F [00]", // everything on INT1
+                "W 0x1D 0x2E [80]", // DATA_READY
+                "W 0x1D 0x2D [08]", // Measure
+                "R 0x1D 0x32 [00 01 80 FF 00 00]"
+            ])
         #expect(r.accelerationMps2 == Vector3(g, -g / 2, 0))
         #expect(r.temperatureC == nil && r.angularVelocityRadS == nil)
     }
@@ -109,14 +117,16 @@ import Testing
 
     @Test func activityAboveTheThresholdWakesAndIsNotLostToADataReadyPoll() throws {
         let model = ADXL345Model()
-        var (bus, driver) = try Self.running(model, SensorConfiguration(rateHz: 12.5, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.25 * g))
+        var (bus, driver) = try Self.running(
+            model, SensorConfiguration(rateHz: 12.5, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.25 * g))
         #expect(driver.configuration?.wakeOnMotionThresholdMps2 == 4 * 0.0625 * g)
-        #expect(logLines(bus).contains("W 0x53 0x24 [04]") && logLines(bus).contains("W 0x53 0x27 [F0]")
+        #expect(
+            logLines(bus).contains("W 0x53 0x24 [04]") && logLines(bus).contains("W 0x53 0x27 [F0]")
                 && logLines(bus).contains("W 0x53 0x2E [90]"))
         model.accelerationMps2 = Vector3(0.1 * g, 0, g)
         #expect(try driver.motionDetected() == false)
         model.accelerationMps2 = Vector3(0.5 * g, 0, g)
-        #expect(try driver.isDataReady())           // reads INT_SOURCE, which clears Activity in the chip…
+        #expect(try driver.isDataReady()) // reads INT_SOURCE, which clears Activity in the chip…
         #expect(try driver.motionDetected() == true) // …but the driver kept it
         #expect(try driver.motionDetected() == false)
     }
@@ -127,15 +137,18 @@ import Testing
         impostor.devid = 0xE6
         bus.attach(impostor, at: 0x53)
         var wrong = ADXL345(bus: bus)
-        #expect(thrownError { try wrong.probe() } == .wrongChipID(chip: "adxl345", bus: "sim", address: 0x53, register: 0x00,
-                                                                 expected: [0xE5], found: 0xE6))
+        #expect(
+            thrownError { try wrong.probe() }
+                == .wrongChipID(
+                    chip: "adxl345", bus: "sim", address: 0x53, register: 0x00,
+                    expected: [0xE5], found: 0xE6))
         let model = ADXL345Model()
         var (other, driver) = try Self.running(model)
         other.setPresent(false, address: 0x53)
         #expect(busError(thrownError { try driver.read(timeS: 0) })?.kind == .nack)
         other.setPresent(true, address: 0x53)
         #expect(try driver.read(timeS: 1).accelerationMps2 != nil)
-        other.inject(.stuck(address: 0x53, register: 0x33, value: 0x7F))   // DATAX1 stuck high
+        other.inject(.stuck(address: 0x53, register: 0x33, value: 0x7F)) // DATAX1 stuck high
         #expect(try driver.read(timeS: 2).accelerationMps2!.x > 100)
     }
 }

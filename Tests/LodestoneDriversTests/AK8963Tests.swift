@@ -12,11 +12,14 @@ import Testing
         #expect(D.sensitivityFactor(asa: 128) == 1)
         #expect(D.sensitivityFactor(asa: 0) == 0.5)
         #expect(D.sensitivityFactor(asa: 255) == 1.49609375)
-        #expect(D.sensitivityFactor(asa: 176) == 1.1875)  // (176 − 128) · 0.5 / 128 + 1
+        #expect(D.sensitivityFactor(asa: 176) == 1.1875) // (176 − 128) · 0.5 / 128 + 1
         let adjustment = D.SensitivityAdjustment(asax: 176, asay: 128, asaz: 64)
-        #expect(D.magneticFieldMicroTesla(rawX: 100, rawY: -200, rawZ: 32760, adjustment: adjustment, is16Bit: true)
+        #expect(
+            D.magneticFieldMicroTesla(rawX: 100, rawY: -200, rawZ: 32760, adjustment: adjustment, is16Bit: true)
                 == Vector3(100 * 0.15 * 1.1875, -200 * 0.15, 32760 * 0.15 * 0.75))
-        #expect(D.magneticFieldMicroTesla(rawX: 100, rawY: 0, rawZ: 0, adjustment: adjustment, is16Bit: false).x == 100 * 0.6 * 1.1875)
+        #expect(
+            D.magneticFieldMicroTesla(rawX: 100, rawY: 0, rawZ: 0, adjustment: adjustment, is16Bit: false).x == 100 * 0.6 * 1.1875
+        )
     }
 
     @Test func magnetometerAxesAreRemappedIntoTheMPUAxes() {
@@ -34,16 +37,17 @@ import Testing
         #expect(try driver.probe() == ChipIdentity(chip: "ak8963", idValue: 0x48))
         let actual = try driver.configure(SensorConfiguration(rateHz: 8))
         let r = try driver.read(timeS: 0)
-        #expect(logLines(bus) == [
-            "R 0x0C 0x00 [48]",
-            "W 0x0C 0x0B [01]",
-            "W 0x0C 0x0A [0F]",
-            "R 0x0C 0x10 [80 80 80]",
-            "W 0x0C 0x0A [00]",
-            "W 0x0C 0x0A [00]",
-            "W 0x0C 0x0A [12]",                          // 16-bit, continuous mode 1 (8 Hz)
-            "R 0x0C 0x02 [01 64 00 38 FF 2C 01 10]",     // 100, −200, 300 LSB
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x0C 0x00 [48]",
+                "W 0x0C 0x0B [01]",
+                "W 0x0C 0x0A [0F]",
+                "R 0x0C 0x10 [80 80 80]",
+                "W 0x0C 0x0A [00]",
+                "W 0x0C 0x0A [00]",
+                "W 0x0C 0x0A [12]", // 16-bit, continuous mode 1 (8 Hz)
+                "R 0x0C 0x02 [01 64 00 38 FF 2C 01 10]" // 100, −200, 300 LSB
+            ])
         #expect(delays.delaysUs == [100, 100, 100])
         #expect(actual == SensorConfiguration(rateHz: 8, magneticRangeMicroTesla: 4912))
         #expect(r.magneticFieldMicroTesla == Vector3(100 * 0.15, -200 * 0.15, 300 * 0.15))
@@ -69,7 +73,7 @@ import Testing
         let (_, mpu) = try MPU6xxxTests.running(model)
         var driver = mpu
         #expect(try driver.read(timeS: 0).magneticFieldMicroTesla != nil)
-        let second = try driver.read(timeS: 0.01)  // ST2 was read: DRDY cleared, no new sample yet
+        let second = try driver.read(timeS: 0.01) // ST2 was read: DRDY cleared, no new sample yet
         #expect(second.magneticFieldMicroTesla == nil && second.accelerationMps2 != nil)
         model.magnetometer?.magneticFieldMicroTesla = Vector3(1, 2, 3)
         #expect(isClose(try driver.read(timeS: 0.02).magneticFieldMicroTesla, Vector3(2, 1, -3), tolerance: 0.2))
@@ -85,7 +89,7 @@ import Testing
     @Test func magneticOverflowIsAnInvalidReading() throws {
         let model = MPUModel(variant: .mpu9250, magnetometer: AK8963Model())
         var (_, driver) = try MPU6xxxTests.running(model)
-        model.magnetometer?.magneticFieldMicroTesla = Vector3(3000, -2000, 0)  // |x| + |y| + |z| ≥ 4912 µT
+        model.magnetometer?.magneticFieldMicroTesla = Vector3(3000, -2000, 0) // |x| + |y| + |z| ≥ 4912 µT
         guard case let .invalidReading(chip, _, address, detail)? = thrownError({ try driver.read(timeS: 0) }) else {
             Issue.record("expected invalidReading"); return
         }
@@ -99,13 +103,17 @@ import Testing
         let model = MPUModel(variant: .mpu9250, magnetometer: AK8963Model())
         model.attach(to: bus)
         var magnetometer = AK8963(bus: bus)
-        #expect(thrownError { try magnetometer.probe() } == .bus(BusError(
-            kind: .nack, bus: "sim", address: 0x0C, register: 0x00, errno: BusError.Errno.EREMOTEIO, operation: "read 1 byte")))
+        #expect(
+            thrownError { try magnetometer.probe() }
+                == .bus(
+                    BusError(
+                        kind: .nack, bus: "sim", address: 0x0C, register: 0x00, errno: BusError.Errno.EREMOTEIO,
+                        operation: "read 1 byte")))
         #expect(!bus.isPresent(address: 0x0C))
         var mpu = MPU6xxx(bus: bus)
-        _ = try mpu.probe()  // enables the bypass
+        _ = try mpu.probe() // enables the bypass
         #expect(bus.isPresent(address: 0x0C))
-        try bus.writeByte(address: 0x68, register: 0x6B, value: 0x80)  // device reset turns the bypass off again
+        try bus.writeByte(address: 0x68, register: 0x6B, value: 0x80) // device reset turns the bypass off again
         #expect(!bus.isPresent(address: 0x0C))
     }
 
@@ -114,15 +122,19 @@ import Testing
         MPUModel(variant: .mpu9250, magnetometer: AK8963Model()).attach(to: bus)
         bus.inject(.failTransfer(number: 1, address: 0x0C, kind: .nack))
         var driver = MPU6xxx(bus: bus)
-        #expect(busError(thrownError { try driver.probe() })
-                == BusError(kind: .nack, bus: "sim", address: 0x0C, register: 0x00, errno: BusError.Errno.EREMOTEIO, operation: "read 1 byte"))
+        #expect(
+            busError(thrownError { try driver.probe() })
+                == BusError(
+                    kind: .nack, bus: "sim", address: 0x0C, register: 0x00, errno: BusError.Errno.EREMOTEIO,
+                    operation: "read 1 byte"))
     }
 
     @Test func aWrongWIABehindTheBypassIsTheWrongChip() {
         let bus = SimulatedBus()
         MPUModel(variant: .mpu9250, magnetometer: AK8963Model(wia: 0x00)).attach(to: bus)
         var driver = MPU6xxx(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .wrongChipID(chip: "ak8963", bus: "sim", address: 0x0C, register: 0x00, expected: [0x48], found: 0x00))
     }
 
@@ -138,7 +150,8 @@ import Testing
         let bus = SimulatedBus()
         bus.attach(AK8963Model(sensitivityAdjustment: .init(asax: 0, asay: 0, asaz: 0)), at: 0x0C)
         var driver = AK8963(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .invalidTrim(chip: "ak8963", bus: "sim", address: 0x0C, detail: "ASAX, ASAY and ASAZ are all 0x00"))
     }
 
@@ -148,8 +161,8 @@ import Testing
         bus.attach(model, at: 0x0C)
         try bus.writeByte(address: 0x0C, register: 0x0A, value: 0x16)
         model.magneticFieldMicroTesla = Vector3(1, 1, 1)
-        #expect(try bus.readByte(address: 0x0C, register: 0x02) == 0x03)  // DRDY | DOR
-        _ = try bus.readByte(address: 0x0C, register: 0x09)               // ST2 releases
+        #expect(try bus.readByte(address: 0x0C, register: 0x02) == 0x03) // DRDY | DOR
+        _ = try bus.readByte(address: 0x0C, register: 0x09) // ST2 releases
         #expect(try bus.readByte(address: 0x0C, register: 0x02) == 0x00)
     }
 }

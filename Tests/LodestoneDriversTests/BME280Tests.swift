@@ -9,8 +9,10 @@ import Testing
 @Suite struct BME280Tests {
     typealias D = BME280Datasheet
 
-    static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 10, oversampling: 16),
-                        model: BME280Model = BME280Model()) throws -> (SimulatedBus, BME280Model, BME280<SimulatedBus>) {
+    static func running(
+        _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 10, oversampling: 16),
+        model: BME280Model = BME280Model()
+    ) throws -> (SimulatedBus, BME280Model, BME280<SimulatedBus>) {
         try probedAndConfigured(model, at: 0x76, configuration) { BME280(bus: $0) }
     }
 
@@ -63,18 +65,19 @@ import Testing
         #expect(try driver.probe() == ChipIdentity(chip: "bme280", idValue: 0x60))
         let actual = try driver.configure(SensorConfiguration(rateHz: 10, oversampling: 16))
         let (r, humidity) = try driver.readWithHumidity(timeS: 2)
-        #expect(logLines(bus) == [
-            "R 0x77 0xD0 [60]",
-            "W 0x77 0xE0 [B6]",
-            "R 0x77 0xF3 [00]",
-            "R 0x77 0x88 [70 6B 43 67 18 FC 7D 8E 43 D6 D0 0B 27 0B 8C 00 F9 FF 8C 3C F8 C6 70 17 00 4B]",  // … dig_H1
-            "R 0x77 0xE1 [6A 01 00 13 2D 03 1E]",   // dig_H2 … dig_H6
-            "W 0x77 0xF4 [54]",                     // ctrl_meas: osrs_t ×2, osrs_p ×16, sleep
-            "W 0x77 0xF2 [01]",                     // ctrl_hum: osrs_h ×1
-            "W 0x77 0xF5 [E0]",                     // config: t_sb 20 ms, filter off
-            "W 0x77 0xF4 [57]",                     // ctrl_meas: normal mode (latches ctrl_hum)
-            "R 0x77 0xF7 [65 5A C0 7E ED 00 6F A0]",
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x77 0xD0 [60]",
+                "W 0x77 0xE0 [B6]",
+                "R 0x77 0xF3 [00]",
+                "R 0x77 0x88 [70 6B 43 67 18 FC 7D 8E 43 D6 D0 0B 27 0B 8C 00 F9 FF 8C 3C F8 C6 70 17 00 4B]", // … dig_H1
+                "R 0x77 0xE1 [6A 01 00 13 2D 03 1E]", // dig_H2 … dig_H6
+                "W 0x77 0xF4 [54]", // ctrl_meas: osrs_t ×2, osrs_p ×16, sleep
+                "W 0x77 0xF2 [01]", // ctrl_hum: osrs_h ×1
+                "W 0x77 0xF5 [E0]", // config: t_sb 20 ms, filter off
+                "W 0x77 0xF4 [57]", // ctrl_meas: normal mode (latches ctrl_hum)
+                "R 0x77 0xF7 [65 5A C0 7E ED 00 6F A0]"
+            ])
         #expect(delays.delaysUs == [2000])
         // t_measure = 1 + 4 + 32.5 + 2.5 = 40 ms; 62.5 ms standby gives 9.76 Hz < 10, so 20 ms: 16.7 Hz
         #expect(actual == SensorConfiguration(rateHz: 1000.0 / 60, powerMode: .normal, oversampling: 16))
@@ -103,22 +106,23 @@ import Testing
         typealias B = BME280<SimulatedBus>
         let low = try B.registerSettings(for: SensorConfiguration(rateHz: 1, powerMode: .lowPower, oversampling: 16))
         #expect(low.ctrlMeas == 0x27 && low.ctrlHum == 0x01)
-        #expect(low.config == 0x80)   // ×1/×1/×1: t_measure 8 ms; 1000 ms standby gives 0.992 Hz < 1, so 500 ms
+        #expect(low.config == 0x80) // ×1/×1/×1: t_measure 8 ms; 1000 ms standby gives 0.992 Hz < 1, so 500 ms
         let suspend = try B.registerSettings(for: SensorConfiguration(powerMode: .suspend))
         #expect(suspend.ctrlMeas & 0x03 == 0 && suspend.actual.rateHz == 0)
         let fast = try B.registerSettings(for: SensorConfiguration(rateHz: 100, oversampling: 1))
         #expect(fast.config == 0x00 && abs(fast.actual.rateHz - 1000 / 8.5) < 1e-9)
-        #expect(thrownError { try B.registerSettings(for: SensorConfiguration(oversampling: 32)) }
+        #expect(
+            thrownError { try B.registerSettings(for: SensorConfiguration(oversampling: 32)) }
                 == .unsupportedConfiguration(chip: "bme280", detail: "oversampling 32: use 1, 2, 4, 8 or 16"))
     }
 
     @Test func ctrlHumTakesEffectOnlyAtTheNextCtrlMeasWrite() throws {
         let (bus, model, _) = try Self.running()
-        try bus.writeByte(address: 0x76, register: 0xF4, value: 0x54)   // sleep
-        try bus.writeByte(address: 0x76, register: 0xF2, value: 0x00)   // humidity skipped, not yet latched
+        try bus.writeByte(address: 0x76, register: 0xF4, value: 0x54) // sleep
+        try bus.writeByte(address: 0x76, register: 0xF2, value: 0x00) // humidity skipped, not yet latched
         model.relativeHumidityPercent = 70
         #expect(model.humidityADC != 0x8000)
-        try bus.writeByte(address: 0x76, register: 0xF4, value: 0x57)   // now latched: skipped
+        try bus.writeByte(address: 0x76, register: 0xF4, value: 0x57) // now latched: skipped
         #expect(model.humidityADC == 0x8000)
     }
 
@@ -128,15 +132,18 @@ import Testing
         let bus = SimulatedBus()
         bus.attach(BMP280Model(), at: 0x76)
         var driver = BME280(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .wrongChipID(chip: "bme280", bus: "sim", address: 0x76, register: 0xD0, expected: [0x60], found: 0x58))
     }
 
     @Test func blankHumidityTrimIsInvalidTrim() {
         let bus = SimulatedBus()
-        bus.attach(BME280Model(humidityTrim: D.HumidityTrim(digH1: 0, digH2: 0, digH3: 0, digH4: 0, digH5: 0, digH6: 0)), at: 0x76)
+        bus.attach(
+            BME280Model(humidityTrim: D.HumidityTrim(digH1: 0, digH2: 0, digH3: 0, digH4: 0, digH5: 0, digH6: 0)), at: 0x76)
         var driver = BME280(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .invalidTrim(chip: "bme280", bus: "sim", address: 0x76, detail: "all humidity trim bytes are 0"))
     }
 
@@ -145,7 +152,9 @@ import Testing
         bus.attach(BME280Model(), at: 0x76)
         var driver = BME280(bus: bus)
         _ = try driver.probe()
-        guard case .invalidReading? = thrownError({ try driver.read(timeS: 0) }) else { Issue.record("expected invalidReading"); return }
+        guard case .invalidReading? = thrownError({ try driver.read(timeS: 0) }) else {
+            Issue.record("expected invalidReading"); return
+        }
         try driver.configure(SensorConfiguration())
         try bus.writeByte(address: 0x76, register: 0xF2, value: 0x00)
         try bus.writeByte(address: 0x76, register: 0xF4, value: 0x27)
@@ -157,11 +166,11 @@ import Testing
         bus.attach(BME280Model(), at: 0x76)
         bus.inject(.failTransfer(number: 5, address: 0x76, kind: .nack))
         var driver = BME280(bus: bus)
-        #expect(busError(thrownError { try driver.probe() })?.register == 0xE1)   // the humidity trim read
+        #expect(busError(thrownError { try driver.probe() })?.register == 0xE1) // the humidity trim read
         var (running, model, d) = try Self.running()
         model.setRawADC(temperature: 519_888, pressure: 415_148, humidity: 0x6FA0)
         running.inject(.stuck(address: 0x76, register: 0xFD, value: 0xFF))
-        #expect(try d.readWithHumidity(timeS: 0).relativeHumidityPercent == 100)   // 0xFFA0 clamps at 100 %
+        #expect(try d.readWithHumidity(timeS: 0).relativeHumidityPercent == 100) // 0xFFA0 clamps at 100 %
         running.clearFaults()
         running.setPresent(false, address: 0x76)
         #expect(busError(thrownError { try d.read(timeS: 0) })?.kind == .nack)

@@ -44,8 +44,9 @@ import Testing
     }
 
     @Test func compensationNeverTrapsOnExtremeInputs() {
-        let extreme = D.Trim(digT1: .max, digT2: .max, digT3: .min, digP1: .max, digP2: .min, digP3: .max,
-                             digP4: .min, digP5: .max, digP6: .min, digP7: .max, digP8: .min, digP9: .max)
+        let extreme = D.Trim(
+            digT1: .max, digT2: .max, digT3: .min, digP1: .max, digP2: .min, digP3: .max,
+            digP4: .min, digP5: .max, digP6: .min, digP7: .max, digP8: .min, digP9: .max)
         for adc: Int32 in [0, 1, 0x7FFFF, 0xFFFFF, -1, .max, .min] {
             let t = D.compensateTemperature(adcT: adc, trim: extreme)
             _ = D.compensatePressureInt64(adcP: adc, tFine: t.tFine, trim: extreme)
@@ -55,8 +56,10 @@ import Testing
     }
 
     @Test func trimDecodesTheLittleEndianNVMLayoutOfTable17() {
-        let bytes: [UInt8] = [0x70, 0x6B, 0x43, 0x67, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B,
-                              0x27, 0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17]
+        let bytes: [UInt8] = [
+            0x70, 0x6B, 0x43, 0x67, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B,
+            0x27, 0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17
+        ]
         #expect(bytes.withUnsafeBytes { D.Trim(bytes: $0) } == trim)
     }
 
@@ -87,16 +90,17 @@ import Testing
         #expect(try driver.probe() == ChipIdentity(chip: "bmp280", idValue: 0x58))
         let actual = try driver.configure(SensorConfiguration(rateHz: 10, oversampling: 16))
         _ = try driver.read(timeS: 0)
-        #expect(logLines(bus) == [
-            "R 0x76 0xD0 [58]",                       // id
-            "W 0x76 0xE0 [B6]",                       // soft reset
-            "R 0x76 0xF3 [00]",                       // status: im_update clear
-            "R 0x76 0x88 [70 6B 43 67 18 FC 7D 8E 43 D6 D0 0B 27 0B 8C 00 F9 FF 8C 3C F8 C6 70 17]",  // trim
-            "W 0x76 0xF4 [54]",                       // ctrl_meas: osrs_t ×2, osrs_p ×16, sleep
-            "W 0x76 0xF5 [20]",                       // config: t_sb 62.5 ms, filter off
-            "W 0x76 0xF4 [57]",                       // ctrl_meas: normal mode
-            "R 0x76 0xF7 [65 5A C0 7E ED 00]",        // press_msb … temp_xlsb
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x76 0xD0 [58]", // id
+                "W 0x76 0xE0 [B6]", // soft reset
+                "R 0x76 0xF3 [00]", // status: im_update clear
+                "R 0x76 0x88 [70 6B 43 67 18 FC 7D 8E 43 D6 D0 0B 27 0B 8C 00 F9 FF 8C 3C F8 C6 70 17]", // trim
+                "W 0x76 0xF4 [54]", // ctrl_meas: osrs_t ×2, osrs_p ×16, sleep
+                "W 0x76 0xF5 [20]", // config: t_sb 62.5 ms, filter off
+                "W 0x76 0xF4 [57]", // ctrl_meas: normal mode
+                "R 0x76 0xF7 [65 5A C0 7E ED 00]" // press_msb … temp_xlsb
+            ])
         #expect(delays.delaysUs == [2000])
         // t_measure 37.5 ms + t_sb 62.5 ms = 100 ms (sections 3.8.1, 3.8.2)
         #expect(actual == SensorConfiguration(rateHz: 10, powerMode: .normal, oversampling: 16))
@@ -125,10 +129,12 @@ import Testing
                 let p0 = Double(D.compensatePressureInt64(adcP: Int32(raw.0), tFine: t0.tFine, trim: trim)) / 256
                 let p1 = Double(D.compensatePressureInt64(adcP: Int32(raw.0) + stepP, tFine: t0.tFine, trim: trim)) / 256
                 let pressureLSB = abs(p1 - p0), temperatureLSB = max(abs(t1.temperatureC - t0.temperatureC), 0.01)
-                #expect(abs(r.pressurePa! - pressurePa) <= pressureLSB + 1.0 / 256,
-                        "\(pressurePa) Pa at \(temperatureC) °C read \(r.pressurePa!) (LSB \(pressureLSB))")
-                #expect(abs(r.temperatureC! - temperatureC) <= temperatureLSB + 0.005,
-                        "\(temperatureC) °C read \(r.temperatureC!)")
+                #expect(
+                    abs(r.pressurePa! - pressurePa) <= pressureLSB + 1.0 / 256,
+                    "\(pressurePa) Pa at \(temperatureC) °C read \(r.pressurePa!) (LSB \(pressureLSB))")
+                #expect(
+                    abs(r.temperatureC! - temperatureC) <= temperatureLSB + 0.005,
+                    "\(temperatureC) °C read \(r.temperatureC!)")
             }
         }
     }
@@ -149,16 +155,18 @@ import Testing
 
     @Test func suspendIsSleepModeAndLowPowerIsUltraLowPowerOversampling() throws {
         let suspend = try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(powerMode: .suspend, oversampling: 4))
-        #expect(suspend.ctrlMeas == 0x2C)  // osrs_t ×1, osrs_p ×4, sleep
+        #expect(suspend.ctrlMeas == 0x2C) // osrs_t ×1, osrs_p ×4, sleep
         #expect(suspend.actual.rateHz == 0)
-        let low = try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(rateHz: 1, powerMode: .lowPower, oversampling: 16))
-        #expect(low.ctrlMeas == 0x27)  // ×1, ×1, normal
+        let low = try BMP280<SimulatedBus>.registerSettings(
+            for: SensorConfiguration(rateHz: 1, powerMode: .lowPower, oversampling: 16))
+        #expect(low.ctrlMeas == 0x27) // ×1, ×1, normal
         #expect(low.actual.oversampling == 1)
     }
 
     @Test func oversamplingRoundsUpAndRejectsTheImpossible() throws {
         #expect(try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(oversampling: 3)).actual.oversampling == 4)
-        #expect(thrownError { try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(oversampling: 32)) }
+        #expect(
+            thrownError { try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(oversampling: 32)) }
                 == .unsupportedConfiguration(chip: "bmp280", detail: "oversampling 32: use 1, 2, 4, 8 or 16"))
         #expect(thrownError { try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(oversampling: 0)) } != nil)
         #expect(thrownError { try BMP280<SimulatedBus>.registerSettings(for: SensorConfiguration(rateHz: 0)) } != nil)
@@ -173,7 +181,7 @@ import Testing
         _ = try driver.probe()
         try driver.configure(SensorConfiguration(rateHz: 50))
         try driver.configure(SensorConfiguration(rateHz: 1))
-        #expect(model.registers[0xF5] == 0x80)  // the second config write landed
+        #expect(model.registers[0xF5] == 0x80) // the second config write landed
         #expect(model.mode == .normal)
     }
 
@@ -185,17 +193,23 @@ import Testing
         bus.inject(.failTransfer(number: 4, address: 0x76, kind: .nack))
         var driver = BMP280(bus: bus)
         let error = thrownError { try driver.probe() }
-        #expect(error == .bus(BusError(kind: .nack, bus: "sim", address: 0x76, register: 0x88,
-                                       errno: BusError.Errno.EREMOTEIO, operation: "read 24 bytes")))
+        #expect(
+            error
+                == .bus(
+                    BusError(
+                        kind: .nack, bus: "sim", address: 0x76, register: 0x88,
+                        errno: BusError.Errno.EREMOTEIO, operation: "read 24 bytes")))
     }
 
     @Test func aBME280IsRejectedAsTheWrongChip() {
         let bus = SimulatedBus()
         bus.attach(BMP280Model(chipID: 0x60), at: 0x76)
         var driver = BMP280(bus: bus)
-        #expect(thrownError { try driver.probe() }
-                == .wrongChipID(chip: "bmp280", bus: "sim", address: 0x76, register: 0xD0, expected: [0x58, 0x56, 0x57], found: 0x60))
-        #expect(bus.log.count == 1)  // nothing written to a chip we do not know
+        #expect(
+            thrownError { try driver.probe() }
+                == .wrongChipID(
+                    chip: "bmp280", bus: "sim", address: 0x76, register: 0xD0, expected: [0x58, 0x56, 0x57], found: 0x60))
+        #expect(bus.log.count == 1) // nothing written to a chip we do not know
     }
 
     @Test(arguments: [UInt8(0x56), 0x57, 0x58])
@@ -219,11 +233,13 @@ import Testing
 
     @Test func allZeroTrimIsRejected() {
         let bus = SimulatedBus()
-        let zero = D.Trim(digT1: 0, digT2: 0, digT3: 0, digP1: 0, digP2: 0, digP3: 0, digP4: 0, digP5: 0, digP6: 0,
-                          digP7: 0, digP8: 0, digP9: 0)
+        let zero = D.Trim(
+            digT1: 0, digT2: 0, digT3: 0, digP1: 0, digP2: 0, digP3: 0, digP4: 0, digP5: 0, digP6: 0,
+            digP7: 0, digP8: 0, digP9: 0)
         bus.attach(BMP280Model(trim: zero), at: 0x76)
         var driver = BMP280(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .invalidTrim(chip: "bmp280", bus: "sim", address: 0x76, detail: "all trim bytes are 0x00"))
     }
 
@@ -246,7 +262,7 @@ import Testing
         bus.attach(BMP280Model(), at: 0x76)
         var driver = BMP280(bus: bus)
         _ = try driver.probe()
-        try driver.configure(SensorConfiguration(powerMode: .suspend))  // sleep: no conversion since reset
+        try driver.configure(SensorConfiguration(powerMode: .suspend)) // sleep: no conversion since reset
         guard case .invalidReading? = thrownError({ try driver.read(timeS: 0) }) else {
             Issue.record("expected invalidReading for the reset value 0x80000"); return
         }

@@ -38,16 +38,20 @@ import Testing
     static let placements: [(String, UInt8)] = ChipCatalog.entries.flatMap { e in e.addresses.map { (e.name, $0) } }
 
     @Test func theTableListsEveryDriverOnceWithItsDefaultAddressFirst() {
-        #expect(ChipCatalog.names == ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "ak09916", "ak8963",
-                                      "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345",
-                                      "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h", "hmc5883l", "qmc5883l",
-                                      "mmc5983ma"])
+        #expect(
+            ChipCatalog.names == [
+                "bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "ak09916", "ak8963",
+                "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345",
+                "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h", "hmc5883l", "qmc5883l",
+                "mmc5983ma"
+            ])
         #expect(ChipCatalog.entry(named: "BMP280")?.addresses == [0x76, 0x77])
         #expect(ChipCatalog.entry(named: "mpu9250")?.idValues == [0x71, 0x73])
         #expect(ChipCatalog.entry(named: "lis3mdl")?.idRegister == 0x0F)
-        #expect(ChipCatalog.entries.allSatisfy {
-            !$0.addresses.isEmpty && (!$0.idValues.isEmpty || $0.signature != nil) && !$0.description.isEmpty
-        })
+        #expect(
+            ChipCatalog.entries.allSatisfy {
+                !$0.addresses.isEmpty && (!$0.idValues.isEmpty || $0.signature != nil) && !$0.description.isEmpty
+            })
     }
 
     @Test(arguments: placements)
@@ -69,10 +73,10 @@ import Testing
 
     @Test func identifyToleratesNacksAndUnknownValues() {
         let bus = SimulatedBus()
-        #expect(ChipCatalog.identify(bus: bus, address: 0x76) == nil)   // nothing there: NACK
-        #expect(ChipCatalog.identify(bus: bus, address: 0x50) == nil)   // no candidate: no transfer at all
-        #expect(logLines(bus) == ["R 0x76 0xA0 NACK"])                 // the MS5611 PROM check comes first; a NACK ends it
-        bus.attach(BMP280Model(chipID: 0x61), at: 0x77)                 // an ID no driver knows
+        #expect(ChipCatalog.identify(bus: bus, address: 0x76) == nil) // nothing there: NACK
+        #expect(ChipCatalog.identify(bus: bus, address: 0x50) == nil) // no candidate: no transfer at all
+        #expect(logLines(bus) == ["R 0x76 0xA0 NACK"]) // the MS5611 PROM check comes first; a NACK ends it
+        bus.attach(BMP280Model(chipID: 0x61), at: 0x77) // an ID no driver knows
         #expect(ChipCatalog.identify(bus: bus, address: 0x77) == nil)
     }
 
@@ -90,9 +94,9 @@ import Testing
         let bus = Self.bus(with: chip, at: entry.addresses[0])
         var driver = try ChipCatalog.makeDriver(chip: chip, bus: bus, address: nil)
         #expect(driver.address == entry.addresses[0])
-        #expect(bus.log.isEmpty)  // no I/O before probe
+        #expect(bus.log.isEmpty) // no I/O before probe
         #expect(try driver.probe().chip == chip)
-        try driver.configure(SensorConfiguration(rateHz: 25))  // a rate every chip has (the LPS25H's fastest)
+        try driver.configure(SensorConfiguration(rateHz: 25)) // a rate every chip has (the LPS25H's fastest)
         let reading = try driver.read(timeS: 0)
         #expect(Set(reading.kinds).isSubset(of: Set(entry.kinds)))
     }
@@ -117,7 +121,7 @@ import Testing
 
     @Test func theHMC5883LNeedsAllThreeIdentityBytesAndTheLIS3MDLAt0x1EIsStillFound() {
         let bus = SimulatedBus()
-        bus.attach(HMC5883LModel(identification: [0x48, 0x34, 0x34]), at: 0x1E)   // "H44": not an HMC5883L
+        bus.attach(HMC5883LModel(identification: [0x48, 0x34, 0x34]), at: 0x1E) // "H44": not an HMC5883L
         #expect(ChipCatalog.identify(bus: bus, address: 0x1E) == nil)
         #expect(ChipCatalog.identify(bus: Self.bus(with: "lis3mdl", at: 0x1E), address: 0x1E)?.chip == "lis3mdl")
     }
@@ -139,9 +143,12 @@ import Testing
     }
 
     @Test func unknownChipsAndImpossibleAddressesAreRejectedWithWhatIsAccepted() {
-        #expect(thrownError { try ChipCatalog.makeDriver(chip: "bme680", bus: SimulatedBus(), address: nil) }
-                == .unsupportedConfiguration(chip: "bme680", detail: "unknown chip; known chips: " + ChipCatalog.names.joined(separator: ", ")))
-        #expect(thrownError { try ChipCatalog.makeDriver(chip: "bmp280", bus: SimulatedBus(), address: 0x68) }
+        #expect(
+            thrownError { try ChipCatalog.makeDriver(chip: "bme680", bus: SimulatedBus(), address: nil) }
+                == .unsupportedConfiguration(
+                    chip: "bme680", detail: "unknown chip; known chips: " + ChipCatalog.names.joined(separator: ", ")))
+        #expect(
+            thrownError { try ChipCatalog.makeDriver(chip: "bmp280", bus: SimulatedBus(), address: 0x68) }
                 == .unsupportedConfiguration(chip: "bmp280", detail: "address 0x68 is not one the chip can have: 0x76, 0x77"))
     }
 
@@ -150,13 +157,16 @@ import Testing
         bus.attach(AK09916Model(), at: 0x0C)
         #expect(ChipCatalog.identify(bus: bus, address: 0x0C) == ChipIdentity(chip: "ak09916", idValue: 0x09))
         let other = SimulatedBus()
-        other.attach(AK8963Model(), at: 0x0C)   // INFO (0x01) reads 0x9A
+        other.attach(AK8963Model(), at: 0x0C) // INFO (0x01) reads 0x9A
         #expect(ChipCatalog.identify(bus: other, address: 0x0C) == ChipIdentity(chip: "ak8963", idValue: 0x48))
     }
 
     @Test func everyChipThatCanSitOnSPIHasAFramingAndTheMagnetometersBehindIMUsHaveNone() {
-        #expect(ChipCatalog.spiEntries.map(\.name) == ["bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "icm20948",
-                                                        "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345"])
+        #expect(
+            ChipCatalog.spiEntries.map(\.name) == [
+                "bmp280", "lis3mdl", "mpu6050", "mpu6500", "mpu9250", "icm20948",
+                "lsm6ds3", "lsm6dsl", "lsm6dsox", "lsm9ds1", "lsm9ds1-mag", "adxl345"
+            ])
         #expect(ChipCatalog.spiFraming(forChip: "ADXL345") == .readBit7MultiByteBit6)
         #expect(ChipCatalog.spiFraming(forChip: "lsm9ds1-mag") == .readBit7AutoIncrementBit6)
         #expect(ChipCatalog.spiFraming(forChip: "ak8963") == nil && ChipCatalog.spiFraming(forChip: "ak09916") == nil)

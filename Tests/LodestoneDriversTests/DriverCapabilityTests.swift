@@ -33,13 +33,19 @@ import Testing
     @Test(arguments: ChipCatalog.names)
     func aWakeOnMotionThresholdIsAcceptedExactlyByMotionWakeReportingDrivers(chip: String) throws {
         let (driver, error) = try Self.configured(chip, SensorConfiguration(rateHz: 10, wakeOnMotionThresholdMps2: 1))
-        #expect((error == nil) == (driver is any MotionWakeReporting), "\(chip): \(error.map(String.init(describing:)) ?? "accepted")")
+        #expect(
+            (error == nil) == (driver is any MotionWakeReporting), "\(chip): \(error.map(String.init(describing:)) ?? "accepted")"
+        )
         if case .unsupportedConfiguration(_, let detail)? = error { #expect(detail.hasPrefix("wake-on-motion threshold")) }
     }
 
     @Test func aDriverWithoutTheFeatureSaysWhatToDo() throws {
         let (_, error) = try Self.configured("mpu9250", SensorConfiguration(rateHz: 10, fifo: .stream))
-        #expect(error == .unsupportedConfiguration(chip: "mpu9250", detail: "fifo .stream: the mpu9250 driver has no FIFO to batch "
-                                                       + "samples in (the chip's FIFO is not used by this driver); use fifo .off"))
+        #expect(
+            error
+                == .unsupportedConfiguration(
+                    chip: "mpu9250",
+                    detail: "fifo .stream: the mpu9250 driver has no FIFO to batch "
+                        + "samples in (the chip's FIFO is not used by this driver); use fifo .off"))
     }
 }

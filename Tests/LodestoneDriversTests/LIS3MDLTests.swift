@@ -8,15 +8,18 @@ import Testing
     typealias D = LIS3MDLDatasheet
 
     /// A probed and configured driver on a fresh bus with the model at 0x1C.
-    static func running(_ configuration: SensorConfiguration = SensorConfiguration(),
-                        model: LIS3MDLModel = LIS3MDLModel()) throws -> (SimulatedBus, LIS3MDLModel, LIS3MDL<SimulatedBus>) {
+    static func running(
+        _ configuration: SensorConfiguration = SensorConfiguration(),
+        model: LIS3MDLModel = LIS3MDLModel()
+    ) throws -> (SimulatedBus, LIS3MDLModel, LIS3MDL<SimulatedBus>) {
         try probedAndConfigured(model, at: 0x1C, configuration) { LIS3MDL(bus: $0) }
     }
 
     /// Raw ±4 gauss values in µT, through the datasheet conversion.
     static func microTesla(_ x: Int16, _ y: Int16, _ z: Int16) -> Vector3 {
-        Vector3(D.magneticFieldMicroTesla(raw: x, fullScale: .gauss4), D.magneticFieldMicroTesla(raw: y, fullScale: .gauss4),
-                D.magneticFieldMicroTesla(raw: z, fullScale: .gauss4))
+        Vector3(
+            D.magneticFieldMicroTesla(raw: x, fullScale: .gauss4), D.magneticFieldMicroTesla(raw: y, fullScale: .gauss4),
+            D.magneticFieldMicroTesla(raw: z, fullScale: .gauss4))
     }
 
     @Test func probeConfigureAndReadProduceExactlyTheseTransactions() throws {
@@ -30,17 +33,18 @@ import Testing
         #expect(try driver.probe() == ChipIdentity(chip: "lis3mdl", idValue: 0x3D))
         let actual = try driver.configure(SensorConfiguration(rateHz: 50))
         let r = try driver.read(timeS: 0)
-        #expect(logLines(bus) == [
-            "R 0x1C 0x0F [3D]",                         // WHO_AM_I
-            "W 0x1C 0x21 [04]",                         // CTRL_REG2: SOFT_RST
-            "R 0x1C 0x0F [3D]",                         // WHO_AM_I again after the reset time
-            "W 0x1C 0x21 [00]",                         // CTRL_REG2: ±4 gauss
-            "W 0x1C 0x23 [0C]",                         // CTRL_REG4: OMZ ultra-high performance
-            "W 0x1C 0x24 [40]",                         // CTRL_REG5: BDU
-            "W 0x1C 0x20 [FC]",                         // CTRL_REG1: TEMP_EN, OM UHP, DO 80 Hz
-            "W 0x1C 0x22 [00]",                         // CTRL_REG3: continuous
-            "R 0x1C 0xA8 [58 05 AA FE B1 0A 28 00]",    // OUT_X_L… TEMP_OUT_H, auto-increment bit set
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x1C 0x0F [3D]", // WHO_AM_I
+                "W 0x1C 0x21 [04]", // CTRL_REG2: SOFT_RST
+                "R 0x1C 0x0F [3D]", // WHO_AM_I again after the reset time
+                "W 0x1C 0x21 [00]", // CTRL_REG2: ±4 gauss
+                "W 0x1C 0x23 [0C]", // CTRL_REG4: OMZ ultra-high performance
+                "W 0x1C 0x24 [40]", // CTRL_REG5: BDU
+                "W 0x1C 0x20 [FC]", // CTRL_REG1: TEMP_EN, OM UHP, DO 80 Hz
+                "W 0x1C 0x22 [00]", // CTRL_REG3: continuous
+                "R 0x1C 0xA8 [58 05 AA FE B1 0A 28 00]" // OUT_X_L… TEMP_OUT_H, auto-increment bit set
+            ])
         #expect(delays.delaysUs == [1000])
         #expect(actual == SensorConfiguration(rateHz: 80, magneticRangeMicroTesla: 400))
         // 1368, −342, 2737 LSB at 6842 LSB/gauss; 40 LSB / 8 + 25 °C
@@ -65,7 +69,7 @@ import Testing
 
     @Test func aFieldBeyondTheFullScaleSaturatesAtTheSixteenBitLimit() throws {
         var (_, model, driver) = try Self.running()
-        model.magneticFieldMicroTesla = Vector3(1000, -1000, 0)  // 10 gauss on a ±4 gauss range
+        model.magneticFieldMicroTesla = Vector3(1000, -1000, 0) // 10 gauss on a ±4 gauss range
         let r = try driver.read(timeS: 0)
         #expect(r.magneticFieldMicroTesla == Self.microTesla(32767, -32768, 0))
     }
@@ -74,14 +78,15 @@ import Testing
         typealias L = LIS3MDL<SimulatedBus>
         #expect(try L.registerSettings(for: SensorConfiguration(magneticRangeMicroTesla: 401)).fullScale == .gauss8)
         #expect(try L.registerSettings(for: SensorConfiguration(magneticRangeMicroTesla: 1200)).fullScale == .gauss12)
-        #expect(thrownError { try L.registerSettings(for: SensorConfiguration(magneticRangeMicroTesla: 1700)) }
+        #expect(
+            thrownError { try L.registerSettings(for: SensorConfiguration(magneticRangeMicroTesla: 1700)) }
                 == .unsupportedConfiguration(chip: "lis3mdl", detail: "magnetic range 1700.0 µT: at most 1600 µT (±16 gauss)"))
     }
 
     @Test func ratesAbove80HzUseFastODRWithTheBestModeThatKeepsUp() throws {
         typealias L = LIS3MDL<SimulatedBus>
-        let cases: [(Double, UInt8, UInt8, Double)] = [  // rate → CTRL_REG1, CTRL_REG4, actual rate
-            (10, 0xF0, 0x0C, 10), (100, 0xE2, 0x0C, 155), (200, 0xC2, 0x08, 300), (500, 0xA2, 0x04, 560), (1000, 0x82, 0x00, 1000),
+        let cases: [(Double, UInt8, UInt8, Double)] = [ // rate → CTRL_REG1, CTRL_REG4, actual rate
+            (10, 0xF0, 0x0C, 10), (100, 0xE2, 0x0C, 155), (200, 0xC2, 0x08, 300), (500, 0xA2, 0x04, 560), (1000, 0x82, 0x00, 1000)
         ]
         for (rate, reg1, reg4, actual) in cases {
             let s = try L.registerSettings(for: SensorConfiguration(rateHz: rate))
@@ -108,9 +113,9 @@ import Testing
 
     @Test func statusDataReadyIsClearedByReadingTheOutputsAndOverrunFlagsASkippedSample() throws {
         var (bus, model, driver) = try Self.running()
-        #expect(model.registers[0x27] == 0x0F)          // ZYXDA and each axis
+        #expect(model.registers[0x27] == 0x0F) // ZYXDA and each axis
         model.magneticFieldMicroTesla = Vector3(1, 2, 3)
-        #expect(model.registers[0x27] == 0xFF)          // a second sample before the first was read: overrun
+        #expect(model.registers[0x27] == 0xFF) // a second sample before the first was read: overrun
         _ = try driver.read(timeS: 0)
         #expect(model.registers[0x27] == 0x00)
         #expect(try bus.readByte(address: 0x1C, register: 0x27) == 0x00)
@@ -144,15 +149,20 @@ import Testing
         bus.attach(LIS3MDLModel(), at: 0x1C)
         bus.inject(.failTransfer(number: 2, address: 0x1C, kind: .nack))
         var driver = LIS3MDL(bus: bus)
-        #expect(thrownError { try driver.probe() } == .bus(BusError(
-            kind: .nack, bus: "sim", address: 0x1C, register: 0x21, errno: BusError.Errno.EREMOTEIO, operation: "write 1 byte")))
+        #expect(
+            thrownError { try driver.probe() }
+                == .bus(
+                    BusError(
+                        kind: .nack, bus: "sim", address: 0x1C, register: 0x21, errno: BusError.Errno.EREMOTEIO,
+                        operation: "write 1 byte")))
     }
 
     @Test func anotherWhoAmIIsTheWrongChip() {
         let bus = SimulatedBus()
         bus.attach(LIS3MDLModel(whoAmI: 0x33), at: 0x1E)
         var driver = LIS3MDL(bus: bus, address: 0x1E)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .wrongChipID(chip: "lis3mdl", bus: "sim", address: 0x1E, register: 0x0F, expected: [0x3D], found: 0x33))
     }
 
@@ -168,7 +178,7 @@ import Testing
     @Test func aStuckOutputByteShowsInTheAutoIncrementedBurst() throws {
         var (bus, model, driver) = try Self.running()
         model.magneticFieldMicroTesla = .zero
-        bus.inject(.stuck(address: 0x1C, register: 0x2B, value: 0x10))  // OUT_Y_H
+        bus.inject(.stuck(address: 0x1C, register: 0x2B, value: 0x10)) // OUT_Y_H
         #expect(try driver.read(timeS: 0).magneticFieldMicroTesla == Self.microTesla(0, 0x1000, 0))
     }
 

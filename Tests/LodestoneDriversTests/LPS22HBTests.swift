@@ -8,8 +8,10 @@ import Testing
 @Suite struct LPS22HBTests {
     typealias D = LPS22HBDatasheet
 
-    static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 25),
-                        model: LPS22HBModel = LPS22HBModel()) throws -> (SimulatedBus, LPS22HBModel, LPS22HB<SimulatedBus>) {
+    static func running(
+        _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 25),
+        model: LPS22HBModel = LPS22HBModel()
+    ) throws -> (SimulatedBus, LPS22HBModel, LPS22HB<SimulatedBus>) {
         try probedAndConfigured(model, at: 0x5D, configuration) { LPS22HB(bus: $0) }
     }
 
@@ -21,11 +23,11 @@ import Testing
     // MARK: Known answers (table 3: 4096 LSB/hPa, 100 LSB/°C)
 
     @Test func conversionsFollowTheSensitivitiesOfTable3() {
-        #expect(D.pressurePa(raw: 4_161_536) == 101_600)        // 0x3F8000 = 1016 hPa (the kernel-VM preset)
-        #expect(D.pressurePa(raw: 4096) == 100)                 // 1 hPa
+        #expect(D.pressurePa(raw: 4_161_536) == 101_600) // 0x3F8000 = 1016 hPa (the kernel-VM preset)
+        #expect(D.pressurePa(raw: 4096) == 100) // 1 hPa
         #expect(D.temperatureC(raw: 2500) == 25)
         #expect(D.temperatureC(raw: -1050) == -10.5)
-        let bytes: [UInt8] = [0x00, 0x80, 0x3F, 0xC4, 0x09]     // PRESS_OUT_XL … TEMP_OUT_H as the preset holds them
+        let bytes: [UInt8] = [0x00, 0x80, 0x3F, 0xC4, 0x09] // PRESS_OUT_XL … TEMP_OUT_H as the preset holds them
         bytes.withUnsafeBytes {
             #expect(Bytes.leS24($0, 0) == 4_161_536 && Bytes.leS16($0, 3) == 2500)
         }
@@ -45,17 +47,18 @@ import Testing
         model.pressurePa = 101_600
         model.temperatureC = 25
         let r = try driver.read(timeS: 4)
-        #expect(logLines(bus) == [
-            "R 0x5C 0x0F [B1]",                 // WHO_AM_I
-            "W 0x5C 0x11 [14]",                 // CTRL_REG2: SWRESET (IF_ADD_INC kept)
-            "R 0x5C 0x0F [B1]",                 // WHO_AM_I again after the reset time
-            "W 0x5C 0x10 [02]",                 // CTRL_REG1: power-down, BDU
-            "W 0x5C 0x1A [00]",                 // RES_CONF: normal current
-            "W 0x5C 0x11 [10]",                 // CTRL_REG2: IF_ADD_INC, FIFO off
-            "W 0x5C 0x14 [00]",                 // FIFO_CTRL: bypass
-            "W 0x5C 0x10 [32]",                 // CTRL_REG1: ODR 25 Hz, BDU
-            "R 0x5C 0x28 [00 80 3F C4 09]",     // PRESS_OUT_XL … TEMP_OUT_H
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x5C 0x0F [B1]", // WHO_AM_I
+                "W 0x5C 0x11 [14]", // CTRL_REG2: SWRESET (IF_ADD_INC kept)
+                "R 0x5C 0x0F [B1]", // WHO_AM_I again after the reset time
+                "W 0x5C 0x10 [02]", // CTRL_REG1: power-down, BDU
+                "W 0x5C 0x1A [00]", // RES_CONF: normal current
+                "W 0x5C 0x11 [10]", // CTRL_REG2: IF_ADD_INC, FIFO off
+                "W 0x5C 0x14 [00]", // FIFO_CTRL: bypass
+                "W 0x5C 0x10 [32]", // CTRL_REG1: ODR 25 Hz, BDU
+                "R 0x5C 0x28 [00 80 3F C4 09]" // PRESS_OUT_XL … TEMP_OUT_H
+            ])
         #expect(delays.delaysUs == [4500])
         #expect(actual == SensorConfiguration(rateHz: 25, powerMode: .normal, oversampling: 1))
         #expect(r == SensorReading(timeS: 4, pressurePa: 101_600, temperatureC: 25))
@@ -83,7 +86,8 @@ import Testing
         #expect(try L.registerSettings(for: SensorConfiguration(rateHz: 1, powerMode: .lowPower)).resConf == 0x01)
         let off = try L.registerSettings(for: SensorConfiguration(powerMode: .suspend))
         #expect(off.ctrlReg1 == 0x02 && off.actual.rateHz == 0)
-        #expect(thrownError { try L.registerSettings(for: SensorConfiguration(rateHz: 100)) }
+        #expect(
+            thrownError { try L.registerSettings(for: SensorConfiguration(rateHz: 100)) }
                 == .unsupportedConfiguration(chip: "lps22hb", detail: "rate 100.0 Hz: at most 75 Hz"))
     }
 
@@ -105,8 +109,11 @@ import Testing
         let (bus, model, driver) = try Self.running(SensorConfiguration(rateHz: 25, fifo: .stream))
         #expect(driver.configuration?.fifo == .stream && driver.fifoCapacitySamples == 32 && model.isFIFOActive)
         // Power-down, RES_CONF, CTRL_REG2 with FIFO_EN, FIFO_CTRL bypass (empties it) then stream, then the rate.
-        #expect(Array(logLines(bus).suffix(6)) == ["W 0x5D 0x10 [02]", "W 0x5D 0x1A [00]", "W 0x5D 0x11 [50]",
-                                                   "W 0x5D 0x14 [00]", "W 0x5D 0x14 [40]", "W 0x5D 0x10 [32]"])
+        #expect(
+            Array(logLines(bus).suffix(6)) == [
+                "W 0x5D 0x10 [02]", "W 0x5D 0x1A [00]", "W 0x5D 0x11 [50]",
+                "W 0x5D 0x14 [00]", "W 0x5D 0x14 [40]", "W 0x5D 0x10 [32]"
+            ])
     }
 
     @Test func drainingTheFIFOGivesEverySlotInOneBurst() throws {
@@ -127,7 +134,7 @@ import Testing
         let first = try drained(&driver, newestTimeS: 5, capacity: 4)
         #expect(first.drain == FIFODrain(count: 4, overrun: false))
         #expect(first.samples.map(\.pressurePa) == Self.ramp(from: 100_000, count: 4))
-        let times: [Double] = [9, 8, 7, 6].map { (k: Double) -> Double in 5 - k * 0.1 }   // 10 waiting: 9…6 periods back
+        let times: [Double] = [9, 8, 7, 6].map { (k: Double) -> Double in 5 - k * 0.1 } // 10 waiting: 9…6 periods back
         #expect(first.samples.map(\.timeS) == times)
         #expect(try driver.fifoSampleCount() == 6)
         let rest = try drained(&driver, newestTimeS: 5)
@@ -168,7 +175,8 @@ import Testing
         let bus = SimulatedBus()
         bus.attach(LPS22HBModel(whoAmI: 0xBD), at: 0x5D)
         var driver = LPS22HB(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .wrongChipID(chip: "lps22hb", bus: "sim", address: 0x5D, register: 0x0F, expected: [0xB1], found: 0xBD))
     }
 
@@ -184,7 +192,9 @@ import Testing
         bus.attach(LPS22HBModel(), at: 0x5D)
         var driver = LPS22HB(bus: bus)
         _ = try driver.probe()
-        guard case .invalidReading? = thrownError({ try driver.read(timeS: 0) }) else { Issue.record("expected invalidReading"); return }
+        guard case .invalidReading? = thrownError({ try driver.read(timeS: 0) }) else {
+            Issue.record("expected invalidReading"); return
+        }
         try driver.configure(SensorConfiguration())
         bus.inject(.stuck(address: 0x5D, register: 0x2C, value: 0x00))
         #expect(try driver.read(timeS: 0).temperatureC == Double(Int16(0x00C4) & 0x00FF) / 100)

@@ -10,8 +10,10 @@ import Testing
     typealias D = LSM6DSxDatasheet
     let g = PhysicalConstants.standardGravityMps2
 
-    static func running(_ model: LSM6DSxModel, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100),
-                        address: UInt8 = 0x6A) throws -> (SimulatedBus, LSM6DSx<SimulatedBus>) {
+    static func running(
+        _ model: LSM6DSxModel, _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 100),
+        address: UInt8 = 0x6A
+    ) throws -> (SimulatedBus, LSM6DSx<SimulatedBus>) {
         let (bus, _, driver) = try probedAndConfigured(model, at: address, configuration) { LSM6DSx(bus: $0, address: address) }
         return (bus, driver)
     }
@@ -44,12 +46,16 @@ import Testing
         typealias L = LSM6DSx<SimulatedBus>
         for (rate, code, actual) in [(10.0, UInt8(1), 12.5), (100, 4, 104), (104, 4, 104), (500, 7, 833), (1660, 8, 1660)] {
             let s = try L.registerSettings(for: SensorConfiguration(rateHz: rate), variant: .lsm6dsl)
-            #expect(D.Field.odr.extract(from: s.ctrl1XL) == code && D.Field.odr.extract(from: s.ctrl2G) == code && s.actual.rateHz == actual)
+            #expect(
+                D.Field.odr.extract(from: s.ctrl1XL) == code && D.Field.odr.extract(from: s.ctrl2G) == code
+                    && s.actual.rateHz == actual)
         }
         #expect(try L.registerSettings(for: SensorConfiguration(rateHz: 6000), variant: .lsm6dsox).actual.rateHz == 6660)
-        #expect(thrownError { try L.registerSettings(for: SensorConfiguration(rateHz: 3000), variant: .lsm6ds3) }
+        #expect(
+            thrownError { try L.registerSettings(for: SensorConfiguration(rateHz: 3000), variant: .lsm6ds3) }
                 == .unsupportedConfiguration(chip: "lsm6ds3", detail: "rate 3000.0 Hz: at most 1660.0 Hz"))
-        #expect(thrownError { try L.registerSettings(for: SensorConfiguration(rateHz: 100, powerMode: .lowPower), variant: .lsm6dsl) }
+        #expect(
+            thrownError { try L.registerSettings(for: SensorConfiguration(rateHz: 100, powerMode: .lowPower), variant: .lsm6dsl) }
                 == .unsupportedConfiguration(chip: "lsm6dsl", detail: "low-power rate 100.0 Hz: at most 52.0 Hz"))
     }
 
@@ -65,46 +71,64 @@ import Testing
         #expect(try driver.probe() == ChipIdentity(chip: "lsm6dsl", idValue: 0x6A))
         let actual = try driver.configure(SensorConfiguration(rateHz: 100))
         let r = try driver.read(timeS: 0)
-        #expect(logLines(bus) == [
-            "R 0x6B 0x0F [6A]",     // WHO_AM_I
-            "W 0x6B 0x12 [05]",     // CTRL3_C: IF_INC, SW_RESET
-            "R 0x6B 0x0F [6A]",     // identity after the reset
-            "W 0x6B 0x12 [44]",     // CTRL3_C: BDU, IF_INC
-            "W 0x6B 0x0A [00]",     // FIFO bypass
-            "W 0x6B 0x08 [00]",     // FIFO_CTRL3
-            "W 0x6B 0x0D [03]",     // INT1_CTRL: data ready (accelerometer, gyroscope)
-            "W 0x6B 0x5B [00]", "W 0x6B 0x5C [00]", "W 0x6B 0x58 [00]", "W 0x6B 0x5E [00]",  // wake-up off
-            "W 0x6B 0x15 [00]", "W 0x6B 0x16 [00]",  // high-performance
-            "W 0x6B 0x11 [4C]",     // CTRL2_G: 104 Hz, ±2000 °/s
-            "W 0x6B 0x10 [48]",     // CTRL1_XL: 104 Hz, ±4 g
-            "R 0x6B 0x20 [00 00 52 00 00 00 AE FF 00 00 00 00 05 20]",  // temperature, gyroscope, accelerometer
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x6B 0x0F [6A]", // WHO_AM_I
+                "W 0x6B 0x12 [05]", // CTRL3_C: IF_INC, SW_RESET
+                "R 0x6B 0x0F [6A]", // identity after the reset
+                "W 0x6B 0x12 [44]", // CTRL3_C: BDU, IF_INC
+                "W 0x6B 0x0A [00]", // FIFO bypass
+                "W 0x6B 0x08 [00]", // FIFO_CTRL3
+                "W 0x6B 0x0D [03]", // INT1_CTRL: data ready (accelerometer, gyroscope)
+                "W 0x6B 0x5B [00]", "W 0x6B 0x5C [00]", "W 0x6B 0x58 [00]", "W 0x6B 0x5E [00]", // wake-up off
+                "W 0x6B 0x15 [00]", "W 0x6B 0x16 [00]", // high-performance
+                "W 0x6B 0x11 [4C]", // CTRL2_G: 104 Hz, ±2000 °/s
+                "W 0x6B 0x10 [48]", // CTRL1_XL: 104 Hz, ±4 g
+                "R 0x6B 0x20 [00 00 52 00 00 00 AE FF 00 00 00 00 05 20]" // temperature, gyroscope, accelerometer
+            ])
         #expect(delays.delaysUs == [50_000])
-        #expect(actual == SensorConfiguration(rateHz: 104, accelerationRangeMps2: 4 * g, angularRateRangeRadS: Angle.radians(fromDegrees: 2000)))
+        #expect(
+            actual
+                == SensorConfiguration(
+                    rateHz: 104, accelerationRangeMps2: 4 * g, angularRateRangeRadS: Angle.radians(fromDegrees: 2000)))
         #expect(r.temperatureC == 25)
-        #expect(r.angularVelocityRadS == Vector3(Angle.radians(fromDegrees: 82 * 0.07), 0, Angle.radians(fromDegrees: -82 * 0.07)))  // 0.1 rad/s
-        #expect(r.accelerationMps2 == Vector3(0, 0, 8197 * 0.122 / 1000 * g))  // 1 g at 0.122 mg/LSB
+        #expect(
+            // 0.1 rad/s
+            r.angularVelocityRadS == Vector3(Angle.radians(fromDegrees: 82 * 0.07), 0, Angle.radians(fromDegrees: -82 * 0.07)))
+        #expect(r.accelerationMps2 == Vector3(0, 0, 8197 * 0.122 / 1000 * g)) // 1 g at 0.122 mg/LSB
     }
 
     // MARK: Round trips
 
     static let cases: [(LSM6DSxVariant, D.AccelFullScale, D.GyroFullScale)] =
-        LSM6DSxVariant.allCases.flatMap { v in D.AccelFullScale.allCases.flatMap { a in D.GyroFullScale.allCases.map { (v, a, $0) } } }
+        LSM6DSxVariant.allCases.flatMap { v in
+            D.AccelFullScale.allCases.flatMap { a in D.GyroFullScale.allCases.map { (v, a, $0) } }
+        }
 
     @Test(arguments: cases)
-    func roundTripIsWithinOneLSBForEveryVariantAndRange(variant: LSM6DSxVariant, accel: D.AccelFullScale, gyro: D.GyroFullScale) throws {
+    func roundTripIsWithinOneLSBForEveryVariantAndRange(variant: LSM6DSxVariant, accel: D.AccelFullScale, gyro: D.GyroFullScale)
+        throws
+    {
         let model = LSM6DSxModel(variant: variant)
         let accelRange = accel.rangeG * g, gyroRange = Angle.radians(fromDegrees: gyro.rangeDegPerS)
-        var (_, driver) = try Self.running(model, SensorConfiguration(rateHz: 200, accelerationRangeMps2: accelRange,
-                                                                     angularRateRangeRadS: gyroRange))
+        var (_, driver) = try Self.running(
+            model,
+            SensorConfiguration(
+                rateHz: 200, accelerationRangeMps2: accelRange,
+                angularRateRangeRadS: gyroRange))
         // Inputs stay within the nominal ranges: the 16-bit outputs reach slightly further (32767 × 0.061 mg = 1.999 g).
-        for (a, w, t) in [(Vector3(0.9, -0.5, 0.1), Vector3(-0.95, 0.3, 0.02), 41.7), (Vector3(-0.99, 0, 0.5), Vector3(0.5, -0.5, 0.98), -20.0)] {
+        for (a, w, t) in [
+            (Vector3(0.9, -0.5, 0.1), Vector3(-0.95, 0.3, 0.02), 41.7), (Vector3(-0.99, 0, 0.5), Vector3(0.5, -0.5, 0.98), -20.0)
+        ] {
             model.accelerationMps2 = a * accelRange
             model.angularVelocityRadS = w * gyroRange
             model.temperatureC = t
             let r = try driver.read(timeS: 0)
             #expect(isClose(r.accelerationMps2, a * accelRange, tolerance: accel.sensitivityMilliGPerLSB / 1000 * g))
-            #expect(isClose(r.angularVelocityRadS, w * gyroRange, tolerance: Angle.radians(fromDegrees: gyro.sensitivityMilliDegPerSPerLSB / 1000)))
+            #expect(
+                isClose(
+                    r.angularVelocityRadS, w * gyroRange,
+                    tolerance: Angle.radians(fromDegrees: gyro.sensitivityMilliDegPerSPerLSB / 1000)))
             #expect(abs(r.temperatureC! - t) <= 1 / variant.temperatureLSBPerC)
         }
     }
@@ -117,8 +141,8 @@ import Testing
         bus.clearLog()
         let actual = try driver.configure(SensorConfiguration(rateHz: 20, powerMode: .lowPower))
         #expect(actual.rateHz == 26)
-        #expect(logLines(bus).contains("W 0x6A 0x15 [10]"))   // CTRL6_C: XL_HM_MODE
-        #expect(logLines(bus).suffix(2) == ["W 0x6A 0x11 [0C]", "W 0x6A 0x10 [28]"])  // gyroscope off; 26 Hz, ±4 g
+        #expect(logLines(bus).contains("W 0x6A 0x15 [10]")) // CTRL6_C: XL_HM_MODE
+        #expect(logLines(bus).suffix(2) == ["W 0x6A 0x11 [0C]", "W 0x6A 0x10 [28]"]) // gyroscope off; 26 Hz, ±4 g
         #expect(model.gyroscopeRateCode == 0)
         model.accelerationMps2 = Vector3(1, -2, 3)
         let r = try driver.read(timeS: 0)
@@ -151,9 +175,9 @@ import Testing
         let drain = try driver.drainFIFO(into: samples, newestTimeS: 1)
         let n = drain.count
         #expect(!drain.overrun)
-        #expect(logLines(bus).count == 2)   // FIFO_STATUS1…4, then one burst
+        #expect(logLines(bus).count == 2) // FIFO_STATUS1…4, then one burst
         #expect(logLines(bus)[1].hasPrefix("R 0x6A 0x3E"))
-        #expect(n == (waiting - 4) / 6)     // the 4 words up to the next set are dropped
+        #expect(n == (waiting - 4) / 6) // the 4 words up to the next set are dropped
         #expect(isClose(samples[n - 1].accelerationMps2, Vector3(4, 0, g), tolerance: 0.122e-3 * g))
         #expect(isClose(samples[n - 2].accelerationMps2, Vector3(3, 0, g), tolerance: 0.122e-3 * g))
         #expect(samples[n - 1].angularVelocityRadS == .zero)
@@ -195,7 +219,10 @@ import Testing
         let (drain, samples) = try drained(&driver, newestTimeS: 1)
         #expect(drain == FIFODrain(count: 6, overrun: false))
         #expect(bus.log.dropFirst().allSatisfy { $0.register == 0x78 } && bus.log.dropFirst().map(\.bytes.count) == [28, 28, 28])
-        #expect(samples.enumerated().allSatisfy { isClose($1.accelerationMps2, Vector3(0, Double($0 + 1), g), tolerance: 0.122e-3 * g) })
+        #expect(
+            samples.enumerated().allSatisfy {
+                isClose($1.accelerationMps2, Vector3(0, Double($0 + 1), g), tolerance: 0.122e-3 * g)
+            })
         #expect(samples.allSatisfy { $0.angularVelocityRadS == .zero })
     }
 
@@ -207,8 +234,11 @@ import Testing
         bus.clearLog()
         let (drain, samples) = try drained(&driver, newestTimeS: 1)
         #expect(drain == FIFODrain(count: 100, overrun: false))
-        #expect(bus.log.dropFirst().map(\.bytes.count) == [85 * 12, 15 * 12])   // 1020 + 180 bytes, whole sets
-        #expect(samples.enumerated().allSatisfy { isClose($1.accelerationMps2, Vector3(Double($0 + 1) / 16, 0, g), tolerance: 0.122e-3 * g) })
+        #expect(bus.log.dropFirst().map(\.bytes.count) == [85 * 12, 15 * 12]) // 1020 + 180 bytes, whole sets
+        #expect(
+            samples.enumerated().allSatisfy {
+                isClose($1.accelerationMps2, Vector3(Double($0 + 1) / 16, 0, g), tolerance: 0.122e-3 * g)
+            })
     }
 
     @Test(arguments: [LSM6DSxVariant.lsm6dsl, .lsm6dsox])
@@ -218,14 +248,20 @@ import Testing
         for i in 0...driver.fifoCapacitySamples { model.accelerationMps2 = Vector3(Double(i % 7), 0, g) }
         let (drain, samples) = try drained(&driver, newestTimeS: 1, capacity: driver.fifoCapacitySamples)
         #expect(drain.overrun && drain.count == driver.fifoCapacitySamples)
-        #expect(isClose(samples.last?.accelerationMps2, Vector3(Double(driver.fifoCapacitySamples % 7), 0, g), tolerance: 0.122e-3 * g))
+        #expect(
+            isClose(
+                samples.last?.accelerationMps2, Vector3(Double(driver.fifoCapacitySamples % 7), 0, g), tolerance: 0.122e-3 * g))
         model.accelerationMps2 = Vector3(1, 0, g)
         #expect(try drained(&driver, newestTimeS: 2).drain.overrun == false)
     }
 
     @Test func theFIFOIsRefusedOutsideNormalPower() {
-        #expect(thrownError { try LSM6DSx<SimulatedBus>.registerSettings(for: SensorConfiguration(rateHz: 26, powerMode: .lowPower, fifo: .stream),
-                                                                         variant: .lsm6dsl) } != nil)
+        #expect(
+            thrownError {
+                try LSM6DSx<SimulatedBus>.registerSettings(
+                    for: SensorConfiguration(rateHz: 26, powerMode: .lowPower, fifo: .stream),
+                    variant: .lsm6dsl)
+            } != nil)
     }
 
     // MARK: Interrupts
@@ -234,13 +270,16 @@ import Testing
     func wakeUpFlagsAChangeAboveTheThreshold(variant: LSM6DSxVariant) throws {
         let model = LSM6DSxModel(variant: variant)
         // ±4 g: 1 LSB of WK_THS = 4 g / 64 = 62.5 mg; 0.25 g → 4.
-        var (bus, driver) = try Self.running(model, SensorConfiguration(rateHz: 26, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.25 * g))
+        var (bus, driver) = try Self.running(
+            model, SensorConfiguration(rateHz: 26, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.25 * g))
         #expect(driver.configuration?.wakeOnMotionThresholdMps2 == 4 * 4 * g / 64)
         #expect(logLines(bus).contains("W 0x6A 0x5B [04]") && logLines(bus).contains("W 0x6A 0x5E [20]"))
-        #expect(logLines(bus).contains(variant == .lsm6ds3 ? "W 0x6A 0x58 [01]" : (variant == .lsm6dsl ? "W 0x6A 0x58 [81]" : "W 0x6A 0x58 [80]")))
-        model.accelerationMps2 = Vector3(0.3 * g, 0, g)      // slope 0.15 g: below
+        #expect(
+            logLines(bus).contains(
+                variant == .lsm6ds3 ? "W 0x6A 0x58 [01]" : (variant == .lsm6dsl ? "W 0x6A 0x58 [81]" : "W 0x6A 0x58 [80]")))
+        model.accelerationMps2 = Vector3(0.3 * g, 0, g) // slope 0.15 g: below
         #expect(try driver.motionDetected() == false)
-        model.accelerationMps2 = Vector3(-0.3 * g, 0, g)     // slope 0.3 g: above
+        model.accelerationMps2 = Vector3(-0.3 * g, 0, g) // slope 0.3 g: above
         #expect(try driver.motionDetected() == true)
         #expect(try driver.motionDetected() == false)
     }
@@ -260,16 +299,22 @@ import Testing
         let bus = SimulatedBus()
         bus.attach(LSM6DSxModel(variant: .lsm6dsox), at: 0x6A)
         var driver = LSM6DSx(bus: bus, variant: .lsm6dsl)
-        #expect(thrownError { try driver.probe() } == .wrongChipID(chip: "lsm6dsl", bus: "sim", address: 0x6A, register: 0x0F,
-                                                                  expected: [0x6A], found: 0x6C))
+        #expect(
+            thrownError { try driver.probe() }
+                == .wrongChipID(
+                    chip: "lsm6dsl", bus: "sim", address: 0x6A, register: 0x0F,
+                    expected: [0x6A], found: 0x6C))
     }
 
     @Test func anLSM9DS1AtTheSameAddressIsRejectedWithEveryAcceptedValue() {
         let bus = SimulatedBus()
         bus.attach(LSM9DS1Model(), at: 0x6B)
         var driver = LSM6DSx(bus: bus, address: 0x6B)
-        #expect(thrownError { try driver.probe() } == .wrongChipID(chip: "lsm6dsx", bus: "sim", address: 0x6B, register: 0x0F,
-                                                                  expected: [0x69, 0x6A, 0x6C], found: 0x68))
+        #expect(
+            thrownError { try driver.probe() }
+                == .wrongChipID(
+                    chip: "lsm6dsx", bus: "sim", address: 0x6B, register: 0x0F,
+                    expected: [0x69, 0x6A, 0x6C], found: 0x68))
     }
 
     @Test func aResetBitThatNeverSelfClearsDoesNotStopTheProbe() throws {

@@ -10,9 +10,12 @@ import Testing
     let example = D.Calibration.datasheetExample
 
     /// A probed and configured driver on a fresh bus with the model at 0x77.
-    static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 10, oversampling: 16),
-                        model: MS5611Model = MS5611Model(), delay: @escaping @Sendable (Int) -> Void = { _ in })
-        throws -> (SimulatedBus, MS5611Model, MS5611<SimulatedBus>) {
+    static func running(
+        _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 10, oversampling: 16),
+        model: MS5611Model = MS5611Model(), delay: @escaping @Sendable (Int) -> Void = { _ in }
+    )
+        throws -> (SimulatedBus, MS5611Model, MS5611<SimulatedBus>)
+    {
         try probedAndConfigured(model, at: 0x77, configuration) { MS5611(bus: $0, delay: delay) }
     }
 
@@ -25,7 +28,7 @@ import Testing
         #expect(c.dT == 2366)
         #expect(c.temperatureCentiC == 2007)
         #expect(c.pressurePa == 100_009)
-        #expect(c.t2 == 0 && c.off2 == 0 && c.sens2 == 0)  // 20.07 °C: no second-order terms
+        #expect(c.t2 == 0 && c.off2 == 0 && c.sens2 == 0) // 20.07 °C: no second-order terms
     }
 
     @Test func crc4MatchesTheAN520TestVector() {
@@ -62,7 +65,8 @@ import Testing
         corrupted.c3 ^= 0x0100
         #expect(corrupted.problem?.contains("CRC") == true)
         #expect(D.Calibration(words: (0, 0, 0, 0, 0, 0, 0, 0)).problem == "every PROM word is 0x0000")
-        #expect(D.Calibration(words: (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF)).problem
+        #expect(
+            D.Calibration(words: (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF)).problem
                 == "every PROM word is 0xFFFF")
     }
 
@@ -89,26 +93,27 @@ import Testing
         let actual = try driver.configure(SensorConfiguration(rateHz: 10, oversampling: 16))
         let first = try driver.read(timeS: 0)
         let second = try driver.read(timeS: 0.1)
-        #expect(logLines(bus) == [
-            "W 0x77 0x1E []",          // reset
-            "R 0x77 0xA0 [00 00]",     // PROM word 0
-            "R 0x77 0xA2 [9C BF]",     // C1 = 40127
-            "R 0x77 0xA4 [90 3C]",     // C2 = 36924
-            "R 0x77 0xA6 [5B 15]",     // C3 = 23317
-            "R 0x77 0xA8 [5A F2]",     // C4 = 23282
-            "R 0x77 0xAA [82 B8]",     // C5 = 33464
-            "R 0x77 0xAC [6E 98]",     // C6 = 28312
-            "R 0x77 0xAE [00 00]",     // serial and CRC
-            // first read: nothing pending, so D1 and D2 on the spot, then the next D1 starts
-            "W 0x77 0x48 []", "R 0x77 0x00 [8A A2 1A]",   // D1 at OSR 4096 = 9085466
-            "W 0x77 0x58 []", "R 0x77 0x00 [82 C1 3E]",   // D2 at OSR 4096 = 8569150
-            "W 0x77 0x48 []",
-            // second read 100 ms later: collect D1 without waiting (paired with the D2 before it), D2 for the next
-            // pair (10 Hz: every read), next D1
-            "R 0x77 0x00 [8A A2 1A]",
-            "W 0x77 0x58 []", "R 0x77 0x00 [82 C1 3E]",
-            "W 0x77 0x48 []",
-        ])
+        #expect(
+            logLines(bus) == [
+                "W 0x77 0x1E []", // reset
+                "R 0x77 0xA0 [00 00]", // PROM word 0
+                "R 0x77 0xA2 [9C BF]", // C1 = 40127
+                "R 0x77 0xA4 [90 3C]", // C2 = 36924
+                "R 0x77 0xA6 [5B 15]", // C3 = 23317
+                "R 0x77 0xA8 [5A F2]", // C4 = 23282
+                "R 0x77 0xAA [82 B8]", // C5 = 33464
+                "R 0x77 0xAC [6E 98]", // C6 = 28312
+                "R 0x77 0xAE [00 00]", // serial and CRC
+                // first read: nothing pending, so D1 and D2 on the spot, then the next D1 starts
+                "W 0x77 0x48 []", "R 0x77 0x00 [8A A2 1A]", // D1 at OSR 4096 = 9085466
+                "W 0x77 0x58 []", "R 0x77 0x00 [82 C1 3E]", // D2 at OSR 4096 = 8569150
+                "W 0x77 0x48 []",
+                // second read 100 ms later: collect D1 without waiting (paired with the D2 before it), D2 for the next
+                // pair (10 Hz: every read), next D1
+                "R 0x77 0x00 [8A A2 1A]",
+                "W 0x77 0x58 []", "R 0x77 0x00 [82 C1 3E]",
+                "W 0x77 0x48 []"
+            ])
         #expect(delays.delaysUs == [2800, 9040, 9040, 9040])
         #expect(actual == SensorConfiguration(rateHz: 10, powerMode: .normal, oversampling: 16))
         for r in [first, second] {
@@ -123,10 +128,10 @@ import Testing
         var (_, _, driver) = try Self.running(SensorConfiguration(rateHz: 100, oversampling: 16), delay: delays.delay)
         _ = try driver.read(timeS: 1.0)
         let before = delays.delaysUs.count
-        _ = try driver.read(timeS: 1.002)   // 2 ms after D1 started; OSR 4096 needs 9.04 ms (no D2: every 10th read)
+        _ = try driver.read(timeS: 1.002) // 2 ms after D1 started; OSR 4096 needs 9.04 ms (no D2: every 10th read)
         #expect(Array(delays.delaysUs[before...]) == [7040])
         let again = delays.delaysUs.count
-        _ = try driver.read(timeS: 0.5)     // a clock that went backwards waits the whole conversion
+        _ = try driver.read(timeS: 0.5) // a clock that went backwards waits the whole conversion
         #expect(Array(delays.delaysUs[again...]) == [9040])
     }
 
@@ -138,7 +143,7 @@ import Testing
             for pressurePa in [1_000.0, 30_000, 101_325, 120_000] {
                 model.temperatureC = temperatureC
                 model.pressurePa = pressurePa
-                _ = try driver.read(timeS: 0)            // collects the conversion started with the old inputs
+                _ = try driver.read(timeS: 0) // collects the conversion started with the old inputs
                 let r = try driver.read(timeS: 1)
                 #expect(model.lastOversampling?.factor == oversampling)
                 // one D1 step is SENS/2^36 Pa ≈ 0.02 Pa; one D2 step C6/2^23 ≈ 0.0034 °C (+ second order)
@@ -152,16 +157,18 @@ import Testing
 
     @Test func theOversamplingIsLoweredUntilAConversionFitsInAPeriod() throws {
         typealias M = MS5611<SimulatedBus>
-        let cases: [(Double, Int, D.Oversampling)] = [  // rate, requested factor → OSR
+        let cases: [(Double, Int, D.Oversampling)] = [ // rate, requested factor → OSR
             (50, 16, .osr4096), (120, 16, .osr2048), (300, 16, .osr1024), (600, 16, .osr512), (1600, 16, .osr256),
-            (50, 3, .osr1024), (50, 100, .osr4096),
+            (50, 3, .osr1024), (50, 100, .osr4096)
         ]
         for (rate, factor, osr) in cases {
             let s = try M.registerSettings(for: SensorConfiguration(rateHz: rate, oversampling: factor))
             #expect(s.pressureOversampling == osr && s.actual.oversampling == osr.factor, "rate \(rate) Hz, ×\(factor)")
         }
-        #expect(thrownError { try M.registerSettings(for: SensorConfiguration(rateHz: 2000)) }
-                == .unsupportedConfiguration(chip: "ms5611", detail: "rate 2000.0 Hz: at most 1666 Hz (OSR 256 converts in 0.6 ms)"))
+        #expect(
+            thrownError { try M.registerSettings(for: SensorConfiguration(rateHz: 2000)) }
+                == .unsupportedConfiguration(
+                    chip: "ms5611", detail: "rate 2000.0 Hz: at most 1666 Hz (OSR 256 converts in 0.6 ms)"))
         #expect(try M.registerSettings(for: SensorConfiguration(rateHz: 50)).temperatureEveryReads == 5)
         #expect(try M.registerSettings(for: SensorConfiguration(rateHz: 10)).temperatureEveryReads == 1)
     }
@@ -194,8 +201,12 @@ import Testing
         bus.attach(MS5611Model(), at: 0x76)
         bus.inject(.failTransfer(number: 1, address: 0x76, kind: .nack))
         var driver = MS5611(bus: bus, address: 0x76)
-        #expect(thrownError { try driver.probe() } == .bus(BusError(
-            kind: .nack, bus: "sim", address: 0x76, register: 0x1E, errno: BusError.Errno.EREMOTEIO, operation: "write 0 bytes")))
+        #expect(
+            thrownError { try driver.probe() }
+                == .bus(
+                    BusError(
+                        kind: .nack, bus: "sim", address: 0x76, register: 0x1E, errno: BusError.Errno.EREMOTEIO,
+                        operation: "write 0 bytes")))
     }
 
     @Test func aPROMThatFailsItsCRCIsInvalidTrimAndAStuckPROMByteIsCaught() throws {
@@ -204,12 +215,14 @@ import Testing
         let bus = SimulatedBus()
         bus.attach(MS5611Model(calibration: bad), at: 0x77)
         var driver = MS5611(bus: bus)
-        #expect(thrownError { try driver.probe() }
-                == .invalidTrim(chip: "ms5611", bus: "sim", address: 0x77,
-                                detail: "PROM CRC-4 is \(bad.computedCRC), word 7 says \(bad.storedCRC)"))
+        #expect(
+            thrownError { try driver.probe() }
+                == .invalidTrim(
+                    chip: "ms5611", bus: "sim", address: 0x77,
+                    detail: "PROM CRC-4 is \(bad.computedCRC), word 7 says \(bad.storedCRC)"))
         let stuck = SimulatedBus()
         stuck.attach(MS5611Model(), at: 0x77)
-        stuck.inject(.stuck(address: 0x77, register: 0xA4, value: 0x00))   // C2's high byte reads 0
+        stuck.inject(.stuck(address: 0x77, register: 0xA4, value: 0x00)) // C2's high byte reads 0
         var other = MS5611(bus: stuck)
         guard case .invalidTrim? = thrownError({ try other.probe() }) else { Issue.record("expected invalidTrim"); return }
     }
@@ -227,13 +240,15 @@ import Testing
     @Test func anADCReadBeforeTheConversionFinishedIsAnInvalidReadingAndTheNextReadRecovers() throws {
         let model = MS5611Model()
         var (_, _, driver) = try Self.running(model: model)
-        _ = try driver.read(timeS: 0)               // leaves a D1 conversion running
+        _ = try driver.read(timeS: 0) // leaves a D1 conversion running
         model.conversionsFinishInstantly = false
         model.setRawADC(d1: 9_085_466, d2: 8_569_150)
         // The model's running conversion finished instantly at the last command; start a slow one by hand.
         model.write(register: 0x48, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
         let error = thrownError { try driver.read(timeS: 0.1) }
-        guard case .invalidReading(_, _, _, let detail)? = error else { Issue.record("expected invalidReading, got \(String(describing: error))"); return }
+        guard case .invalidReading(_, _, _, let detail)? = error else {
+            Issue.record("expected invalidReading, got \(String(describing: error))"); return
+        }
         #expect(detail.contains("ADC read 0"))
         model.finishConversion()
         model.conversionsFinishInstantly = true
@@ -254,7 +269,8 @@ import Testing
 
     @Test func readBeforeProbeIsAnError() {
         var driver = MS5611(bus: SimulatedBus())
-        #expect(thrownError { try driver.read(timeS: 0) }
+        #expect(
+            thrownError { try driver.read(timeS: 0) }
                 == .unsupportedConfiguration(chip: "ms5611", detail: "probe() must succeed before configure() or read()"))
     }
 }

@@ -8,8 +8,10 @@ import Testing
 @Suite struct QMC5883LTests {
     typealias D = QMC5883LDatasheet
 
-    static func running(_ configuration: SensorConfiguration = SensorConfiguration(rateHz: 50),
-                        model: QMC5883LModel = QMC5883LModel()) throws -> (SimulatedBus, QMC5883LModel, QMC5883L<SimulatedBus>) {
+    static func running(
+        _ configuration: SensorConfiguration = SensorConfiguration(rateHz: 50),
+        model: QMC5883LModel = QMC5883LModel()
+    ) throws -> (SimulatedBus, QMC5883LModel, QMC5883L<SimulatedBus>) {
         try probedAndConfigured(model, at: 0x0D, configuration) { QMC5883L(bus: $0) }
     }
 
@@ -32,17 +34,18 @@ import Testing
         var driver = QMC5883L(bus: bus, delay: delays.delay)
         #expect(try driver.probe() == ChipIdentity(chip: "qmc5883l", idValue: 0xFF))
         let actual = try driver.configure(SensorConfiguration(rateHz: 40, oversampling: 8))
-        model.magneticFieldMicroTesla = Vector3(25, -10, 40)     // 3000, −1200, 4800 LSB
+        model.magneticFieldMicroTesla = Vector3(25, -10, 40) // 3000, −1200, 4800 LSB
         let r = try driver.read(timeS: 2)
-        #expect(logLines(bus) == [
-            "R 0x0D 0x0D [FF]",                        // chip ID
-            "W 0x0D 0x0A [80]",                        // control 2: SOFT_RST
-            "R 0x0D 0x0D [FF]",
-            "W 0x0D 0x0A [00]",                        // control 2: no roll-over, no interrupt
-            "W 0x0D 0x0B [01]",                        // SET/RESET period
-            "W 0x0D 0x09 [05]",                        // control 1: OSR 512, ±2 gauss, 50 Hz, continuous
-            "R 0x0D 0x00 [B8 0B 50 FB C0 12 00]",      // X, Y, Z, STATUS (DRDY already cleared by the data bytes)
-        ])
+        #expect(
+            logLines(bus) == [
+                "R 0x0D 0x0D [FF]", // chip ID
+                "W 0x0D 0x0A [80]", // control 2: SOFT_RST
+                "R 0x0D 0x0D [FF]",
+                "W 0x0D 0x0A [00]", // control 2: no roll-over, no interrupt
+                "W 0x0D 0x0B [01]", // SET/RESET period
+                "W 0x0D 0x09 [05]", // control 1: OSR 512, ±2 gauss, 50 Hz, continuous
+                "R 0x0D 0x00 [B8 0B 50 FB C0 12 00]" // X, Y, Z, STATUS (DRDY already cleared by the data bytes)
+            ])
         #expect(delays.delaysUs == [700])
         #expect(actual == SensorConfiguration(rateHz: 50, powerMode: .normal, oversampling: 8, magneticRangeMicroTesla: 200))
         #expect(r.magneticFieldMicroTesla == Vector3(25, -10, 40) && r.temperatureC == nil)
@@ -50,7 +53,8 @@ import Testing
 
     @Test(arguments: D.Range.allCases)
     func roundTripIsWithinOneLSBInEachRange(range: D.Range) throws {
-        var (_, model, driver) = try Self.running(SensorConfiguration(rateHz: 10, magneticRangeMicroTesla: range.rangeGauss * 100))
+        var (_, model, driver) = try Self.running(
+            SensorConfiguration(rateHz: 10, magneticRangeMicroTesla: range.rangeGauss * 100))
         #expect(driver.range == range)
         let lsb = 100 / range.lsbPerGauss
         try expectFieldsReadBack(&driver, limitMicroTesla: 32767 * lsb, toleranceMicroTesla: lsb / 2 + 1e-9) {
@@ -60,31 +64,35 @@ import Testing
 
     @Test func configurationTables() throws {
         typealias Q = QMC5883L<SimulatedBus>
-        #expect(try Q.registerSettings(for: SensorConfiguration(rateHz: 150, oversampling: 1)).control1 == 0xCD)   // OSR 64, 200 Hz
-        #expect(try Q.registerSettings(for: SensorConfiguration(rateHz: 10, oversampling: 2, magneticRangeMicroTesla: 300)).control1 == 0x91)
-        #expect(try Q.registerSettings(for: SensorConfiguration(rateHz: 10, powerMode: .lowPower, oversampling: 8)).control1 == 0xC1)
+        #expect(try Q.registerSettings(for: SensorConfiguration(rateHz: 150, oversampling: 1)).control1 == 0xCD) // OSR 64, 200 Hz
+        #expect(
+            try Q.registerSettings(for: SensorConfiguration(rateHz: 10, oversampling: 2, magneticRangeMicroTesla: 300)).control1
+                == 0x91)
+        #expect(
+            try Q.registerSettings(for: SensorConfiguration(rateHz: 10, powerMode: .lowPower, oversampling: 8)).control1 == 0xC1)
         let standby = try Q.registerSettings(for: SensorConfiguration(powerMode: .suspend))
         #expect(standby.control1 & 0x03 == 0 && standby.actual.rateHz == 0)
-        #expect(thrownError { try Q.registerSettings(for: SensorConfiguration(rateHz: 300)) }
+        #expect(
+            thrownError { try Q.registerSettings(for: SensorConfiguration(rateHz: 300)) }
                 == .unsupportedConfiguration(chip: "qmc5883l", detail: "rate 300.0 Hz: at most 200 Hz"))
     }
 
     @Test func dataReadyIsClearedByReadingAndPointerRollOverWrapsAtStatus() throws {
         var (bus, model, driver) = try Self.running()
         try expectDataReadyFollowsMeasurementsAndReads(&driver) { model.magneticFieldMicroTesla = Vector3(1, 2, 3) }
-        model.magneticFieldMicroTesla = Vector3(1, 2, 4)            // a second sample before the first was read
-        #expect(model.registers[0x06] & 0x05 == 0x05)               // DRDY and DOR
-        try bus.writeByte(address: 0x0D, register: 0x0A, value: 0x40)   // ROL_PNT
+        model.magneticFieldMicroTesla = Vector3(1, 2, 4) // a second sample before the first was read
+        #expect(model.registers[0x06] & 0x05 == 0x05) // DRDY and DOR
+        try bus.writeByte(address: 0x0D, register: 0x0A, value: 0x40) // ROL_PNT
         var nine = [UInt8](repeating: 0, count: 9)
         try nine.withUnsafeMutableBytes { try bus.read(address: 0x0D, register: 0x00, into: $0) }
-        #expect(Array(nine[7...]) == Array(nine[0...1]))           // 0x00, 0x01 again after 0x06
+        #expect(Array(nine[7...]) == Array(nine[0...1])) // 0x00, 0x01 again after 0x06
     }
 
     // MARK: Faults
 
     @Test func anOverflowIsAnInvalidReading() throws {
         var (_, model, driver) = try Self.running()
-        model.magneticFieldMicroTesla = Vector3(0, 0, 300)         // 3 gauss on ±2 gauss
+        model.magneticFieldMicroTesla = Vector3(0, 0, 300) // 3 gauss on ±2 gauss
         guard case .invalidReading(_, _, _, let detail)? = thrownError({ try driver.read(timeS: 0) }) else {
             Issue.record("expected invalidReading"); return
         }
@@ -95,9 +103,10 @@ import Testing
 
     @Test func anotherIDIsTheWrongChipAndALostIDIsNotReady() {
         let bus = SimulatedBus()
-        bus.attach(QMC5883LModel(chipID: 0x80), at: 0x0D)   // a QMC5883P answers 0x80 (at another address)
+        bus.attach(QMC5883LModel(chipID: 0x80), at: 0x0D) // a QMC5883P answers 0x80 (at another address)
         var driver = QMC5883L(bus: bus)
-        #expect(thrownError { try driver.probe() }
+        #expect(
+            thrownError { try driver.probe() }
                 == .wrongChipID(chip: "qmc5883l", bus: "sim", address: 0x0D, register: 0x0D, expected: [0xFF], found: 0x80))
         let lost = SimulatedBus()
         lost.attach(IdentityAfterWrite(QMC5883LModel(), idRegister: 0x0D, value: 0x00), at: 0x0D)
@@ -108,8 +117,10 @@ import Testing
     @Test func aStuckByteAndAVanishedChip() throws {
         var (bus, model, driver) = try Self.running()
         model.magneticFieldMicroTesla = .zero
-        bus.inject(.stuck(address: 0x0D, register: 0x03, value: 0x01))     // Y MSB
-        #expect(try driver.read(timeS: 0).magneticFieldMicroTesla == Vector3(0, D.magneticFieldMicroTesla(raw: 256, range: .gauss2), 0))
+        bus.inject(.stuck(address: 0x0D, register: 0x03, value: 0x01)) // Y MSB
+        #expect(
+            try driver.read(timeS: 0).magneticFieldMicroTesla
+                == Vector3(0, D.magneticFieldMicroTesla(raw: 256, range: .gauss2), 0))
         bus.clearFaults()
         bus.setPresent(false, address: 0x0D)
         #expect(busError(thrownError { try driver.read(timeS: 0) })?.kind == .nack)
@@ -125,7 +136,9 @@ final class IdentityAfterWrite: SimulatedChip {
     let idRegister: UInt8
     let value: UInt8
     private var written = false
-    init(_ inner: any SimulatedChip, idRegister: UInt8, value: UInt8) { self.inner = inner; self.idRegister = idRegister; self.value = value }
+    init(_ inner: any SimulatedChip, idRegister: UInt8, value: UInt8) {
+        self.inner = inner; self.idRegister = idRegister; self.value = value
+    }
     func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
         inner.read(register: register, into: buffer)
         if written, register == idRegister, buffer.count > 0 { buffer[0] = value }

@@ -12,8 +12,9 @@ import Testing
     /// changes), its driver probed and running.
     static func running(_ chip: String) throws -> (SimulatedBoard, any SensorDriver) {
         let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
-        let board = try SimulatedBoard(scenario: try #require(Scenario.named("mixed-day")),
-                                       placements: [.init(id: "s", chip: chip, address: address, mount: .identity, rateHz: 10)], seed: 3)
+        let board = try SimulatedBoard(
+            scenario: try #require(Scenario.named("mixed-day")),
+            placements: [.init(id: "s", chip: chip, address: address, mount: .identity, rateHz: 10)], seed: 3)
         var driver = try ChipCatalog.makeDriver(chip: chip, bus: board.bus, address: address)
         _ = try driver.probe()
         try driver.configure(SensorConfiguration(rateHz: 10))
@@ -23,8 +24,11 @@ import Testing
     /// The measured values of a reading (its time stamp left out). An embedded magnetometer's field is reported only
     /// when it is new (`MPU6xxx`, `ICM20948`), so a frozen chip's reading may have none: `withField` false leaves it out.
     static func values(_ r: SensorReading, withField: Bool = true) -> [Double?] {
-        [r.accelerationMps2?.x, r.accelerationMps2?.y, r.accelerationMps2?.z, r.angularVelocityRadS?.x, r.angularVelocityRadS?.z,
-         r.pressurePa, r.temperatureC]
+        [
+            r.accelerationMps2?.x, r.accelerationMps2?.y, r.accelerationMps2?.z, r.angularVelocityRadS?.x,
+            r.angularVelocityRadS?.z,
+            r.pressurePa, r.temperatureC
+        ]
             + (withField ? [r.magneticFieldMicroTesla?.x, r.magneticFieldMicroTesla?.y, r.magneticFieldMicroTesla?.z] : [])
     }
 
@@ -43,11 +47,11 @@ import Testing
     @Test(arguments: SimulatedBoard.supportedChips.filter { $0 != "ms5611" })
     func aSuspendedChipTakesNoNewSamplesAndAWokenOneDoes(chip: String) throws {
         var (board, driver) = try Self.running(chip)
-        var t = 80.0   // mixed-day's stairs
+        var t = 80.0 // mixed-day's stairs
         func advance(_ s: Double) { t += s; board.advance(toTimeS: t) }
         advance(0.5)
         let awake1 = Self.values(try driver.read(timeS: t))
-        advance(2)   // ≈ 0.7 m of stairs: ≈ 8 Pa, above a 16-bit barometer's 2.6 Pa step
+        advance(2) // ≈ 0.7 m of stairs: ≈ 8 Pa, above a 16-bit barometer's 2.6 Pa step
         let awake2 = Self.values(try driver.read(timeS: t))
         #expect(awake1 != awake2, "\(chip): awake, the noise should change the samples")
 
@@ -55,7 +59,7 @@ import Testing
         advance(0.1)
         let frozenReading = try driver.read(timeS: t)
         let frozen = Self.values(frozenReading)
-        _ = try Self.isDataReady(&driver)     // clears a flag the last sample before suspend may have left
+        _ = try Self.isDataReady(&driver) // clears a flag the last sample before suspend may have left
         for _ in 0..<10 { advance(0.3) }
         if !Self.dataReadyNotClearedByReading.contains(chip) {
             #expect(try Self.isDataReady(&driver) != true, "\(chip): data ready while suspended")
@@ -63,7 +67,9 @@ import Testing
         let suspendedReading = try driver.read(timeS: t)
         let withField = suspendedReading.magneticFieldMicroTesla != nil || frozenReading.magneticFieldMicroTesla == nil
         let suspended = Self.values(suspendedReading, withField: withField)
-        #expect(suspended == Self.values(frozenReading, withField: withField), "\(chip): outputs changed while suspended: \(frozen) → \(suspended)")
+        #expect(
+            suspended == Self.values(frozenReading, withField: withField),
+            "\(chip): outputs changed while suspended: \(frozen) → \(suspended)")
 
         try driver.configure(SensorConfiguration(rateHz: 10))
         advance(2)
@@ -72,10 +78,12 @@ import Testing
 
     /// The default board's chips sample at their configured rate once the board gives them the time: polled at 20 Hz
     /// for 20 s on the stairs, each reading is new only as often as the chip converts.
-    @Test(arguments: [("mpu9250", SensorConfiguration(rateHz: 0.98, powerMode: .lowPower)),
-                      ("lis3mdl", SensorConfiguration(rateHz: 1.25, powerMode: .lowPower)),
-                      ("lis3mdl", SensorConfiguration(rateHz: 5)),
-                      ("bmp280", SensorConfiguration(rateHz: 1, oversampling: 16))])
+    @Test(arguments: [
+        ("mpu9250", SensorConfiguration(rateHz: 0.98, powerMode: .lowPower)),
+        ("lis3mdl", SensorConfiguration(rateHz: 1.25, powerMode: .lowPower)),
+        ("lis3mdl", SensorConfiguration(rateHz: 5)),
+        ("bmp280", SensorConfiguration(rateHz: 1, oversampling: 16))
+    ])
     func aTimedChipSamplesAtItsConfiguredRate(chip: String, configuration: SensorConfiguration) throws {
         var (board, driver) = try Self.running(chip)
         let rateHz = try driver.configure(configuration).rateHz
@@ -92,6 +100,8 @@ import Testing
             previous = v
         }
         let expected = 20 * rateHz
-        #expect(Double(changes) <= expected + 2 && Double(changes) >= 0.8 * expected - 1, "\(chip): \(changes) new samples, \(expected) expected")
+        #expect(
+            Double(changes) <= expected + 2 && Double(changes) >= 0.8 * expected - 1,
+            "\(chip): \(changes) new samples, \(expected) expected")
     }
 }

@@ -39,8 +39,10 @@ func probedAndConfigured<Model: SimulatedChip, Driver: SensorDriver>(
 
 /// Sets a few fields spanning ±`limitMicroTesla` on a magnetometer model (`set`) and expects `driver` to read each back
 /// within `toleranceMicroTesla`.
-func expectFieldsReadBack<D: SensorDriver>(_ driver: inout D, limitMicroTesla limit: Double, toleranceMicroTesla tolerance: Double,
-                                           set: (Vector3) -> Void) throws {
+func expectFieldsReadBack<D: SensorDriver>(
+    _ driver: inout D, limitMicroTesla limit: Double, toleranceMicroTesla tolerance: Double,
+    set: (Vector3) -> Void
+) throws {
     for field in [Vector3(0.9, -0.5, 0.123), Vector3(-0.99, 0.01, -0.7), .zero] {
         set(field * limit)
         #expect(isClose(try driver.read(timeS: 0).magneticFieldMicroTesla, field * limit, tolerance: tolerance))
@@ -94,7 +96,9 @@ final class IdentityLostAfterWrite: SimulatedChip {
 }
 
 /// Drains `driver`'s FIFO into a fresh buffer of `capacity` samples: what the drain reported, and the samples it wrote.
-func drained<D: FIFOBuffering>(_ driver: inout D, newestTimeS: Double, capacity: Int = 128) throws -> (drain: FIFODrain, samples: [SensorReading]) {
+func drained<D: FIFOBuffering>(_ driver: inout D, newestTimeS: Double, capacity: Int = 128) throws -> (
+    drain: FIFODrain, samples: [SensorReading]
+) {
     let buffer = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: capacity)
     defer { buffer.deallocate() }
     let drain = try driver.drainFIFO(into: buffer, newestTimeS: newestTimeS)

@@ -34,9 +34,11 @@ import Testing
         let board = try BoardDescription.parse(Data(Self.board.utf8), path: "baro-mag.json")
         let out = CapturedOutput(), err = CapturedOutput()
         let options = RunOptions(board: board, durationS: 10, seed: 2, json: true, speed: 0, classes: Set(Wire.Class.allCases))
-        let code = try await RunJob(options: options).run(output: out, errors: err, beforeEachStep: { core, t in
-            core.runtime.world?.board.bus.setPresent(!(3.0..<6.0).contains(t), address: 0x0D)   // the QMC5883L is gone 3…6 s
-        })
+        let code = try await RunJob(options: options).run(
+            output: out, errors: err,
+            beforeEachStep: { core, t in
+                core.runtime.world?.board.bus.setPresent(!(3.0..<6.0).contains(t), address: 0x0D) // the QMC5883L is gone 3…6 s
+            })
         #expect(code == 0)
         let messages = out.lines.map(decode)
         func samples(_ id: String) -> [[String: Any]] {

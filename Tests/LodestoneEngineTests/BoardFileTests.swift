@@ -5,7 +5,8 @@ import LodestoneCore
 import LodestoneScheduler
 
 /// The repository root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 @Suite struct BoardFileTests {
     @Test(arguments: ["simulated.json", "beaglebone-blue.json", "gy-91.json", "generic-iio.json"])
@@ -24,38 +25,67 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
     /// Each broken file gives one line naming the file, the key, and what is allowed.
     @Test(arguments: [
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp281","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
-         "b.json: sensors[0].chip: \"bmp281\" is not a known chip; allowed: " + BoardDescription.knownChips.joined(separator: ", ")),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#,
-         "b.json: sensors[0].address: \"0x99\" is not an I2C address; allowed: a string \"0x03\" … \"0x77\""),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":-1}]}"#,
-         "b.json: sensors[0].rateHz: -1 is not allowed; use a number of Hz in (0, 8000]"),
-        (#"{"format":"lodestone-board/2","name":"x","sensors":[]}"#,
-         "b.json: format: \"lodestone-board/2\" is not supported; allowed: \"lodestone-board/1\""),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"can":"can0"},"rateHz":10}]}"#,
-         "b.json: sensors[0].bus: no bus given; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"mount":[1,0,0,0,1,0,0,0,2]}]}"#,
-         "b.json: sensors[0].mount: determinant 2.0 is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}]}"#,
-         "b.json: simulation: missing, but sensor \"a\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"colour":"red"}]}"#,
-         "b.json: sensors[0].colour: unknown key; allowed here: id, chip, bus, address, mount, rateHz, description, model"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"model":"ublox-m8"}]}"#,
-         "b.json: sensors[0].model: only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"U-blox M8"}]}"#,
-         "b.json: sensors[0].model: \"U-blox M8\" is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\""),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"ublox-m9"}]}"#,
-         "b.json: sensors[0].model: \"ublox-m9\" is not a receiver the energy model knows; known: "
-             + EnergyModel.receiverModels.joined(separator: ", ")),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10},{"id":"a","chip":"lis3mdl","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
-         "b.json: sensors[1].id: \"a\" is used twice; ids must be unique"),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp281","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
+            "b.json: sensors[0].chip: \"bmp281\" is not a known chip; allowed: "
+                + BoardDescription.knownChips.joined(separator: ", ")
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#,
+            "b.json: sensors[0].address: \"0x99\" is not an I2C address; allowed: a string \"0x03\" … \"0x77\""
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":-1}]}"#,
+            "b.json: sensors[0].rateHz: -1 is not allowed; use a number of Hz in (0, 8000]"
+        ),
+        (
+            #"{"format":"lodestone-board/2","name":"x","sensors":[]}"#,
+            "b.json: format: \"lodestone-board/2\" is not supported; allowed: \"lodestone-board/1\""
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"can":"can0"},"rateHz":10}]}"#,
+            "b.json: sensors[0].bus: no bus given; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"mount":[1,0,0,0,1,0,0,0,2]}]}"#,
+            "b.json: sensors[0].mount: determinant 2.0 is not ±1; a mount matrix must be a rotation (or a reflection for a left-handed chip)"
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}]}"#,
+            "b.json: simulation: missing, but sensor \"a\" is on the simulated bus; add \"simulation\": {\"scenario\": \"mixed-day\"}"
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"colour":"red"}]}"#,
+            "b.json: sensors[0].colour: unknown key; allowed here: id, chip, bus, address, mount, rateHz, description, model"
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"model":"ublox-m8"}]}"#,
+            "b.json: sensors[0].model: only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key"
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"U-blox M8"}]}"#,
+            "b.json: sensors[0].model: \"U-blox M8\" is not allowed; use a receiver model name like \"ublox-m8\" or \"generic\""
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"ublox-m9"}]}"#,
+            "b.json: sensors[0].model: \"ublox-m9\" is not a receiver the energy model knows; known: "
+                + EnergyModel.receiverModels.joined(separator: ", ")
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10},{"id":"a","chip":"lis3mdl","bus":{"i2c":"/dev/i2c-1"},"rateHz":10}]}"#,
+            "b.json: sensors[1].id: \"a\" is used twice; ids must be unique"
+        ),
         (#"[1]"#, "b.json: the top level must be a JSON object"),
         (#"{"format":"lodestone-board/1","name":3,"sensors":[]}"#, "b.json: name: 3 must be a string"),
         (#"{"format":"lodestone-board/1","name":"x","sensors":[3]}"#, "b.json: sensors[0]: must be an object"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":"/dev/i2c-1","rateHz":10}]}"#,
-         "b.json: sensors[0].bus: \"/dev/i2c-1\" is not a bus; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"),
-        (#"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}],"simulation":{"scenario":"walk","softIron":[1,0,0]}}"#,
-         "b.json: simulation.softIron: must be 9 numbers, row-major"),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":"/dev/i2c-1","rateHz":10}]}"#,
+            "b.json: sensors[0].bus: \"/dev/i2c-1\" is not a bus; allowed: {\"i2c\": \"/dev/i2c-N\"}, {\"spi\": \"/dev/spidevB.C\", \"speedHz\": N}, {\"iio\": \"DEVICE\", \"uri\": \"local:\" or \"ip:HOST\"}, {\"simulated\": true}"
+        ),
+        (
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"simulated":true},"rateHz":10}],"simulation":{"scenario":"walk","softIron":[1,0,0]}}"#,
+            "b.json: simulation.softIron: must be 9 numbers, row-major"
+        )
     ])
     func brokenBoardFileGivesOneLineNamingFileKeyAndWhatIsAllowed(_ json: String, _ expected: String) {
         #expect(throws: BoardFileError.self) { try BoardDescription.parse(Data(json.utf8), path: "b.json") }

@@ -26,8 +26,10 @@ enum CLI {
         return false
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, executable program: URL = executable,
-                    directory: URL = repositoryRoot, environment: [String: String]? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String], stdin: String? = nil, executable program: URL = executable,
+        directory: URL = repositoryRoot, environment: [String: String]? = nil
+    ) throws -> Result {
         let p = Process()
         p.executableURL = program
         p.arguments = arguments
@@ -43,7 +45,8 @@ enum CLI {
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 }
 
@@ -55,8 +58,10 @@ enum CLI {
         // down to 10 Hz while the carrier walks).
         let r = try CLI.run(["run", "--duration", "5", "--json", "--classes", "all", "--policy", "always-on"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(Date().timeIntervalSince(start) >= 4.5)   // real time, not as fast as possible
-        let lines = r.stdout.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:] }
+        #expect(Date().timeIntervalSince(start) >= 4.5) // real time, not as fast as possible
+        let lines = r.stdout.split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
+        }
         #expect(lines.first?["class"] as? String == "VERSION")
         let samples = lines.filter { $0["class"] as? String == "SAMPLE" }
         #expect(samples.filter { $0["sensor"] as? String == "imu" }.count == 501)
@@ -69,13 +74,17 @@ enum CLI {
 
     @Test func brokenBoardFileIsOneLineOnStandardErrorAndNothingRuns() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-board-\(getpid()).json").path
-        try #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#
+        try
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"address":"0x99","rateHz":10}]}"#
             .write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = try CLI.run(["run", "--board", path, "--duration", "1"])
         #expect(r.status == 1)
         #expect(r.stdout.isEmpty)
-        #expect(r.stderr == "lodestone: \(path): sensors[0].address: \"0x99\" is not an I2C address; allowed: a string \"0x03\" … \"0x77\"\n")
+        #expect(
+            r.stderr
+                == "lodestone: \(path): sensors[0].address: \"0x99\" is not an I2C address; allowed: a string \"0x03\" … \"0x77\"\n"
+        )
     }
 
     @Test func truncatedTraceReplaysWhatItHasThenSaysWhereItBroke() throws {
@@ -84,7 +93,7 @@ enum CLI {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = try CLI.run(["replay", "--input", path])
         #expect(r.status == 1)
-        #expect(r.stdout.split(separator: "\n").count == 3)   // header + the two good rows
+        #expect(r.stdout.split(separator: "\n").count == 3) // header + the two good rows
         #expect(r.stderr == "lodestone: \(path):4: column acc_z: 3 fields where the header has 4 (the file is truncated)\n")
     }
 
@@ -128,7 +137,7 @@ enum CLI {
         p.standardError = FileHandle.nullDevice
         try p.run()
         Thread.sleep(forTimeInterval: 2.5)
-        p.interrupt()   // SIGINT
+        p.interrupt() // SIGINT
         #expect(CLI.waitForExit(p, timeoutS: 10), "the run did not stop on SIGINT")
         #expect(p.terminationReason == .exit)
         #expect(p.terminationStatus == 0)

@@ -53,13 +53,16 @@ import Testing
     @Test(arguments: ["fsync", "rename"])
     func aCrashWhileSavingLeavesThePreviousFileIntact(_ syscall: String) throws {
         let strace = "/usr/bin/strace"
-        try #require(FileManager.default.isExecutableFile(atPath: strace), "this test needs strace: bash scripts/bootstrap --test")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: strace), "this test needs strace: bash scripts/bootstrap --test")
         let (dir, path, previous) = try directoryWithPreviousFile()
         defer { dir.remove() }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: strace)
-        p.arguments = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e", "inject=\(syscall):delay_enter=30000000",
-                       CLI.executable.path, "calibrate", "gyro", "--yes", "--speed", "0", "--duration", "2", "--output", path]
+        p.arguments = [
+            "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e", "inject=\(syscall):delay_enter=30000000",
+            CLI.executable.path, "calibrate", "gyro", "--yes", "--speed", "0", "--duration", "2", "--output", path
+        ]
         p.currentDirectoryURL = repositoryRoot
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -68,15 +71,16 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         var temporary: [String] = []
         while Date() < deadline && temporary.isEmpty {
-            temporary = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0.hasPrefix(".sim.json.tmp-") } ?? []
+            temporary =
+                (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0.hasPrefix(".sim.json.tmp-") } ?? []
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(!temporary.isEmpty, "the save never started")
-        Thread.sleep(forTimeInterval: 0.5)   // well inside the 30 s delay
+        Thread.sleep(forTimeInterval: 0.5) // well inside the 30 s delay
         let children = Self.children(of: p.processIdentifier)
         #expect(children.count == 1)
-        for child in children { kill(child, SIGKILL) }   // the crash: lodestone dies inside the save
-        kill(p.processIdentifier, SIGKILL)                // and strace, which would sit out its delay first
+        for child in children { kill(child, SIGKILL) } // the crash: lodestone dies inside the save
+        kill(p.processIdentifier, SIGKILL) // and strace, which would sit out its delay first
         p.waitUntilExit()
         Thread.sleep(forTimeInterval: 0.2)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == previous)
@@ -96,7 +100,8 @@ import Testing
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { name -> Int32? in
             guard let n = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && Int32(fields[1]) == pid ? n : nil
         }
@@ -108,7 +113,8 @@ import Testing
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let locked = dir.file("locked")
-        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
         let output = locked + "/sim.json"
         var arguments = ["calibrate", "gyro", "--yes", "--speed", "0", "--output", output]
@@ -121,7 +127,10 @@ import Testing
             r = try CLI.run(arguments)
         }
         #expect(r.status == 1)
-        #expect(r.stderr == "lodestone: \(output): permission denied: cannot write in \(locked); run as a user who may (e.g. sudo), or choose another --output\n")
+        #expect(
+            r.stderr
+                == "lodestone: \(output): permission denied: cannot write in \(locked); run as a user who may (e.g. sudo), or choose another --output\n"
+        )
         #expect(r.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: output))
     }
@@ -134,24 +143,33 @@ import Testing
         defer { dir.remove() }
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
         let open = dir.file("open")
-        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
         let output = open + "/sim.json"
-        let (p, err) = try Self.start(["--reuid=65534", "--regid=65534", "--clear-groups", CLI.executable.path,
-                                       "calibrate", "gyro", "--yes", "--duration", "3", "--output", output],
-                                      executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        let (p, err) = try Self.start(
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", CLI.executable.path,
+                "calibrate", "gyro", "--yes", "--duration", "3", "--output", output
+            ],
+            executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
         Thread.sleep(forTimeInterval: 1)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: open)   // root's, not nobody's
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: open) // root's, not nobody's
         #expect(CLI.waitForExit(p, timeoutS: 20))
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(p.terminationStatus == 1)
-        #expect(stderr.hasSuffix("lodestone: cannot save the calibration: \(output): permission denied: check the owner and mode of the file and its directory (create temporary file in \(open)): Permission denied [errno 13]\n"), "\(stderr)")
+        #expect(
+            stderr.hasSuffix(
+                "lodestone: cannot save the calibration: \(output): permission denied: check the owner and mode of the file and its directory (create temporary file in \(open)): Permission denied [errno 13]\n"
+            ), "\(stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
     }
 
     @Test func checkValidatesAFileAndSaysWhatIsInIt() throws {
         let r = try CLI.run(["calibrate", "--check", Self.shipped, "--board", "boards/simulated.json"])
         #expect(r.status == 0)
-        #expect(r.stdout.hasPrefix("\(Self.shipped): valid lodestone-calibration/1 for board \"Simulated board\", matches boards/simulated.json\n"))
+        #expect(
+            r.stdout.hasPrefix(
+                "\(Self.shipped): valid lodestone-calibration/1 for board \"Simulated board\", matches boards/simulated.json\n"))
         #expect(r.stdout.contains("  mag (lis3mdl): magnetometer good"))
         #expect(r.stderr.isEmpty)
     }
@@ -162,9 +180,15 @@ import Testing
         let text = try String(contentsOfFile: Self.shipped, encoding: .utf8)
         let cases: [(String, String)] = [
             (String(text.prefix(text.count / 2)), "not a valid calibration file: the JSON is cut short (an interrupted copy?)"),
-            (text.replacingOccurrences(of: "\"frame\" : \"board\"", with: "\"frame\" : \"chip\""), "frame: \"chip\" is not supported"),
-            (text.replacingOccurrences(of: "\"grade\" : \"good\"", with: "\"grade\" : 3"), "sensors[0].magnetometer.grade: must be a string"),
-            ("", "not a valid calibration file: the JSON is cut short"),
+            (
+                text.replacingOccurrences(of: "\"frame\" : \"board\"", with: "\"frame\" : \"chip\""),
+                "frame: \"chip\" is not supported"
+            ),
+            (
+                text.replacingOccurrences(of: "\"grade\" : \"good\"", with: "\"grade\" : 3"),
+                "sensors[0].magnetometer.grade: must be a string"
+            ),
+            ("", "not a valid calibration file: the JSON is cut short")
         ]
         for (i, (content, problem)) in cases.enumerated() {
             let path = dir.file("broken-\(i).json")
@@ -187,7 +211,10 @@ import Testing
         try "t_s,mag_x,mag_y,mag_z\n0,1,2,3\n0.1,1,2,3\n".write(toFile: trace, atomically: false, encoding: .utf8)
         let with = try CLI.run(["replay", "--input", trace, "--board", "boards/simulated.json", "--calibration", Self.shipped])
         #expect(with.status == 0)
-        #expect(with.stderr == "calibration: \(Self.shipped) (imu: magnetometer, accelerometer, gyroscope; mag: magnetometer; baro: barometer)\n")
+        #expect(
+            with.stderr
+                == "calibration: \(Self.shipped) (imu: magnetometer, accelerometer, gyroscope; mag: magnetometer; baro: barometer)\n"
+        )
         let without = try CLI.run(["replay", "--input", trace])
         #expect(without.status == 0)
         #expect(without.stderr.isEmpty)
@@ -197,7 +224,9 @@ import Testing
 
     @Test func helpNamesTheKindsAndTheLookupOrder() throws {
         let r = try CLI.run(["calibrate", "--help"])
-        for word in ["mag", "accel", "gyro", "baro", "--from-trace", "--yes", "--check", "/var/lib/lodestone", "LODESTONE_CALIBRATION_DIR"] {
+        for word in [
+            "mag", "accel", "gyro", "baro", "--from-trace", "--yes", "--check", "/var/lib/lodestone", "LODESTONE_CALIBRATION_DIR"
+        ] {
             #expect(r.stdout.contains(word), "\(word)")
         }
         #expect(try CLI.run(["--help"]).stdout.contains("calibrate"))

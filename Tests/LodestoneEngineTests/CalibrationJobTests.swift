@@ -19,7 +19,10 @@ final class ScriptedInput: PromptInput {
 struct ScratchDirectory {
     let path: String
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-cal-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "lodestone-cal-\(getpid())-\(UUID().uuidString.prefix(8))"
+            ).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
     func file(_ name: String) -> String { path + "/" + name }
@@ -39,11 +42,14 @@ enum CalibrationFixtures {
         return b
     }
 
-    static func run(_ options: CalibrationOptions, input: PromptInput? = nil, shouldStop: @escaping () -> Bool = { false },
-                    assembled: (BoardRuntime) -> Void = { _ in }) throws -> (status: Int32, output: CapturedOutput, errors: CapturedOutput) {
+    static func run(
+        _ options: CalibrationOptions, input: PromptInput? = nil, shouldStop: @escaping () -> Bool = { false },
+        assembled: (BoardRuntime) -> Void = { _ in }
+    ) throws -> (status: Int32, output: CapturedOutput, errors: CapturedOutput) {
         let out = CapturedOutput(), err = CapturedOutput()
-        let status = try CalibrationJob(options: options).run(input: input, output: out, errors: err, clock: ManualClock(),
-                                                               shouldStop: shouldStop, assembled: assembled)
+        let status = try CalibrationJob(options: options).run(
+            input: input, output: out, errors: err, clock: ManualClock(),
+            shouldStop: shouldStop, assembled: assembled)
         return (status, out, err)
     }
 }
@@ -83,7 +89,9 @@ enum CalibrationFixtures {
         let d = try CalibrationFiles.load(path: output)
         #expect(d["imu"]?.kinds == [.accelerometer, .gyroscope])
         #expect(d.sensors.map(\.id) == ["imu"])
-        #expect(try F.run(CalibrationOptions(kind: .barometer, board: try F.board, outputPath: output, speed: 0, altitudeMSLM: 408)).status == 0)
+        #expect(
+            try F.run(CalibrationOptions(kind: .barometer, board: try F.board, outputPath: output, speed: 0, altitudeMSLM: 408))
+                .status == 0)
         #expect(try CalibrationFiles.load(path: output).sensors.map(\.id) == ["imu", "baro"])
     }
 
@@ -92,7 +100,8 @@ enum CalibrationFixtures {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let output = dir.file("sim.json")
-        try #"{"format":"lodestone-calibration/1","board":"Simulated board","sens"#.write(toFile: output, atomically: false, encoding: .utf8)
+        try #"{"format":"lodestone-calibration/1","board":"Simulated board","sens"#.write(
+            toFile: output, atomically: false, encoding: .utf8)
         do {
             _ = try F.run(CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, speed: 0))
             Issue.record("no error")
@@ -101,15 +110,19 @@ enum CalibrationFixtures {
             #expect(error.message.contains("left as it is"))
             #expect(!error.message.contains("\n"))
         }
-        #expect(try String(contentsOfFile: output, encoding: .utf8) == #"{"format":"lodestone-calibration/1","board":"Simulated board","sens"#)
+        #expect(
+            try String(contentsOfFile: output, encoding: .utf8)
+                == #"{"format":"lodestone-calibration/1","board":"Simulated board","sens"#)
     }
 
     /// A recording of the simulated person's magnetometer motion (`lodestone run --record`), gzip.
     static func recordMotion(in dir: ScratchDirectory, seed: UInt64) throws -> String {
         let trace = dir.file("motion-\(seed).csv.gz")
         // What `lodestone run --record` runs, driven directly: the session's loop, unscheduled, as fast as it goes.
-        var core = try SessionCore(configuration: SessionConfiguration(board: try F.board, scenario: "calibrate-mag", seed: seed,
-                                                                       durationS: 50, speed: 0, scheduling: nil, recordPath: trace))
+        var core = try SessionCore(
+            configuration: SessionConfiguration(
+                board: try F.board, scenario: "calibrate-mag", seed: seed,
+                durationS: 50, speed: 0, scheduling: nil, recordPath: trace))
         #expect(core.runToEnd().isEmpty)
         return trace
     }
@@ -141,12 +154,14 @@ enum CalibrationFixtures {
         defer { dir.remove() }
         var bus: SimulatedBus?
         var calls = 0
-        let r = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("sim.json"), sensorIDs: ["mag"], speed: 0),
-                          shouldStop: {
-                              calls += 1
-                              if calls == 1500 { bus?.setPresent(false, address: 0x1C) }
-                              return false
-                          }, assembled: { bus = $0.world?.board.bus })
+        let r = try F.run(
+            CalibrationOptions(
+                kind: .magnetometer, board: try F.board, outputPath: dir.file("sim.json"), sensorIDs: ["mag"], speed: 0),
+            shouldStop: {
+                calls += 1
+                if calls == 1500 { bus?.setPresent(false, address: 0x1C) }
+                return false
+            }, assembled: { bus = $0.world?.board.bus })
         #expect(r.status == 1)
         #expect(r.output.lines.first?.hasPrefix("mag: failed: sensorFailed — mag: ") == true, "\(r.output.lines)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("sim.json")))
@@ -155,8 +170,10 @@ enum CalibrationFixtures {
     @Test func aGyroscopeCaptureIsAbortedWhenTheBoardMoves() throws {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        let r = try F.run(CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: dir.file("g.json"), scenario: "mixed-day",
-                                             speed: 0, durationS: 30))
+        let r = try F.run(
+            CalibrationOptions(
+                kind: .gyroscope, board: try F.board, outputPath: dir.file("g.json"), scenario: "mixed-day",
+                speed: 0, durationS: 30))
         #expect(r.status == 1)
         #expect(r.output.lines.first?.hasPrefix("imu: failed: boardMoved") == true, "\(r.output.lines)")
     }
@@ -174,7 +191,8 @@ enum CalibrationFixtures {
         #expect((m.hardIronMicroTesla - Vector3(12, -7.5, 4)).length < 0.5)
         // --sensor names whose columns they are (a trace recorded from the LIS3MDL, say).
         let other = dir.file("other.json")
-        let chosen = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: other, tracePath: trace, sensorIDs: ["mag"]))
+        let chosen = try F.run(
+            CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: other, tracePath: trace, sensorIDs: ["mag"]))
         #expect(chosen.status == 0, "\(chosen.output.lines)")
         #expect(try CalibrationFiles.load(path: other).sensors.map(\.id) == ["mag"])
     }
@@ -188,16 +206,22 @@ enum CalibrationFixtures {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let output = dir.file("broad.json")
-        let good = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: output,
-                                                tracePath: F.broad + "/02_undisturbed_slow_rotation_B.csv.gz"))
+        let good = try F.run(
+            CalibrationOptions(
+                kind: .magnetometer, board: try F.board, outputPath: output,
+                tracePath: F.broad + "/02_undisturbed_slow_rotation_B.csv.gz"))
         #expect(good.status == 0, "\(good.output.lines)")
         let m = try #require(try CalibrationFiles.load(path: output)["imu"]?.magnetometer)
         #expect(m.hardIronMicroTesla.length < 1)
         #expect(m.residualMicroTesla < 1)
         #expect((42.5...45.5).contains(m.fieldStrengthMicroTesla))
-        #expect(m.mountingCheck.hasPrefix("consistent with the accelerometer (dip 6") || m.mountingCheck.hasPrefix("consistent with the accelerometer (dip 7"))
-        let disturbed = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("magnet.json"),
-                                                     tracePath: F.broad + "/32_disturbed_attached_magnet_1cm.csv.gz"))
+        #expect(
+            m.mountingCheck.hasPrefix("consistent with the accelerometer (dip 6")
+                || m.mountingCheck.hasPrefix("consistent with the accelerometer (dip 7"))
+        let disturbed = try F.run(
+            CalibrationOptions(
+                kind: .magnetometer, board: try F.board, outputPath: dir.file("magnet.json"),
+                tracePath: F.broad + "/32_disturbed_attached_magnet_1cm.csv.gz"))
         #expect(disturbed.status == 1)
         #expect(disturbed.output.lines.first?.hasPrefix("imu: failed: residualTooHigh") == true, "\(disturbed.output.lines)")
     }
@@ -208,9 +232,11 @@ enum CalibrationFixtures {
         let trace = dir.file("cut.csv")
         try "t_s,mag_x,mag_y,mag_z\n0,1,2,3\n0.1,1,2".write(toFile: trace, atomically: false, encoding: .utf8)
         #expect {
-            _ = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("x.json"), tracePath: trace))
+            _ = try F.run(
+                CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("x.json"), tracePath: trace))
         } throws: { e in
-            (e as? JobError)?.message == "\(trace):3: column mag_z: 3 fields where the header has 4 (the file is truncated); nothing saved"
+            (e as? JobError)?.message
+                == "\(trace):3: column mag_z: 3 fields where the header has 4 (the file is truncated); nothing saved"
         }
     }
 
@@ -219,20 +245,23 @@ enum CalibrationFixtures {
         defer { dir.remove() }
         let output = dir.file("sim.json")
         // Enter to start, then "n" at the question: nothing saved, status 0 (the person's choice).
-        let declined = try F.run(CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, interactive: true, speed: 0),
-                                 input: ScriptedInput(["", "n"]))
+        let declined = try F.run(
+            CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, interactive: true, speed: 0),
+            input: ScriptedInput(["", "n"]))
         #expect(declined.status == 0)
         #expect(declined.output.raw.contains("Save to \(output)? [Y/n] "))
         #expect(declined.output.lines.last == "not saved; \(output) left as it was")
         #expect(!FileManager.default.fileExists(atPath: output))
         // q at the start.
-        let quit = try F.run(CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, interactive: true, speed: 0),
-                             input: ScriptedInput(["q"]))
+        let quit = try F.run(
+            CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, interactive: true, speed: 0),
+            input: ScriptedInput(["q"]))
         #expect(quit.status == 1)
         #expect(quit.output.lines.last == "cancelled: nothing saved; \(output) not created")
         // Enter, Enter (yes is the default when everything succeeded).
-        let saved = try F.run(CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, interactive: true, speed: 0),
-                              input: ScriptedInput(["", ""]))
+        let saved = try F.run(
+            CalibrationOptions(kind: .gyroscope, board: try F.board, outputPath: output, interactive: true, speed: 0),
+            input: ScriptedInput(["", ""]))
         #expect(saved.status == 0)
         #expect(try CalibrationFiles.load(path: output)["imu"]?.gyroscope != nil)
     }
@@ -241,10 +270,14 @@ enum CalibrationFixtures {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let output = dir.file("sim.json")
-        try Data(CalibrationFiles.encode(CalibrationDocument(board: "Simulated board", sensors: []))).write(to: URL(fileURLWithPath: dir.file("unused")))
+        try Data(CalibrationFiles.encode(CalibrationDocument(board: "Simulated board", sensors: []))).write(
+            to: URL(fileURLWithPath: dir.file("unused")))
         var calls = 0
-        let r = try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: output, speed: 0),
-                          shouldStop: { calls += 1; return calls > 500 })
+        let r = try F.run(
+            CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: output, speed: 0),
+            shouldStop: {
+                calls += 1; return calls > 500
+            })
         #expect(r.status == CalibrationJob.interruptedStatus)
         #expect(r.errors.lines.last == "interrupted: nothing saved; \(output) not created")
         #expect(!FileManager.default.fileExists(atPath: output))
@@ -254,7 +287,8 @@ enum CalibrationFixtures {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         #expect(throws: JobError.self) {
-            try F.run(CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("x.json"), sensorIDs: ["baro"]))
+            try F.run(
+                CalibrationOptions(kind: .magnetometer, board: try F.board, outputPath: dir.file("x.json"), sensorIDs: ["baro"]))
         }
         #expect(throws: JobError.self) {
             try F.run(CalibrationOptions(kind: .barometer, board: try F.board, outputPath: dir.file("x.json")))
@@ -268,14 +302,16 @@ enum CalibrationFixtures {
 @Suite struct CalibrationStageTests {
     static var document: CalibrationDocument {
         var imu = SensorCalibration(id: "imu", chip: "mpu9250")
-        imu.gyroscope = GyroscopeCalibration(date: "2026-07-02T10:00:00Z", temperatureC: nil, biasRadS: Vector3(0.01, 0.02, 0.03),
-                                             noiseRMSRadS: .zero, durationS: 10, noiseDensityRadSPerRootHz: nil, biasInstabilityRadS: nil,
-                                             rateRandomWalkRadSPerRootS: nil)
-        imu.magnetometer = MagnetometerCalibration(date: "2026-07-02T10:00:00Z", temperatureC: nil, grade: .good,
-                                                   hardIronMicroTesla: Vector3(1, 1, 1), softIronCorrection: .identity,
-                                                   fieldStrengthMicroTesla: 48, expectedFieldMicroTesla: nil, latitudeDeg: nil,
-                                                   longitudeDeg: nil, residualMicroTesla: 0.3, coveragePercent: 95, samples: 1000,
-                                                   outliers: 0, motionS: nil, mountingCheck: "consistent")
+        imu.gyroscope = GyroscopeCalibration(
+            date: "2026-07-02T10:00:00Z", temperatureC: nil, biasRadS: Vector3(0.01, 0.02, 0.03),
+            noiseRMSRadS: .zero, durationS: 10, noiseDensityRadSPerRootHz: nil, biasInstabilityRadS: nil,
+            rateRandomWalkRadSPerRootS: nil)
+        imu.magnetometer = MagnetometerCalibration(
+            date: "2026-07-02T10:00:00Z", temperatureC: nil, grade: .good,
+            hardIronMicroTesla: Vector3(1, 1, 1), softIronCorrection: .identity,
+            fieldStrengthMicroTesla: 48, expectedFieldMicroTesla: nil, latitudeDeg: nil,
+            longitudeDeg: nil, residualMicroTesla: 0.3, coveragePercent: 95, samples: 1000,
+            outliers: 0, motionS: nil, mountingCheck: "consistent")
         var mag = SensorCalibration(id: "mag", chip: "lis3mdl")
         mag.magnetometer = imu.magnetometer
         mag.magnetometer?.hardIronMicroTesla = Vector3(10, 20, 30)
@@ -293,8 +329,10 @@ enum CalibrationFixtures {
         var fromMag = FusionSample(reading: SensorReading(timeS: 0, magneticFieldMicroTesla: Vector3(10, 20, 30)), sensor: "mag")
         s.apply(to: &fromMag)
         #expect(fromMag.reading.magneticFieldMicroTesla == .zero)
-        var fromIMU = FusionSample(reading: SensorReading(timeS: 0, angularVelocityRadS: Vector3(0.01, 0.02, 0.03),
-                                                          magneticFieldMicroTesla: Vector3(1, 1, 1)), sensor: "imu")
+        var fromIMU = FusionSample(
+            reading: SensorReading(
+                timeS: 0, angularVelocityRadS: Vector3(0.01, 0.02, 0.03),
+                magneticFieldMicroTesla: Vector3(1, 1, 1)), sensor: "imu")
         s.apply(to: &fromIMU)
         #expect(fromIMU.reading.angularVelocityRadS == .zero)
         #expect(fromIMU.reading.magneticFieldMicroTesla == .zero)
@@ -307,8 +345,10 @@ enum CalibrationFixtures {
     /// A trace row (no sensor id) gets, per quantity, the first sensor's calibration of that kind.
     @Test func aTraceRowGetsTheFirstCalibrationOfEachKind() {
         var s = stage(Self.document)
-        var row = FusionSample(reading: SensorReading(timeS: 0, accelerationMps2: Vector3(0, 0, 9.8), angularVelocityRadS: Vector3(0.01, 0.02, 0.03),
-                                                      magneticFieldMicroTesla: Vector3(1, 1, 1)))
+        var row = FusionSample(
+            reading: SensorReading(
+                timeS: 0, accelerationMps2: Vector3(0, 0, 9.8), angularVelocityRadS: Vector3(0.01, 0.02, 0.03),
+                magneticFieldMicroTesla: Vector3(1, 1, 1)))
         s.apply(to: &row)
         #expect(row.reading.magneticFieldMicroTesla == .zero)
         #expect(row.reading.angularVelocityRadS == .zero)
@@ -333,8 +373,11 @@ enum CalibrationFixtures {
         defer { dir.remove() }
         let board = try F.board
         let paths = CalibrationFiles.searchPath(for: board, environment: [CalibrationFiles.directoryVariable: dir.path])
-        #expect(paths == [dir.file("simulated.json"), "/var/lib/lodestone/simulated.json",
-                          repositoryRoot.appendingPathComponent("calibration/simulated.json").path])
+        #expect(
+            paths == [
+                dir.file("simulated.json"), "/var/lib/lodestone/simulated.json",
+                repositoryRoot.appendingPathComponent("calibration/simulated.json").path
+            ])
         #expect(CalibrationFiles.defaultOutput(for: board, environment: [:]) == "/var/lib/lodestone/simulated.json")
         // The shipped example (unless this machine has a deployed one).
         if !FileManager.default.fileExists(atPath: "/var/lib/lodestone/simulated.json") {
@@ -343,8 +386,9 @@ enum CalibrationFixtures {
         }
         // The environment's directory first.
         try FileManager.default.copyItem(atPath: paths[2], toPath: dir.file("simulated.json"))
-        let env = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: false,
-                                               environment: [CalibrationFiles.directoryVariable: dir.path])
+        let env = try CalibrationFiles.resolve(
+            board: board, explicitPath: nil, disabled: false,
+            environment: [CalibrationFiles.directoryVariable: dir.path])
         #expect(env.path == dir.file("simulated.json"))
         #expect(env.document?.board == "Simulated board")
         let off = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: true)
@@ -367,7 +411,9 @@ enum CalibrationFixtures {
             try CalibrationFiles.check(d, path: path, against: turned)
         } throws: { e in
             let m = (e as? JobError)?.message ?? ""
-            return m.hasPrefix("\(path): sensor \"mag\" was calibrated with mount [0, -1, 0, 1, 0, 0, 0, 0, 1], the board file now says [1, 0, 0, 0, 1, 0, 0, 0, 1]")
+            return m.hasPrefix(
+                "\(path): sensor \"mag\" was calibrated with mount [0, -1, 0, 1, 0, 0, 0, 0, 1], the board file now says [1, 0, 0, 0, 1, 0, 0, 0, 1]"
+            )
                 && m.hasSuffix("calibrate again, or run without calibration") && !m.contains("\n")
         }
         var other = try F.board
@@ -379,7 +425,8 @@ enum CalibrationFixtures {
     @Test func runAnnouncesItsCalibration() async throws {
         let board = try F.board
         var options = RunOptions(board: board, durationS: 1, json: true, speed: 0)
-        options.fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: repositoryRoot.appendingPathComponent("calibration/simulated.json").path, disabled: false)
+        options.fusion.calibration = try CalibrationFiles.resolve(
+            board: board, explicitPath: repositoryRoot.appendingPathComponent("calibration/simulated.json").path, disabled: false)
         let out = CapturedOutput()
         _ = try await RunJob(options: options).run(output: out, errors: CapturedOutput())
         let message = try JSONSerialization.jsonObject(with: Data(out.lines[2].utf8)) as? [String: Any]

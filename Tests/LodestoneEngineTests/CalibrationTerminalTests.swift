@@ -23,9 +23,10 @@ final class PseudoTerminalSession {
 
     init(_ arguments: [String], environment: [String: String]) throws {
         guard let openpt = LibC.function("posix_openpt", as: LibC.IntToInt.self),
-              let grantpt = LibC.function("grantpt", as: LibC.IntToInt.self),
-              let unlockpt = LibC.function("unlockpt", as: LibC.IntToInt.self),
-              let ptsname = LibC.function("ptsname", as: LibC.Name.self) else { throw POSIXError(.ENOSYS) }
+            let grantpt = LibC.function("grantpt", as: LibC.IntToInt.self),
+            let unlockpt = LibC.function("unlockpt", as: LibC.IntToInt.self),
+            let ptsname = LibC.function("ptsname", as: LibC.Name.self)
+        else { throw POSIXError(.ENOSYS) }
         master = openpt(O_RDWR | O_NOCTTY)
         guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
             throw POSIXError(.ENODEV)
@@ -132,7 +133,8 @@ struct ScreenModel {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let output = dir.file("sim.json")
-        let session = try PseudoTerminalSession(["calibrate", "mag", "--output", output, "--speed", "10"], environment: Self.environment)
+        let session = try PseudoTerminalSession(
+            ["calibrate", "mag", "--output", output, "--speed", "10"], environment: Self.environment)
         #expect(session.waitFor("Press Enter to start"), "\(session.text)")
         #expect(session.text.contains("twirl it about itself while slowly turning it over"))
         session.type("\r")
@@ -143,12 +145,15 @@ struct ScreenModel {
         #expect(headers.count == 1, "\(screen.joined(separator: "\n"))")
         #expect(session.text.components(separatedBy: "Magnetometer calibration — Simulated board").count > 6)
         // Each frame goes back up over the last one (ESC [ n F).
-        #expect(session.text.split(separator: "\u{1B}[").filter { $0.first?.isNumber == true && $0.drop { $0.isNumber }.first == "F" }.count > 5)
-        #expect(!session.text.contains("\u{1B}[2J"))   // never a full-screen clear (flicker)
-        #expect(session.text.contains("\u{1B}[32m"))    // colour
+        #expect(
+            session.text.split(separator: "\u{1B}[").filter { $0.first?.isNumber == true && $0.drop { $0.isNumber }.first == "F" }
+                .count > 5)
+        #expect(!session.text.contains("\u{1B}[2J")) // never a full-screen clear (flicker)
+        #expect(session.text.contains("\u{1B}[32m")) // colour
         #expect(screen.contains { $0.contains("face side (+z)") && $0.contains("back side (−z)") })
-        #expect(screen.filter { $0.contains("█") }.count >= 10)   // the sphere's nine rows and the bar
-        #expect(screen.contains { $0.hasPrefix("coverage [██████████████████████████████] 100 %") && $0.hasSuffix("/64 sectors") })
+        #expect(screen.filter { $0.contains("█") }.count >= 10) // the sphere's nine rows and the bar
+        #expect(
+            screen.contains { $0.hasPrefix("coverage [██████████████████████████████] 100 %") && $0.hasSuffix("/64 sectors") })
         #expect(screen.contains { $0.hasPrefix("  mag    samples") && $0.contains("residual 0.") && $0.contains("µT") })
         #expect(screen.contains("Done: every direction covered."))
         #expect(screen.contains { $0.hasPrefix("imu: good — residual") })
@@ -166,7 +171,8 @@ struct ScreenModel {
         defer { dir.remove() }
         var environment = Self.environment
         environment["NO_COLOR"] = "1"
-        let session = try PseudoTerminalSession(["calibrate", "gyro", "--output", dir.file("g.json"), "--speed", "10"], environment: environment)
+        let session = try PseudoTerminalSession(
+            ["calibrate", "gyro", "--output", dir.file("g.json"), "--speed", "10"], environment: environment)
         #expect(session.waitFor("Press Enter to start"))
         session.type("\r")
         #expect(session.waitFor("? [Y/n]"))
@@ -174,7 +180,7 @@ struct ScreenModel {
         #expect(session.finish() == 0)
         #expect(!session.text.contains("\u{1B}[3"))
         #expect(!session.text.contains("\u{1B}[1m"))
-        #expect(session.text.contains("\u{1B}[K"))   // still redrawn in place
+        #expect(session.text.contains("\u{1B}[K")) // still redrawn in place
         #expect(session.text.contains("saved "))
     }
 
@@ -184,8 +190,9 @@ struct ScreenModel {
         defer { dir.remove() }
         var environment = Self.environment
         environment["TERM"] = "dumb"
-        let session = try PseudoTerminalSession(["calibrate", "gyro", "--output", dir.file("g.json"), "--speed", "2", "--duration", "12"],
-                                                environment: environment)
+        let session = try PseudoTerminalSession(
+            ["calibrate", "gyro", "--output", dir.file("g.json"), "--speed", "2", "--duration", "12"],
+            environment: environment)
         #expect(session.waitFor("Press Enter to start"))
         session.type("\r")
         #expect(session.waitFor("? [Y/n]"))
@@ -204,7 +211,8 @@ struct ScreenModel {
         let output = dir.file("sim.json")
         let previous = try Data(contentsOf: repositoryRoot.appendingPathComponent("calibration/simulated.json"))
         try previous.write(to: URL(fileURLWithPath: output))
-        let session = try PseudoTerminalSession(["calibrate", "gyro", "--output", output, "--speed", "10"], environment: Self.environment)
+        let session = try PseudoTerminalSession(
+            ["calibrate", "gyro", "--output", output, "--speed", "10"], environment: Self.environment)
         #expect(session.waitFor("Press Enter to start"))
         session.type("\r")
         #expect(session.waitFor("Save to \(output)? [Y/n]"))

@@ -7,12 +7,16 @@ import Testing
     /// NOAA's official 12-point WMM2025 table (../shared/datasets/wmm, public domain), through the CSV job,
     /// compared with the tolerances its README gives (0.06 nT, 0.006°; GV empty where the table says NaN).
     @Test func reproducesTheOfficialTwelvePointTable() throws {
-        let path = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/wmm/WMM2025_TEST_VALUES.txt").path
+        let path = repositoryRoot.deletingLastPathComponent().appendingPathComponent(
+            "shared/datasets/wmm/WMM2025_TEST_VALUES.txt"
+        ).path
         let table = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             .map { $0.split(separator: " ").map(String.init) }
         #expect(table.count == 12)
-        let input = "decimal_year,lat_deg,lon_deg,height_km\n" + table.map { "\($0[0]),\($0[2]),\($0[3]),\($0[1])" }.joined(separator: "\n")
+        let input =
+            "decimal_year,lat_deg,lon_deg,height_km\n"
+            + table.map { "\($0[0]),\($0[2]),\($0[3]),\($0[1])" }.joined(separator: "\n")
         var lines: [String] = []
         var problems: [String] = []
         let bad = DeclinationJob().run(text: input, emit: { lines.append($0) }, report: { problems.append($0) })
@@ -35,10 +39,11 @@ import Testing
     @Test func badRowsAreReportedWithTheirLineAndGoodRowsStillWritten() {
         var lines: [String] = []
         var problems: [String] = []
-        let bad = DeclinationJob().run(text: "2025.5,47.4,8.5,0.4\n2025.5,north,8.5,0\n2031,0,0,0\n2025.5,91,0,0\n2026,0,0,0\n",
-                                       emit: { lines.append($0) }, report: { problems.append($0) })
+        let bad = DeclinationJob().run(
+            text: "2025.5,47.4,8.5,0.4\n2025.5,north,8.5,0\n2031,0,0,0\n2025.5,91,0,0\n2026,0,0,0\n",
+            emit: { lines.append($0) }, report: { problems.append($0) })
         #expect(bad == 3)
-        #expect(lines.count == 3)   // header + two good rows
+        #expect(lines.count == 3) // header + two good rows
         #expect(problems.count == 3)
         #expect(problems[0] == "line 2: lat_deg \"north\" is not a number")
         #expect(problems[1].hasPrefix("line 3: "))

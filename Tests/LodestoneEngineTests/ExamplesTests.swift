@@ -21,7 +21,8 @@ import Testing
     @Test func theTrackLoggerWritesAGPXTrackOfFitnessLocations() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-track-\(getpid()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let r = try CLI.run([path, "6"], executable: Self.example("lodestone-track-logger"), directory: URL(fileURLWithPath: "/tmp"))
+        let r = try CLI.run(
+            [path, "6"], executable: Self.example("lodestone-track-logger"), directory: URL(fileURLWithPath: "/tmp"))
         #expect(r.status == 0, "\(r.stderr)")
         let gpx = try String(contentsOfFile: path, encoding: .utf8)
         let points = gpx.components(separatedBy: "<trkpt ").count - 1

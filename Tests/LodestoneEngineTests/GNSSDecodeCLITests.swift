@@ -9,12 +9,17 @@ import Testing
     @Test func jsonIsOneTPVPerEpochAndTheSummaryCountsBadSentences() throws {
         let r = try CLI.run(["gnss", "decode", "--input", Self.firefly, "--json"])
         #expect(r.status == 0)
-        let objects = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let objects = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         let tpvs = objects.filter { $0["class"] as? String == "TPV" }
-        #expect(tpvs.count == 23)   // firefly-II: 23 epochs (its GGAs all fail their checksum: RMC + ZDA give 2D)
+        #expect(tpvs.count == 23) // firefly-II: 23 epochs (its GGAs all fail their checksum: RMC + ZDA give 2D)
         #expect(Set(tpvs.compactMap { $0["time"] as? String }).count == 23)
         #expect(tpvs.allSatisfy { $0["mode"] as? Int == 2 && $0["lat"] is Double })
-        #expect(r.stderr == "lodestone: gnss decode: \(Self.firefly): 23 epochs (0 reports without time) from 46 NMEA sentences and 0 UBX frames; skipped: 23 bad checksum\n")
+        #expect(
+            r.stderr
+                == "lodestone: gnss decode: \(Self.firefly): 23 epochs (0 reports without time) from 46 NMEA sentences and 0 UBX frames; skipped: 23 bad checksum\n"
+        )
     }
 
     @Test func withoutJSONItIsATable() throws {

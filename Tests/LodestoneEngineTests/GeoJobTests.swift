@@ -31,7 +31,9 @@ import Testing
     /// Bad input: every bad row is named with its line and what is wrong, gives an empty output row (so rows
     /// stay aligned), and the good rows around it are still computed.
     @Test func badRowsAreReportedAndKeepAlignment() {
-        let r = run(.inverse, """
+        let r = run(
+            .inverse,
+            """
             # comment
             lat1,lon1,lat2,lon2
             0,0,1,1
@@ -42,15 +44,21 @@ import Testing
             0,0,0,1
             """)
         #expect(r.bad == 3)
-        #expect(r.lines.count == 6)   // header + 5 data rows (comment, header and blank skipped)
+        #expect(r.lines.count == 6) // header + 5 data rows (comment, header and blank skipped)
         #expect(r.lines[2] == ",," && r.lines[3] == ",," && r.lines[4] == ",,")
         #expect(r.lines[1].hasPrefix("156899.56") && r.lines[5].hasPrefix("111319.49"))
-        #expect(r.problems == ["line 4: lat1 91 is outside [-90, 90]", "line 5: lat2 \"x\" is not a number",
-                               "line 6: 3 fields; expected lat1,lon1,lat2,lon2"])
+        #expect(
+            r.problems == [
+                "line 4: lat1 91 is outside [-90, 90]", "line 5: lat2 \"x\" is not a number",
+                "line 6: 3 fields; expected lat1,lon1,lat2,lon2"
+            ])
         let area = run(.area, "0 0;1 1\n0 0;1 x;2 2\n0 0;0 1;1 0;0 0\n")
         #expect(area.bad == 2)
-        #expect(area.problems == ["line 1: 2 vertices; a polygon needs at least 3 (\"lat lon;lat lon;lat lon\")",
-                                  "line 2: vertex 2 \"1 x\" is not \"lat lon\" in degrees"])
+        #expect(
+            area.problems == [
+                "line 1: 2 vertices; a polygon needs at least 3 (\"lat lon;lat lon;lat lon\")",
+                "line 2: vertex 2 \"1 x\" is not \"lat lon\" in degrees"
+            ])
         #expect(area.lines.count == 4)
     }
 }

@@ -10,22 +10,30 @@ import LodestoneEvaluation
     /// A busy screen of the simulated board with a receiver: lines like the stages write them, several wider than 80
     /// columns, `°`, `±`, `µ`, `²`, `↑` throughout, five notes.
     static func busyScreen(notes: Int = 5) -> HumanView.Screen {
-        let reading = SensorReading(timeS: 12, pressurePa: 96_512.25, temperatureC: 24.5,
-                                    accelerationMps2: Vector3(0.012, -0.034, 9.806), angularVelocityRadS: Vector3(0.0012, -0.0003, 0.0001),
-                                    magneticFieldMicroTesla: Vector3(21.5, -3.25, -42.75))
-        func sensor(_ id: String, _ label: String, _ reading: SensorReading?, _ health: Engine.Health = .ok) -> Engine.SourceStatus {
-            Engine.SourceStatus(id: id, label: label, rateHz: 100, health: health, samples: 1200, failures: 0,
-                                lastReading: reading, lastFix: nil, measuredRateHz: 99.8)
+        let reading = SensorReading(
+            timeS: 12, pressurePa: 96_512.25, temperatureC: 24.5,
+            accelerationMps2: Vector3(0.012, -0.034, 9.806), angularVelocityRadS: Vector3(0.0012, -0.0003, 0.0001),
+            magneticFieldMicroTesla: Vector3(21.5, -3.25, -42.75))
+        func sensor(_ id: String, _ label: String, _ reading: SensorReading?, _ health: Engine.Health = .ok)
+            -> Engine.SourceStatus
+        {
+            Engine.SourceStatus(
+                id: id, label: label, rateHz: 100, health: health, samples: 1200, failures: 0,
+                lastReading: reading, lastFix: nil, measuredRateHz: 99.8)
         }
         let statuses = [
             sensor("imu", "MPU-9250 @ simulated bus 0x68 (accel, gyro, mag)", reading),
-            sensor("mag", "LIS3MDL @ simulated bus 0x1C", SensorReading(timeS: 12, magneticFieldMicroTesla: Vector3(20, -3, -41))),
-            sensor("baro", "BMP280 @ simulated bus 0x76", SensorReading(timeS: 12, pressurePa: 96_512.25, temperatureC: 24.5),
-                   .degraded("I2C read of register 0xF7 failed: EIO (errno 5); the chip stopped answering")),
+            sensor(
+                "mag", "LIS3MDL @ simulated bus 0x1C", SensorReading(timeS: 12, magneticFieldMicroTesla: Vector3(20, -3, -41))),
+            sensor(
+                "baro", "BMP280 @ simulated bus 0x76", SensorReading(timeS: 12, pressurePa: 96_512.25, temperatureC: 24.5),
+                .degraded("I2C read of register 0xF7 failed: EIO (errno 5); the chip stopped answering")),
             sensor("gnss", "simulated receiver (u-blox M8 class, NMEA + UBX)", nil),
-            sensor("imu2", "ICM-20948 @ /dev/i2c-1 0x69 (accel, gyro, mag)",
-                   SensorReading(timeS: 12, temperatureC: 31.5, accelerationMps2: Vector3(0.5, 0.25, 9.75),
-                                 angularVelocityRadS: Vector3(0.5, -0.5, 0.25), magneticFieldMicroTesla: Vector3(1, 2, 3))),
+            sensor(
+                "imu2", "ICM-20948 @ /dev/i2c-1 0x69 (accel, gyro, mag)",
+                SensorReading(
+                    timeS: 12, temperatureC: 31.5, accelerationMps2: Vector3(0.5, 0.25, 9.75),
+                    angularVelocityRadS: Vector3(0.5, -0.5, 0.25), magneticFieldMicroTesla: Vector3(1, 2, 3)))
         ]
         let fusion = [
             "calibration: /work/wt-cli/calibration/simulated.json (imu: accelerometer, gyroscope; mag: magnetometer)",
@@ -36,7 +44,7 @@ import LodestoneEvaluation
             "activity     walk (high confidence) since t=12.0 s",
             "pedometer    1234 steps, 901.2 m, floors ↑5 ↓2, 110 steps/min, 1.40 m/s",
             "location  47.376887° N  8.541694° E  ±4.2 m  alt 412.3 m MSL ±6.0",
-            "          1.4 m/s ±0.3  course 90° ±5°  fused, last fix 0.4 s ago  (fixes used 120, rejected 2)",
+            "          1.4 m/s ±0.3  course 90° ±5°  fused, last fix 0.4 s ago  (fixes used 120, rejected 2)"
         ]
         let plan = [
             "plan      adaptive #3 since t=10.0 s  predicted 0.40 mA / 1.5 mW  used 0.012 mAh",
@@ -46,11 +54,14 @@ import LodestoneEvaluation
             "          gnss: powerSave(period: 10 s) (tracking)  0.11 mA  0.001 mAh",
             "          battery none (external power), tier unrestricted; motion walk since t=5 s",
             "          why: run wants location best; run wants heading; run wants activity; carrier walk since t=5 s; battery tier unrestricted",
-            "          delivered 12 locations, the last 0.4 s ago ±4.2 m",
+            "          delivered 12 locations, the last 0.4 s ago ±4.2 m"
         ]
-        let truth = Wire.Status.Truth(activity: "walk", segment: "walk to the station", floor: 0, latDeg: 47.37, lonDeg: 8.54,
-                                      heightM: 412.3, headingDeg: 123)
-        let noteLines = (0..<notes).map { "baro degraded at t=\($0).52 s: I2C read of register 0xF7 failed: EIO (errno 5); retrying (µ note \($0))" }
+        let truth = Wire.Status.Truth(
+            activity: "walk", segment: "walk to the station", floor: 0, latDeg: 47.37, lonDeg: 8.54,
+            heightM: 412.3, headingDeg: 123)
+        let noteLines = (0..<notes).map {
+            "baro degraded at t=\($0).52 s: I2C read of register 0xF7 failed: EIO (errno 5); retrying (µ note \($0))"
+        }
         return HumanView(boardName: "Simulated board", isTerminal: true)
             .render(timeS: 12.3, statuses: statuses, truth: truth, fusion: fusion, plan: plan, notes: noteLines)
     }
@@ -74,11 +85,11 @@ import LodestoneEvaluation
     @Test(arguments: [(80, 24), (120, 40)])
     func theViewFitsTheTerminalWithoutWrappingOrScrolling(_ width: Int, _ height: Int) {
         let screen = Self.busyScreen()
-        #expect(screen.texts.count > height)   // it has to drop
-        #expect(screen.texts.contains { HumanView.displayWidth($0) > width })   // and to cut
+        #expect(screen.texts.count > height) // it has to drop
+        #expect(screen.texts.contains { HumanView.displayWidth($0) > width }) // and to cut
         let lines = HumanView.fit(screen, width: width, height: height)
         #expect(lines.count <= height - 1)
-        #expect(lines.count >= height - 2)   // and uses the room it has
+        #expect(lines.count >= height - 2) // and uses the room it has
         for line in lines { #expect(HumanView.displayWidth(line) <= width - 1, "\(line)") }
         #expect(lines.first == "lodestone — Simulated board — t = 12.3 s")
         for essential in ["orientation   roll", "location  47.", "activity     walk"] {
@@ -112,8 +123,11 @@ import LodestoneEvaluation
     @Test func notesAreDroppedOldestFirst() {
         let screen = Self.busyScreen()
         let essentials = screen.roles.filter { $0 <= .essential }.count
-        let lines = HumanView.fit(screen, width: 200, height: essentials + 3)   // room for two notes
-        #expect(lines.filter { $0.hasPrefix("! ") }.map { String($0.prefix(27)) } == ["! baro degraded at t=3.52 s", "! baro degraded at t=4.52 s"])
+        let lines = HumanView.fit(screen, width: 200, height: essentials + 3) // room for two notes
+        #expect(
+            lines.filter { $0.hasPrefix("! ") }.map { String($0.prefix(27)) } == [
+                "! baro degraded at t=3.52 s", "! baro degraded at t=4.52 s"
+            ])
     }
 
     @Test func aScreenThatFitsIsDrawnWhole() {
@@ -125,12 +139,12 @@ import LodestoneEvaluation
         ("heading 123.4° ±2.1°", 10, "heading 1…"),
         ("heading 123.4° ±2.1°", 14, "heading 123.4…"),
         ("heading 123.4° ±2.1°", 16, "heading 123.4° …"),
-        ("heading 123.4° ±2.1°", 20, "heading 123.4° ±2.1°"),   // 20 columns: fits as it is
+        ("heading 123.4° ±2.1°", 20, "heading 123.4° ±2.1°"), // 20 columns: fits as it is
         ("mag 21.50 µT ↑↓", 13, "mag 21.50 µT…"),
-        ("café ↑5 ↓2", 5, "cafe\u{301}…"),          // a combining accent is part of its letter
-        ("board 北京 test", 9, "board 北…"),        // wide characters take two columns
-        ("board 北京 test", 8, "board …"),          // … never splits one
-        ("x", 0, ""),
+        ("café ↑5 ↓2", 5, "cafe\u{301}…"), // a combining accent is part of its letter
+        ("board 北京 test", 9, "board 北…"), // wide characters take two columns
+        ("board 北京 test", 8, "board …"), // … never splits one
+        ("x", 0, "")
     ])
     func truncationCountsDisplayColumnsNotBytesOrScalars(_ line: String, _ columns: Int, _ expected: String) {
         let line = line.replacingOccurrences(of: "é", with: "e\u{301}")
@@ -157,7 +171,7 @@ import LodestoneEvaluation
         }
         var transcript = ""
         let first = view.frame(screen(20, "a"))
-        #expect(!first.contains("\u{1B}[H") && !first.hasPrefix("\u{1B}[") )
+        #expect(!first.contains("\u{1B}[H") && !first.hasPrefix("\u{1B}["))
         let second = view.frame(screen(12, "b"))
         #expect(second.hasPrefix("\u{1B}[20F"))
         let third = view.frame(screen(15, "c"))
@@ -165,7 +179,7 @@ import LodestoneEvaluation
         let tooTall = view.frame(screen(40, "d"))
         #expect(tooTall.hasPrefix("\u{1B}[15F"))
         let after = view.frame(screen(2, "e"))
-        #expect(after.hasPrefix("\u{1B}[23F"))   // the 40-row frame was fitted to 23 rows
+        #expect(after.hasPrefix("\u{1B}[23F")) // the 40-row frame was fitted to 23 rows
         transcript = first + second + third + tooTall + after
         let shown = ScreenModel(transcript).screen.filter { !$0.isEmpty }
         #expect(shown == ["header e", "line 1 e " + String(repeating: "±", count: 69) + "…"])
@@ -192,8 +206,9 @@ import LodestoneEvaluation
     /// `lodestone run` in an 80×24 terminal: no line written is wider than the terminal and the view never has more
     /// rows than fit.
     @Test func aRunInAn80x24TerminalNeitherWrapsNorScrolls() async throws {
-        var options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive",
-                                 durationS: 30, speed: 0, isTerminal: true)
+        var options = RunOptions(
+            board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive",
+            durationS: 30, speed: 0, isTerminal: true)
         options.terminalSize = { HumanView.Size(columns: 80, rows: 24) }
         options.scheduling = SchedulingConfiguration(battery: .none)
         let out = CapturedOutput()

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 @testable import LodestoneCLI
 import LodestoneCore
@@ -20,8 +20,9 @@ import Testing
     static let recording: String = {
         let path = temporary("drive.csv")
         // What `lodestone run --record` runs, driven directly: the session's loop, unscheduled, as fast as it goes.
-        let configuration = SessionConfiguration(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", seed: 5,
-                                                 durationS: 90, speed: 0, scheduling: nil, recordPath: path)
+        let configuration = SessionConfiguration(
+            board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", seed: 5,
+            durationS: 90, speed: 0, scheduling: nil, recordPath: path)
         var core = try? SessionCore(configuration: configuration)
         core?.runToEnd()
         return path
@@ -35,8 +36,10 @@ import Testing
         #expect(rows > 8000)
         // The location columns, in the order, after whatever the earlier stages write.
         let header = try #require(lines.first).split(separator: ",").map(String.init)
-        let locationColumns = ["lat", "lon", "alt_msl_m", "horizontal_accuracy_m", "vertical_accuracy_m", "speed_mps",
-                               "speed_accuracy_mps", "course_deg", "course_accuracy_deg"]
+        let locationColumns = [
+            "lat", "lon", "alt_msl_m", "horizontal_accuracy_m", "vertical_accuracy_m", "speed_mps",
+            "speed_accuracy_mps", "course_deg", "course_accuracy_deg"
+        ]
         let first = try #require(header.firstIndex(of: "lat"))
         #expect(Array(header[first...].prefix(locationColumns.count)) == locationColumns)
         let (latColumn, lonColumn, accuracyColumn) = (first, first + 1, first + 3)
@@ -47,10 +50,12 @@ import Testing
             let cells = line.split(separator: ",", omittingEmptySubsequences: false)
             #expect(cells.count == header.count)
             guard row.timeS > 20, let lat = Double(cells[latColumn]), let lon = Double(cells[lonColumn]),
-                  let accuracy = Double(cells[accuracyColumn]),
-                  let truthLat = row.truth?.latitudeDeg, let truthLon = row.truth?.longitudeDeg else { continue }
-            let error = try #require(Coordinate(latitudeDeg: lat, longitudeDeg: lon)
-                .distanceM(to: Coordinate(latitudeDeg: truthLat, longitudeDeg: truthLon)))
+                let accuracy = Double(cells[accuracyColumn]),
+                let truthLat = row.truth?.latitudeDeg, let truthLon = row.truth?.longitudeDeg
+            else { continue }
+            let error = try #require(
+                Coordinate(latitudeDeg: lat, longitudeDeg: lon)
+                    .distanceM(to: Coordinate(latitudeDeg: truthLat, longitudeDeg: truthLon)))
             checked += 1
             if error <= accuracy { covered += 1 }
             #expect(error < 15)
@@ -103,21 +108,25 @@ import Testing
         #expect(parser.parse(), "\(String(describing: parser.parserError))")
         #expect(counter.root == "gpx" && counter.version == "1.1")
         #expect(counter.points >= 85 && counter.points <= 90)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: geo))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: geo))) as? [String: Any])
         #expect(json["type"] as? String == "FeatureCollection")
         let features = try #require(json["features"] as? [[String: Any]])
         let points = features.compactMap { ($0["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] }.flatMap { $0 }
         #expect(points.count == counter.points)
         #expect(points.allSatisfy { $0.count >= 2 && abs($0[0] - 8.54) < 0.1 && abs($0[1] - 47.37) < 0.1 })
         let properties = try #require(features.last?["properties"] as? [String: Any])
-        #expect((properties["horizontal_accuracy_m"] as? [Any])?.count == (features.last?["geometry"] as? [String: Any]).flatMap { ($0["coordinates"] as? [Any])?.count })
+        #expect(
+            (properties["horizontal_accuracy_m"] as? [Any])?.count
+                == (features.last?["geometry"] as? [String: Any]).flatMap { ($0["coordinates"] as? [Any])?.count })
     }
 
     /// `run --json` streams the fused location once a second, units in the keys, unknown values omitted.
     @Test func runStreamsLocationMessages() async throws {
         let output = CapturedOutput()
-        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 6,
-                                 json: true, speed: 0)
+        let options = RunOptions(
+            board: LocationTrial.simulatedBoard(scenario: "drive"), scenario: "drive", durationS: 6,
+            json: true, speed: 0)
         #expect(try await RunJob(options: options).run(output: output, errors: CapturedOutput()) == 0)
         let messages = output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .filter { $0["class"] as? String == "LOCATION" }
@@ -127,13 +136,14 @@ import Testing
             #expect(last[key] != nil, "\(key)")
         }
         #expect((last["time"] as? String)?.hasPrefix("2026-07-02T12:00:0") == true)
-        #expect(last["course_deg"] == nil)   // at rest at the start of the drive: no course
+        #expect(last["course_deg"] == nil) // at rest at the start of the drive: no course
     }
 
     /// Export to a directory that does not exist fails before the run starts, in one line.
     @Test func exportToAnUnwritablePlaceFailsUpFront() async throws {
-        let options = RunOptions(board: LocationTrial.simulatedBoard(scenario: "drive"), durationS: 1, speed: 0,
-                                 export: .init(gpx: "/nonexistent-dir/track.gpx"))
+        let options = RunOptions(
+            board: LocationTrial.simulatedBoard(scenario: "drive"), durationS: 1, speed: 0,
+            export: .init(gpx: "/nonexistent-dir/track.gpx"))
         let output = CapturedOutput()
         await #expect(throws: JobError.self) {
             _ = try await RunJob(options: options).run(output: output, errors: CapturedOutput())
@@ -184,8 +194,10 @@ final class TrackPointCounter: NSObject, XMLParserDelegate {
     var points = 0
     var root: String?
     var version: String?
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if root == nil { root = name; version = attributes["version"] }
         if name == "trkpt" { points += 1 }
     }

@@ -8,8 +8,10 @@ import Testing
 
 /// The motion stage through the pipeline and the command line: replay columns, live lines, options.
 @Suite(.serialized) struct MotionStageTests {
-    static let columns = ["pressure_pa", "altitude_m", "altitude_accuracy_m", "relative_altitude_m", "vertical_speed_mps",
-                          "floors_up", "floors_down", "activity", "activity_confidence", "steps", "cadence_spm"]
+    static let columns = [
+        "pressure_pa", "altitude_m", "altitude_accuracy_m", "relative_altitude_m", "vertical_speed_mps",
+        "floors_up", "floors_down", "activity", "activity_confidence", "steps", "cadence_spm"
+    ]
 
     @Test func replayHasTheMotionColumnsInOrder() {
         let columns = FusionPipeline().columns
@@ -21,9 +23,12 @@ import Testing
         var pipeline = FusionPipeline()
         for i in 0..<1000 {
             let t = Double(i) / 100
-            pipeline.process(FusionSample(reading: SensorReading(timeS: t, pressurePa: i % 4 == 0 ? 95_000 : nil,
-                                                                 accelerationMps2: Vector3(0, 0, 9.81),
-                                                                 angularVelocityRadS: .zero)))
+            pipeline.process(
+                FusionSample(
+                    reading: SensorReading(
+                        timeS: t, pressurePa: i % 4 == 0 ? 95_000 : nil,
+                        accelerationMps2: Vector3(0, 0, 9.81),
+                        angularVelocityRadS: .zero)))
         }
         #expect(pipeline.context.activity?.kind == .stationary)
         #expect(abs((pipeline.context.altitudeM ?? 0) - StandardAtmosphere.altitudeM(pressurePa: 95_000)) < 0.1)
@@ -39,7 +44,8 @@ import Testing
 
     /// A real recording (IPOL trial, shared/datasets/steps; 35 true steps) replayed by the CLI.
     @Test func replayOfAWalkCountsItsStepsAndNamesTheActivity() throws {
-        let trace = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/steps/ipol_01_1.csv.gz").path
+        let trace = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/steps/ipol_01_1.csv.gz")
+            .path
         let r = try CLI.run(["replay", "--input", trace])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
@@ -49,7 +55,8 @@ import Testing
         let confidence = try #require(header.firstIndex(of: "activity_confidence"))
         let last = lines.last.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } ?? []
         #expect(abs((Int(last[steps]) ?? 0) - 35) <= 2)
-        let words = Set(MotionActivity.Kind.allCases.map(\.rawValue)), levels = Set(MotionActivity.Confidence.allCases.map(\.rawValue))
+        let words = Set(MotionActivity.Kind.allCases.map(\.rawValue)),
+            levels = Set(MotionActivity.Confidence.allCases.map(\.rawValue))
         for line in lines.dropFirst() {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             #expect(words.contains(cells[activity]) && levels.contains(cells[confidence]))
@@ -57,7 +64,8 @@ import Testing
     }
 
     @Test func badMotionOptionsAreOneLineNamingTheFlag() throws {
-        let trace = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/steps/ipol_01_1.csv.gz").path
+        let trace = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/steps/ipol_01_1.csv.gz")
+            .path
         let qnh = try CLI.run(["replay", "--input", trace, "--qnh-hpa", "2000"])
         #expect(qnh.status != 0 && qnh.stderr.contains("--qnh-hpa"))
         let floor = try CLI.run(["replay", "--input", trace, "--floor-height-m", "0"])
@@ -84,8 +92,9 @@ import Testing
     /// What `lodestone run --scenario stairs --floor-height-m 3` shows in a terminal (the live view is drawn in a
     /// terminal only; without one, `run` logs state changes).
     @Test func aRunOnTheStairsScenarioShowsFloorsLive() async throws {
-        var options = RunOptions(board: try BoardDescription.load(path: RunJobTests.simulatedBoardPath), scenario: "stairs",
-                                 durationS: 200, speed: 0, isTerminal: true)
+        var options = RunOptions(
+            board: try BoardDescription.load(path: RunJobTests.simulatedBoardPath), scenario: "stairs",
+            durationS: 200, speed: 0, isTerminal: true)
         options.fusion.motion.floorHeightM = 3
         options.scheduling = SchedulingConfiguration()
         let out = CapturedOutput()

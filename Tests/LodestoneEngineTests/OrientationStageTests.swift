@@ -21,7 +21,9 @@ import Testing
         let text = String(decoding: try GzipFile.readAll(path: broad + "/" + trial + ".csv.gz"), as: UTF8.self)
         let lines = text.split(separator: "\n", maxSplits: rows + 1).prefix(rows + 1)
         let body = lines.enumerated().map { $0.offset == 0 ? $0.element + extraHeader : $0.element + extraCells }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientation-\(trial)-\(getpid())-\(rows)-\(UUID().uuidString).csv").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "orientation-\(trial)-\(getpid())-\(rows)-\(UUID().uuidString).csv"
+        ).path
         try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
@@ -46,7 +48,8 @@ import Testing
         configuration.orientation.declinationOverrideDeg = 0
         let n = try ReplayJob(inputPath: path, configuration: configuration).run { lines.append($0) }
         #expect(n == 1500 && lines.count == 1501)
-        let required = "t_s,qw,qx,qy,qz,roll_deg,pitch_deg,heading_mag_deg,heading_true_deg,heading_accuracy_deg,mag_disturbed,"
+        let required =
+            "t_s,qw,qx,qy,qz,roll_deg,pitch_deg,heading_mag_deg,heading_true_deg,heading_accuracy_deg,mag_disturbed,"
             + "at_rest,gyro_bias_x_rads,gyro_bias_y_rads,gyro_bias_z_rads"
         #expect(lines[0].hasPrefix(required))
         let rows = try Self.replay(path) { $0.orientation.declinationOverrideDeg = 0 }
@@ -79,8 +82,9 @@ import Testing
     }
 
     @Test func aFixInTheTraceGivesThePositionForTrueHeading() throws {
-        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 300, extraHeader: ",lat_deg,lon_deg,height_m",
-                                        extraCells: ",48.1371,11.5754,560")
+        let path = try Self.broadPrefix(
+            "02_undisturbed_slow_rotation_B", rows: 300, extraHeader: ",lat_deg,lon_deg,height_m",
+            extraCells: ",48.1371,11.5754,560")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let rows = try Self.replay(path) { $0.decimalYear = 2026.0 }
         #expect(Double(rows.last!["declination_deg"]!) != nil)
@@ -89,7 +93,9 @@ import Testing
     @Test func sixDModeReportsARelativeHeadingWithAnInvalidAccuracy() throws {
         let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 600)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let rows = try Self.replay(path) { $0.orientation.mode = .sixD; $0.orientation.declinationOverrideDeg = 0 }
+        let rows = try Self.replay(path) {
+            $0.orientation.mode = .sixD; $0.orientation.declinationOverrideDeg = 0
+        }
         let last = rows.last!
         #expect(last["heading_accuracy_deg"] == "-1.00")
         #expect(last["heading_true_deg"] == "")
@@ -103,8 +109,9 @@ import Testing
         stage.process(FusionSample(reading: SensorReading(timeS: 0, pressurePa: 101_000)), context: &context)
         #expect(context.boardToENU == nil && context.atRest == nil, "nothing before the first inertial sample")
         for k in 0..<300 {
-            let r = SensorReading(timeS: Double(k) * 0.01, accelerationMps2: Vector3(0, 0, 9.81), angularVelocityRadS: .zero,
-                                  magneticFieldMicroTesla: Vector3(0, 20, -40))
+            let r = SensorReading(
+                timeS: Double(k) * 0.01, accelerationMps2: Vector3(0, 0, 9.81), angularVelocityRadS: .zero,
+                magneticFieldMicroTesla: Vector3(0, 20, -40))
             stage.process(FusionSample(reading: r), context: &context)
         }
         #expect(context.atRest == true)
@@ -124,9 +131,12 @@ import Testing
             let rate = t < 1 ? 0.0 : 0.1
             let yaw = max(0, t - 1) * 0.1
             let field = Quaternion(axis: Vector3(0, 0, 1), angleRad: yaw).conjugate.rotate(Vector3(0, 20, -40))
-            stage.process(FusionSample(reading: SensorReading(timeS: t, accelerationMps2: Vector3(0, 0, 9.81),
-                                                              angularVelocityRadS: Vector3(0, 0, rate), magneticFieldMicroTesla: field)),
-                          context: &context)
+            stage.process(
+                FusionSample(
+                    reading: SensorReading(
+                        timeS: t, accelerationMps2: Vector3(0, 0, 9.81),
+                        angularVelocityRadS: Vector3(0, 0, rate), magneticFieldMicroTesla: field)),
+                context: &context)
         }
         let shown = try #require(stage.headingFilter.lastDelivered)
         let now = try #require(stage.heading)
@@ -146,8 +156,10 @@ import Testing
     @Test func optionsReachTheReplay() throws {
         let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 200)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let r = try CLI.run(["replay", "--input", path, "--latitude-deg", "52.5", "--longitude-deg", "13.4",
-                             "--date", "2026-07-02", "--orientation", "9d"])
+        let r = try CLI.run([
+            "replay", "--input", path, "--latitude-deg", "52.5", "--longitude-deg", "13.4",
+            "--date", "2026-07-02", "--orientation", "9d"
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
         let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)

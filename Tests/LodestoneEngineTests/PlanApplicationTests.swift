@@ -14,7 +14,8 @@ import Testing
 /// receiver switched off and on.
 @Suite struct PlanApplicationTests {
     /// The simulated board on `scenario`, its engine, stepped through `warmUpS` so that every source has started.
-    static func running(_ scenario: String = "stationary", warmUpS: Double = 0.5) throws -> (BoardRuntime, SimulatedWorld, Engine) {
+    static func running(_ scenario: String = "stationary", warmUpS: Double = 0.5) throws -> (BoardRuntime, SimulatedWorld, Engine)
+    {
         let runtime = try BoardRuntime.assemble(LocationTrial.simulatedBoard(scenario: scenario), seed: 1, scenario: nil)
         let world = try #require(runtime.world as SimulatedWorld?)
         var engine = Engine(sources: runtime.sources)
@@ -26,8 +27,9 @@ import Testing
     /// A board with `chip` alone (id `imu`) at `rateHz` on `mixed-day`, its engine stepped through 1 s.
     static func oneIMU(_ chip: String, rateHz: Double, seed: UInt64) throws -> (BoardRuntime, SimulatedWorld, Engine) {
         let address = try #require(ChipCatalog.entry(named: chip)).addresses[0]
-        let board = BoardDescription(name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: rateHz)],
-                                     simulation: .init(scenario: "mixed-day"))
+        let board = BoardDescription(
+            name: "one IMU", sensors: [.init(id: "imu", chip: chip, bus: .simulated, address: address, rateHz: rateHz)],
+            simulation: .init(scenario: "mixed-day"))
         let runtime = try BoardRuntime.assemble(board, seed: seed, scenario: nil)
         let world = try #require(runtime.world as SimulatedWorld?)
         var engine = Engine(sources: runtime.sources)
@@ -55,12 +57,14 @@ import Testing
 
     @Test func theBoardTellsTheSchedulerWhatItCanPlan() throws {
         let (runtime, _, _) = try Self.running()
-        #expect(runtime.plannedSensors == [
-            PlannedSensor(id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
-                          maximumRateHz: 100, hasMotionWake: true, fifoCapacitySamples: 0),
-            PlannedSensor(id: "mag", chip: "lis3mdl", kinds: [.magnetometer, .thermometer], maximumRateHz: 40),
-            PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25),
-        ])
+        #expect(
+            runtime.plannedSensors == [
+                PlannedSensor(
+                    id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
+                    maximumRateHz: 100, hasMotionWake: true, fifoCapacitySamples: 0),
+                PlannedSensor(id: "mag", chip: "lis3mdl", kinds: [.magnetometer, .thermometer], maximumRateHz: 40),
+                PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25)
+            ])
         #expect(runtime.plannedReceiver == PlannedReceiver(id: "gnss", model: "ublox-m8", controllable: true))
     }
 
@@ -70,16 +74,21 @@ import Testing
         bus.isLogging = true
         bus.clearLog()
         let t = engine.timeS
-        let imu = try engine.apply(SensorPlan(id: "imu", enabled: true,
-                                              configuration: SensorConfiguration(rateHz: 7.81, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
-                                              readRateHz: 1), timeS: t)
-        try engine.apply(SensorPlan(id: "mag", enabled: false, configuration: SensorConfiguration(rateHz: 40), readRateHz: 0), timeS: t)
-        try engine.apply(SensorPlan(id: "baro", enabled: false, configuration: SensorConfiguration(rateHz: 25), readRateHz: 0), timeS: t)
+        let imu = try engine.apply(
+            SensorPlan(
+                id: "imu", enabled: true,
+                configuration: SensorConfiguration(rateHz: 7.81, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
+                readRateHz: 1), timeS: t)
+        try engine.apply(
+            SensorPlan(id: "mag", enabled: false, configuration: SensorConfiguration(rateHz: 40), readRateHz: 0), timeS: t)
+        try engine.apply(
+            SensorPlan(id: "baro", enabled: false, configuration: SensorConfiguration(rateHz: 25), readRateHz: 0), timeS: t)
         #expect(imu?.powerMode == .lowPower && imu?.rateHz == 7.81 && imu?.wakeOnMotionThresholdMps2 == 13 * 0.004 * 9.80665)
         let mpu = Self.writes(bus, address: 0x68)
         // MPU-9250: low-power accelerometer at 7.81 Hz, gyroscope off, wake-on-motion armed, cycle mode last.
-        #expect(mpu.contains("0x1E 0x05") && mpu.contains("0x6C 0x07") && mpu.contains("0x38 0x40") && mpu.contains("0x69 0xC0")
-                    && mpu.contains("0x1F 0x0D"), "\(mpu)")
+        #expect(
+            mpu.contains("0x1E 0x05") && mpu.contains("0x6C 0x07") && mpu.contains("0x38 0x40") && mpu.contains("0x69 0xC0")
+                && mpu.contains("0x1F 0x0D"), "\(mpu)")
         #expect(mpu.last == "0x6B 0x29")
         // LIS3MDL: CTRL_REG3 (0x22) MD = 0b11 power-down.
         #expect(Self.writes(bus, address: 0x1C).last == "0x22 0x03")
@@ -103,12 +112,16 @@ import Testing
         bus.inject(.failTransfer(number: 4, address: 0x68, kind: .nack))
         var thrown: SourceError?
         do {
-            try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 7.81, powerMode: .lowPower),
-                                        readRateHz: 1), timeS: engine.timeS)
+            try engine.apply(
+                SensorPlan(
+                    id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 7.81, powerMode: .lowPower),
+                    readRateHz: 1), timeS: engine.timeS)
         } catch { thrown = error }
         let error = try #require(thrown)
         #expect(error.sensor == "imu")
-        #expect(error.message.hasPrefix("reconfiguration to 7.81 Hz lowPower failed: sim address 0x68 register 0x1B"), "\(error.message)")
+        #expect(
+            error.message.hasPrefix("reconfiguration to 7.81 Hz lowPower failed: sim address 0x68 register 0x1B"),
+            "\(error.message)")
         #expect(error.message.hasSuffix("; rolled back to 100.0 Hz normal ×4"), "\(error.message)")
         #expect(!error.deviceGone)
         #expect(configurationRegisters.map { model.registers[$0] } == before)
@@ -124,12 +137,15 @@ import Testing
         let bus = world.board.bus
         let model = try #require(bus.chip(at: 0x68) as? MPUModel)
         let t = engine.timeS
-        try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 31.25, powerMode: .lowPower),
-                                    readRateHz: 10), timeS: t)
+        try engine.apply(
+            SensorPlan(
+                id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 31.25, powerMode: .lowPower),
+                readRateHz: 10), timeS: t)
         bus.setPresent(false, address: 0x68)
         var thrown: SourceError?
         do {
-            try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100), readRateHz: 100), timeS: t)
+            try engine.apply(
+                SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100), readRateHz: 100), timeS: t)
         } catch { thrown = error }
         let error = try #require(thrown)
         #expect(error.message.contains("rollback failed too") && error.deviceGone, "\(error.message)")
@@ -139,7 +155,7 @@ import Testing
         // Re-probed (reset), and given its planned low-power configuration, not the board file's 100 Hz normal.
         #expect(model.resetCount == resets + 1)
         #expect(model.outputDataRateHz == 31.25)
-        #expect(Self.readings(events, from: "imu").last?.angularVelocityRadS == nil)   // gyroscope off in low power
+        #expect(Self.readings(events, from: "imu").last?.angularVelocityRadS == nil) // gyroscope off in low power
         #expect(engine.statuses[0].health == .ok)
     }
 
@@ -147,8 +163,10 @@ import Testing
         var (_, world, engine) = try Self.running()
         let bus = world.board.bus
         let t = engine.timeS
-        try engine.apply(SensorPlan(id: "baro", enabled: true, configuration: SensorConfiguration(rateHz: 1, powerMode: .normal, oversampling: 16),
-                                    readRateHz: 1), timeS: t)
+        try engine.apply(
+            SensorPlan(
+                id: "baro", enabled: true, configuration: SensorConfiguration(rateHz: 1, powerMode: .normal, oversampling: 16),
+                readRateHz: 1), timeS: t)
         let before = try #require(bus.chip(at: 0x76) as? BMP280Model).registers[0xF4]
         bus.setPresent(false, address: 0x76)
         var events = Self.step(&engine, world, untilS: t + 4)
@@ -165,9 +183,11 @@ import Testing
     @Test func motionWakesAreEventsWhileArmed() throws {
         // `mixed-day` stands still for 20 s, then walks.
         var (_, world, engine) = try Self.running("mixed-day")
-        try engine.apply(SensorPlan(id: "imu", enabled: true,
-                                    configuration: SensorConfiguration(rateHz: 7.81, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
-                                    readRateHz: 7.81), timeS: engine.timeS)
+        try engine.apply(
+            SensorPlan(
+                id: "imu", enabled: true,
+                configuration: SensorConfiguration(rateHz: 7.81, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
+                readRateHz: 7.81), timeS: engine.timeS)
         var events = Self.step(&engine, world, untilS: 19)
         let wakes = { (e: [Engine.Event]) in e.compactMap { if case let .motionWake(s, t) = $0 { (s, t) } else { nil } } }
         #expect(wakes(events).isEmpty, "\(wakes(events))")
@@ -175,7 +195,9 @@ import Testing
         let first = try #require(wakes(events).first)
         #expect(first.0 == "imu" && first.1 >= 20 && first.1 <= 22, "\(first)")
         // Disarmed: no more wake events.
-        try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100), readRateHz: 100), timeS: engine.timeS)
+        try engine.apply(
+            SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100), readRateHz: 100),
+            timeS: engine.timeS)
         events = Self.step(&engine, world, untilS: 30)
         #expect(wakes(events).isEmpty)
         #expect(Self.readings(events, from: "imu").count > 600)
@@ -189,9 +211,11 @@ import Testing
     func everyWakeCapableIMUWakesTheEngineWhenTheWalkStarts(chip: String) throws {
         var (runtime, world, engine) = try Self.oneIMU(chip, rateHz: 100, seed: 2)
         #expect(runtime.plannedSensors.first?.hasMotionWake == true)
-        let applied = try engine.apply(SensorPlan(id: "imu", enabled: true,
-                                                  configuration: SensorConfiguration(rateHz: 10, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
-                                                  readRateHz: 10), timeS: engine.timeS)
+        let applied = try engine.apply(
+            SensorPlan(
+                id: "imu", enabled: true,
+                configuration: SensorConfiguration(rateHz: 10, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
+                readRateHz: 10), timeS: engine.timeS)
         #expect(applied?.wakeOnMotionThresholdMps2 != nil)
         let wakes = { (e: [Engine.Event]) in e.compactMap { if case let .motionWake(_, t) = $0 { t } else { nil } } }
         let still = wakes(Self.step(&engine, world, untilS: 19.5))
@@ -208,17 +232,24 @@ import Testing
         // The scheduler learns the FIFO's size before any plan turns it on.
         let capacity = try #require(BoardRuntime.plannedSensors(of: engine.sources).first?.fifoCapacitySamples)
         #expect(capacity >= 25, "\(chip): \(capacity)")
-        #expect(runtime.plannedSensors.first?.fifoCapacitySamples == 0)   // the runtime's sources were never started
-        let applied = try #require(try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100),
-                                                               readRateHz: 4, fifoDepthSamples: 25), timeS: engine.timeS))
+        #expect(runtime.plannedSensors.first?.fifoCapacitySamples == 0) // the runtime's sources were never started
+        let applied = try #require(
+            try engine.apply(
+                SensorPlan(
+                    id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 100),
+                    readRateHz: 4, fifoDepthSamples: 25), timeS: engine.timeS))
         #expect(applied.fifo == .stream)
         let t0 = engine.timeS
         let readings = Self.readings(Self.step(&engine, world, untilS: t0 + 10), from: "imu").filter { $0.timeS > t0 + 0.6 }
         let periodS = 1 / applied.rateHz
         // ≈ 9.4 s of samples at the chip's rate, oldest first, one period apart.
-        #expect(abs(Double(readings.count) - 9.4 * applied.rateHz) < 0.03 * 9.4 * applied.rateHz, "\(chip): \(readings.count) at \(applied.rateHz) Hz")
+        #expect(
+            abs(Double(readings.count) - 9.4 * applied.rateHz) < 0.03 * 9.4 * applied.rateHz,
+            "\(chip): \(readings.count) at \(applied.rateHz) Hz")
         let gaps = zip(readings.dropFirst(), readings).map { $0.timeS - $1.timeS }
-        #expect(gaps.allSatisfy { abs($0 - periodS) < 0.25 * periodS }, "\(chip): gaps \(gaps.filter { abs($0 - periodS) >= 0.25 * periodS }.prefix(5))")
+        #expect(
+            gaps.allSatisfy { abs($0 - periodS) < 0.25 * periodS },
+            "\(chip): gaps \(gaps.filter { abs($0 - periodS) >= 0.25 * periodS }.prefix(5))")
         #expect(readings.allSatisfy { $0.accelerationMps2 != nil })
         #expect(engine.statuses[0].rateHz == 4)
         #expect(abs(engine.statuses[0].measuredRateHz - applied.rateHz) < 0.1 * applied.rateHz)

@@ -18,8 +18,10 @@ import LodestoneSimulation
     @Test func jsonStreamStartsWithVersionAndBoardAndCarriesEverySensor() async throws {
         let board = try BoardDescription.load(path: Self.simulatedBoardPath)
         let out = CapturedOutput(), err = CapturedOutput()
-        let code = try await RunJob(options: RunOptions(board: board, durationS: 3, seed: 7, json: true, speed: 0, classes: Set(Wire.Class.allCases)))
-            .run(output: out, errors: err)
+        let code = try await RunJob(
+            options: RunOptions(board: board, durationS: 3, seed: 7, json: true, speed: 0, classes: Set(Wire.Class.allCases))
+        )
+        .run(output: out, errors: err)
         #expect(code == 0)
         #expect(decode(out.lines[0])["class"] as? String == "VERSION")
         #expect(decode(out.lines[0])["protocol"] as? Int == Wire.protocolVersion)
@@ -51,8 +53,11 @@ import LodestoneSimulation
         let board = try BoardDescription.load(path: Self.simulatedBoardPath)
         func run(_ seed: UInt64) async throws -> [String] {
             let out = CapturedOutput()
-            _ = try await RunJob(options: RunOptions(board: board, durationS: 2, seed: seed, json: true, speed: 0, classes: Set(Wire.Class.allCases)))
-                .run(output: out, errors: CapturedOutput())
+            _ = try await RunJob(
+                options: RunOptions(
+                    board: board, durationS: 2, seed: seed, json: true, speed: 0, classes: Set(Wire.Class.allCases))
+            )
+            .run(output: out, errors: CapturedOutput())
             return out.lines
         }
         #expect(try await run(3) == run(3))
@@ -68,10 +73,12 @@ import LodestoneSimulation
         defer { try? FileManager.default.removeItem(atPath: record) }
         var options = RunOptions(board: board, durationS: 10, seed: 1, json: true, recordPath: record, speed: 0)
         options.classes = Set(Wire.Class.allCases)
-        let code = try await RunJob(options: options).run(output: out, errors: err, beforeEachStep: { core, t in
-            // The BMP280 (0x76) is gone from t = 3 s to t = 6 s.
-            core.runtime.world?.board.bus.setPresent(!(3.0..<6.0).contains(t), address: 0x76)
-        })
+        let code = try await RunJob(options: options).run(
+            output: out, errors: err,
+            beforeEachStep: { core, t in
+                // The BMP280 (0x76) is gone from t = 3 s to t = 6 s.
+                core.runtime.world?.board.bus.setPresent(!(3.0..<6.0).contains(t), address: 0x76)
+            })
         #expect(code == 0)
         let messages = out.lines.map(decode)
         let degraded = messages.filter { $0["class"] as? String == "DEGRADED" }
@@ -108,7 +115,8 @@ import LodestoneSimulation
     }
 
     @Test func aBoardWhoseBusDoesNotExistFailsWithOneLineNamingIt() async throws {
-        let json = #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"baro","chip":"bmp280","bus":{"i2c":"/dev/i2c-97"},"rateHz":10}]}"#
+        let json =
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"baro","chip":"bmp280","bus":{"i2c":"/dev/i2c-97"},"rateHz":10}]}"#
         let board = try BoardDescription.parse(Data(json.utf8), path: "x.json")
         do {
             _ = try await RunJob(options: RunOptions(board: board, durationS: 1))

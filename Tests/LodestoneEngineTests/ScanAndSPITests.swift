@@ -25,14 +25,17 @@ import Testing
         let bus = SimulatedBus()
         bus.attach(LIS3MDLModel(), at: 0x1E)
         bus.attach(LSM6DSxModel(variant: .lsm6dsl), at: 0x6A)
-        #expect(ScanJob.scanI2C(bus: bus, location: .i2c(path: "x"), probesAuxiliaryBuses: true).findings.map(\.chip) == ["lis3mdl", "lsm6dsl"])
+        #expect(
+            ScanJob.scanI2C(bus: bus, location: .i2c(path: "x"), probesAuxiliaryBuses: true).findings.map(\.chip) == [
+                "lis3mdl", "lsm6dsl"
+            ])
     }
 
     @Test func theMagnetometerBehindAnICM20948IsFoundAndTheICMIsLeftAsItWas() throws {
         let bus = SimulatedBus()
         let icm = ICM20948Model()
         icm.attach(to: bus, at: 0x69)
-        try bus.writeByte(address: 0x69, register: 0x03, value: 0x20)   // someone left its I2C master on
+        try bus.writeByte(address: 0x69, register: 0x03, value: 0x20) // someone left its I2C master on
         let before = icm.banks
         let found = ScanJob.scanI2C(bus: bus, location: .i2c(path: "/dev/i2c-1"), probesAuxiliaryBuses: true)
         #expect(found.findings.map(\.chip) == ["icm20948", "ak09916"])
@@ -51,7 +54,8 @@ import Testing
         let found = ScanJob.scanI2C(bus: bus, location: .i2c(path: "/dev/i2c-1"), probesAuxiliaryBuses: true)
         #expect(found.findings.map(\.chip) == ["mpu9250", "ak8963"])
         #expect(!mpu.isBypassEnabled)
-        #expect(ScanJob.scanI2C(bus: bus, location: .i2c(path: "x"), probesAuxiliaryBuses: false).findings.map(\.chip) == ["mpu9250"])
+        #expect(
+            ScanJob.scanI2C(bus: bus, location: .i2c(path: "x"), probesAuxiliaryBuses: false).findings.map(\.chip) == ["mpu9250"])
     }
 
     @Test func anMPU9250WithoutAMagnetometerIsReported() {
@@ -79,7 +83,7 @@ import Testing
             ScanJob.Finding(bus: .spi(path: "/dev/spidev0.1", speedHz: nil), address: nil, chip: "mpu9250", detail: ""),
             ScanJob.Finding(bus: .spi(path: "/dev/spidev0.3", speedHz: nil), address: nil, chip: "lsm9ds1", detail: ""),
             ScanJob.Finding(bus: .i2c(path: "/dev/i2c-1"), address: 0x53, chip: "adxl345", detail: ""),
-            ScanJob.Finding(bus: .i2c(path: "/dev/i2c-1"), address: 0x1C, chip: "lsm9ds1-mag", detail: ""),
+            ScanJob.Finding(bus: .i2c(path: "/dev/i2c-1"), address: 0x1C, chip: "lsm9ds1-mag", detail: "")
         ]
         let text = ScanJob.draftBoard(findings)
         let board = try BoardDescription.parse(Data(text.utf8), path: "draft")
@@ -90,29 +94,39 @@ import Testing
     // MARK: Board files
 
     @Test func aBoardFileCanPutAChipOnSPI() throws {
-        let json = #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"imu","chip":"mpu9250","bus":{"spi":"/dev/spidev0.1","speedHz":8000000},"rateHz":100}]}"#
+        let json =
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"imu","chip":"mpu9250","bus":{"spi":"/dev/spidev0.1","speedHz":8000000},"rateHz":100}]}"#
         let board = try BoardDescription.parse(Data(json.utf8), path: "b.json")
         #expect(board.sensors[0].bus == .spi(path: "/dev/spidev0.1", speedHz: 8_000_000))
     }
 
     @Test(arguments: [
-        (#"{"spi":"/dev/spidev0.0"},"address":"0x68""#, "b.json: sensors[0].address: not allowed on SPI (the chip select picks the chip)"),
+        (
+            #"{"spi":"/dev/spidev0.0"},"address":"0x68""#,
+            "b.json: sensors[0].address: not allowed on SPI (the chip select picks the chip)"
+        ),
         (#"{"spi":"spidev0.0"}"#, "b.json: sensors[0].bus.spi: \"spidev0.0\" must be a device path like \"/dev/spidev0.1\""),
-        (#"{"spi":"/dev/spidev0.0","speedHz":12.5}"#, "b.json: sensors[0].bus.speedHz: 12.5 is not allowed; use a whole number of Hz in [1000, 50000000]"),
-        (#"{"spi":"/dev/spidev0.0","mode":3}"#, "b.json: sensors[0].bus.mode: unknown key; allowed here: spi, speedHz"),
+        (
+            #"{"spi":"/dev/spidev0.0","speedHz":12.5}"#,
+            "b.json: sensors[0].bus.speedHz: 12.5 is not allowed; use a whole number of Hz in [1000, 50000000]"
+        ),
+        (#"{"spi":"/dev/spidev0.0","mode":3}"#, "b.json: sensors[0].bus.mode: unknown key; allowed here: spi, speedHz")
     ])
     func brokenSPIBusesGiveOneLine(bus: String, expected: String) {
-        let json = #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"mpu9250","bus":"# + bus + #","rateHz":10}]}"#
+        let json =
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"mpu9250","bus":"# + bus + #","rateHz":10}]}"#
         #expect { try BoardDescription.parse(Data(json.utf8), path: "b.json") } throws: { error in
             (error as? BoardFileError)?.description == expected
         }
     }
 
     @Test func aChipThatIsNotReadOverSPIIsRefusedOnSPI() {
-        let json = #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"ak8963","bus":{"spi":"/dev/spidev0.0"},"rateHz":10}]}"#
+        let json =
+            #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"ak8963","bus":{"spi":"/dev/spidev0.0"},"rateHz":10}]}"#
         #expect { try BoardDescription.parse(Data(json.utf8), path: "b.json") } throws: { error in
             let d = (error as? BoardFileError)?.description ?? ""
-            return d.hasPrefix("b.json: sensors[0].bus: chip \"ak8963\" is not read over SPI; SPI chips: bmp280, lis3mdl") && !d.contains("\n")
+            return d.hasPrefix("b.json: sensors[0].bus: chip \"ak8963\" is not read over SPI; SPI chips: bmp280, lis3mdl")
+                && !d.contains("\n")
         }
     }
 
@@ -129,7 +143,7 @@ import Testing
         (["read", "--spi", "/dev/spidev0.0", "--chip", "mpu9250", "--address", "0x68"], "--address is for --i2c"),
         (["read", "--spi", "/dev/spidev0.0", "--chip", "ak8963"], "is not read over SPI"),
         (["read", "--spi", "/dev/spidev0.0", "--i2c", "/dev/i2c-1", "--chip", "mpu9250"], "give one of --i2c, --spi and --iio"),
-        (["read", "--i2c", "/dev/i2c-1", "--chip", "mpu9250", "--speed", "1000000"], "--speed is for --spi"),
+        (["read", "--i2c", "/dev/i2c-1", "--chip", "mpu9250", "--speed", "1000000"], "--speed is for --spi")
     ])
     func readRefusesSPIMistakesBeforeTouchingABus(arguments: [String], message: String) throws {
         let r = try CLI.run(arguments)

@@ -14,16 +14,21 @@ import LodestoneScheduler
     static let board: BoardDescription? = try? BoardDescription.load(path: RunJobTests.simulatedBoardPath)
 
     /// One foreground client wanting `best` locations, heading, activity and altitude (the harness's first demand).
-    static let demands = [Demand(client: "app", location: LocationDemand(desiredAccuracy: .best, maximumAgeS: 10),
-                                 heading: HeadingDemand(), activity: true, altitude: true)]
+    static let demands = [
+        Demand(
+            client: "app", location: LocationDemand(desiredAccuracy: .best, maximumAgeS: 10),
+            heading: HeadingDemand(), activity: true, altitude: true)
+    ]
 
     static func evaluate(_ policy: String) throws -> SchedulingEvaluation.Summary {
         let board = try #require(board)
-        let configuration = SchedulingConfiguration(policy: policy, demands: demands,
-                                                    battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
-                                                    boardBaselineMilliWatt: 0)
-        return try SchedulingEvaluation.run(board: board, scenario: "stop-and-go", seed: 3, configuration: configuration,
-                                            demandName: "foreground-best")
+        let configuration = SchedulingConfiguration(
+            policy: policy, demands: demands,
+            battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
+            boardBaselineMilliWatt: 0)
+        return try SchedulingEvaluation.run(
+            board: board, scenario: "stop-and-go", seed: 3, configuration: configuration,
+            demandName: "foreground-best")
     }
 
     @Test func adaptiveTurnsGNSSOffWhileStoppedWakesWithinTwoSecondsAndSpendsLessThanAlwaysOn() throws {
@@ -31,8 +36,9 @@ import LodestoneScheduler
         let alwaysOn = try Self.evaluate("always-on")
         // Energy: the receiver and the sensors both cost less.
         #expect(alwaysOn.gnssMilliAmpHours > 0 && alwaysOn.imuEtcMilliAmpHours > 0)
-        #expect(adaptive.gnssMilliAmpHours < alwaysOn.gnssMilliAmpHours * 0.8,
-                "GNSS \(adaptive.gnssMilliAmpHours) vs always-on \(alwaysOn.gnssMilliAmpHours) mAh")
+        #expect(
+            adaptive.gnssMilliAmpHours < alwaysOn.gnssMilliAmpHours * 0.8,
+            "GNSS \(adaptive.gnssMilliAmpHours) vs always-on \(alwaysOn.gnssMilliAmpHours) mAh")
         #expect(adaptive.totalMilliAmpHours < alwaysOn.totalMilliAmpHours)
         // The 150 s stop: the receiver is off (or idles in power save) within 30 s.
         let offAfter = try #require(adaptive.gnssOffAfterStopMaxS)
@@ -62,8 +68,9 @@ import LodestoneScheduler
 @Suite struct LocationDeliveryTests {
     static func location(northM: Double, timeS: Double, accuracyM: Double = 3, sinceFixS: Double = 0) -> Location {
         // 1 m north ≈ 1 / 111_195 degrees of latitude at 47° N (WGS84 meridian radius 6 367 km there is close enough).
-        Location(coordinate: Coordinate(latitudeDeg: 47 + northM / 111_195, longitudeDeg: 8), horizontalAccuracyM: accuracyM,
-                 timeS: timeS, sinceFixS: sinceFixS)
+        Location(
+            coordinate: Coordinate(latitudeDeg: 47 + northM / 111_195, longitudeDeg: 8), horizontalAccuracyM: accuracyM,
+            timeS: timeS, sinceFixS: sinceFixS)
     }
 
     @Test func deliversOncePerSecondOrAtAFixAndOnlyAfterTheDistanceFilter() {
@@ -71,9 +78,12 @@ import LodestoneScheduler
         #expect(d.offer(Self.location(northM: 0, timeS: 0), timeS: 0, stationary: false, receiverOff: false) != nil)
         // A fix within half a period of the last delivery waits; a location between fixes waits for the tick.
         #expect(d.offer(Self.location(northM: 50, timeS: 0.3), timeS: 0.3, stationary: false, receiverOff: false) == nil)
-        #expect(d.offer(Self.location(northM: 50, timeS: 0.5, sinceFixS: 0.2), timeS: 0.5, stationary: false, receiverOff: false) == nil)
+        #expect(
+            d.offer(Self.location(northM: 50, timeS: 0.5, sinceFixS: 0.2), timeS: 0.5, stationary: false, receiverOff: false)
+                == nil)
         // The tick: moved only 10 m.
-        #expect(d.offer(Self.location(northM: 10, timeS: 1, sinceFixS: 0.7), timeS: 1, stationary: false, receiverOff: false) == nil)
+        #expect(
+            d.offer(Self.location(northM: 10, timeS: 1, sinceFixS: 0.7), timeS: 1, stationary: false, receiverOff: false) == nil)
         // A fix as it arrives, once.
         #expect(d.offer(Self.location(northM: 25, timeS: 1.5), timeS: 1.5, stationary: false, receiverOff: false) != nil)
         #expect(d.offer(Self.location(northM: 60, timeS: 1.5), timeS: 1.6, stationary: false, receiverOff: false) == nil)
@@ -102,7 +112,8 @@ import LodestoneScheduler
 
     @Test func withholdsLocationsLessAccurateThanAskedAndPausesWhileStationaryWithTheReceiverOff() {
         var d = LocationDelivery(demand: LocationDemand(desiredAccuracy: .nearestTenMeters))
-        #expect(d.offer(Self.location(northM: 0, timeS: 0, accuracyM: 25), timeS: 0, stationary: false, receiverOff: false) == nil)
+        #expect(
+            d.offer(Self.location(northM: 0, timeS: 0, accuracyM: 25), timeS: 0, stationary: false, receiverOff: false) == nil)
         #expect(d.withheldInaccurateCount == 1)
         #expect(d.offer(Self.location(northM: 0, timeS: 1, accuracyM: 4), timeS: 1, stationary: true, receiverOff: true) != nil)
         #expect(d.offer(Self.location(northM: 1, timeS: 2, accuracyM: 4), timeS: 2, stationary: true, receiverOff: true) == nil)
@@ -121,9 +132,9 @@ import LodestoneScheduler
 @Suite struct DemandsFileTests {
     @Test func parsesSeveralClientsWithDefaults() throws {
         let json = #"""
-        [{"client": "map", "location": {"accuracy": "10m", "distance_filter_m": 5, "max_age_s": 4}, "heading": {"filter_deg": 2}},
-         {"client": "logger", "location": {"accuracy": "100m", "significant_change": true}, "activity": true, "foreground": false}]
-        """#
+            [{"client": "map", "location": {"accuracy": "10m", "distance_filter_m": 5, "max_age_s": 4}, "heading": {"filter_deg": 2}},
+             {"client": "logger", "location": {"accuracy": "100m", "significant_change": true}, "activity": true, "foreground": false}]
+            """#
         let demands = try DemandsFile.parse(Data(json.utf8), path: "d.json")
         #expect(demands.count == 2)
         #expect(demands[0].location == LocationDemand(desiredAccuracy: .nearestTenMeters, distanceFilterM: 5, maximumAgeS: 4))
@@ -135,11 +146,17 @@ import LodestoneScheduler
         (#"[{"client": "a", "location": {"accuracy": "5m"}}]"#, "d.json: client 1 (a): location.accuracy \"5m\" is unknown"),
         (#"[{"location": {}}]"#, "d.json: client 1.client: missing (required)"),
         (#"{"client": "a"}"#, "d.json: top level: expected a JSON list of clients"),
-        (#"[{"client": "a", "activity": true}, {"client": "a", "altitude": true}]"#, "d.json: client 2 (a): client names must be non-empty and unique"),
+        (
+            #"[{"client": "a", "activity": true}, {"client": "a", "altitude": true}]"#,
+            "d.json: client 2 (a): client names must be non-empty and unique"
+        ),
         (#"[{"client": "a"}]"#, "d.json: client 1 (a): asks for nothing"),
-        (#"[{"client": "a", "location": {"max_age_s": -1}}]"#, "d.json: client 1 (a): location.max_age_s must be a positive number"),
+        (
+            #"[{"client": "a", "location": {"max_age_s": -1}}]"#,
+            "d.json: client 1 (a): location.max_age_s must be a positive number"
+        ),
         (#"[]"#, "d.json: the list of clients is empty"),
-        (#"[{"client": "a", "#, "d.json: top level: not valid JSON"),
+        (#"[{"client": "a", "#, "d.json: top level: not valid JSON")
     ])
     func rejectsABrokenFileWithOneLineSayingWhereAndWhat(json: String, expected: String) {
         do {
@@ -181,7 +198,8 @@ import LodestoneScheduler
         // The stop (t = 100 s on) is noticed and planned for.
         #expect(plans.contains { $0["motion"] as? String == "stationary" && ($0["t_s"] as? Double ?? 0) > 100 })
         let statuses = messages.filter { $0["class"] as? String == "STATUS" }
-        #expect(statuses.count >= 139 && statuses.allSatisfy { ($0["plan"] as? [String: Any])?["policy"] as? String == "adaptive" })
+        #expect(
+            statuses.count >= 139 && statuses.allSatisfy { ($0["plan"] as? [String: Any])?["policy"] as? String == "adaptive" })
         let deliveries = messages.filter { $0["class"] as? String == "DELIVERY" }
         #expect(deliveries.count > 50)
         #expect(deliveries.allSatisfy { $0["age_s"] is Double && $0["stale"] is Bool && $0["location"] is [String: Any] })
@@ -204,8 +222,10 @@ import LodestoneScheduler
 
     @Test func helpListsTheSchedulerOptions() throws {
         let r = try CLI.run(["run", "--help"])
-        for flag in ["--policy", "--accuracy", "--distance-filter", "--significant-change", "--max-age", "--heading-filter",
-                     "--no-location", "--no-heading", "--no-activity", "--no-altitude", "--background", "--demands", "--battery"] {
+        for flag in [
+            "--policy", "--accuracy", "--distance-filter", "--significant-change", "--max-age", "--heading-filter",
+            "--no-location", "--no-heading", "--no-activity", "--no-altitude", "--background", "--demands", "--battery"
+        ] {
             #expect(r.stdout.contains(flag), "run --help lacks \(flag)")
         }
     }
@@ -217,7 +237,7 @@ import LodestoneScheduler
         (["--battery", "simulated:3000:140"], "the level must be a percentage between 0 and 100"),
         (["--max-age", "0"], "--max-age must be a positive number of seconds"),
         (["--no-location", "--no-heading", "--no-activity", "--no-altitude"], "leave nothing to serve"),
-        (["--demands", "/nonexistent/demands.json"], "/nonexistent/demands.json: cannot read the demands file"),
+        (["--demands", "/nonexistent/demands.json"], "/nonexistent/demands.json: cannot read the demands file")
     ])
     func badSchedulerOptionsFailWithOneLine(arguments: [String], expected: String) throws {
         let r = try CLI.run(["run", "--duration", "1", "--speed", "0"] + arguments)

@@ -28,8 +28,10 @@ import LodestoneEvaluation
     /// planned off within one second of session time.
     @Test func theLastLocationStreamEndingTurnsTheReceiverOffWithinOneSecond() throws {
         // stop-and-go starts with a 90 s walk in the open.
-        var core = try SessionCore(configuration: SessionConfiguration(board: try Self.board(), scenario: "stop-and-go", durationS: 120,
-                                                                       speed: 0))
+        var core = try SessionCore(
+            configuration: SessionConfiguration(
+                board: try Self.board(), scenario: "stop-and-go", durationS: 120,
+                speed: 0))
         func stepUntil(_ limitS: Double, _ done: (SessionCore) -> Bool) -> Bool {
             while let t = core.nextStepTimeS, t <= limitS {
                 core.step(at: t)
@@ -59,8 +61,10 @@ import LodestoneEvaluation
     /// The same through the actor: ending a `for await` loop over locations withdraws the demand and turns the
     /// receiver off.
     @Test func endingALocationLoopWithdrawsItsDemand() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "stop-and-go", durationS: 600,
-                                                                      speed: 10))
+        let session = try Session(
+            configuration: SessionConfiguration(
+                board: try Self.board(), scenario: "stop-and-go", durationS: 600,
+                speed: 10))
         await session.start()
         var fixes = 0
         var modeWhileIterating: GNSSReceiverMode?
@@ -84,7 +88,8 @@ import LodestoneEvaluation
     }
 
     @Test func aStreamsDemandIsRegisteredWhileItIsIteratedAndWithdrawnWhenItsTaskIsCancelled() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 600, speed: 10))
+        let session = try Session(
+            configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 600, speed: 10))
         await session.start()
         #expect(await Self.wait(session, wallS: 5) { await $0.timeS > 0.5 })
         #expect(await session.demand?.heading == nil)
@@ -102,7 +107,8 @@ import LodestoneEvaluation
     }
 
     @Test func severalStreamsOfOneKindEachGetTheirOwnFilter() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 200, speed: 0))
+        let session = try Session(
+            configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 200, speed: 0))
         let fine = session.headingUpdates(filterDeg: 0)
         let coarse = session.headingUpdates(filterDeg: 20)
         async let fineCount = fine.reduce(0) { n, _ in n + 1 }
@@ -114,15 +120,18 @@ import LodestoneEvaluation
         #expect(c.count >= 3, "the walk turns 90° twice in 200 s")
         #expect(f > 10 * c.count)
         // Each coarse update differs from the one before by at least the filter.
-        for (a, b) in zip(c, c.dropFirst()) where a.calibrationNeeded == b.calibrationNeeded && (a.headingAccuracyDeg >= 0) == (b.headingAccuracyDeg >= 0) {
+        for (a, b) in zip(c, c.dropFirst())
+        where a.calibrationNeeded == b.calibrationNeeded && (a.headingAccuracyDeg >= 0) == (b.headingAccuracyDeg >= 0) {
             let change = abs(Angle.wrap180(b.magneticHeadingDeg - a.magneticHeadingDeg))
             #expect(change >= 20 - 1e-9)
         }
     }
 
     @Test func aSlowConsumerNeverHoldsTheSessionUpAndKnowsWhatItMissed() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 5, speed: 0,
-                                                                      scheduling: nil))
+        let session = try Session(
+            configuration: SessionConfiguration(
+                board: try Self.board(), scenario: "walk", durationS: 5, speed: 0,
+                scheduling: nil))
         let samples = session.sensorUpdates(["imu"], options: SubscriptionOptions(buffering: .newest(4)))
         let taken = Atomic<Int>(0)
         let consumer = Task {
@@ -148,7 +157,8 @@ import LodestoneEvaluation
     }
 
     @Test func requestLocationAnswersWithOneMeetingTheAccuracy() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 120, speed: 0))
+        let session = try Session(
+            configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 120, speed: 0))
         async let answer = session.requestLocation(desiredAccuracy: .nearestTenMeters, timeoutS: 60)
         try await Task.sleep(for: .milliseconds(100))
         await session.start()
@@ -162,8 +172,10 @@ import LodestoneEvaluation
     }
 
     @Test func requestLocationIndoorsTimesOutInSessionTime() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "stairs-and-lift", durationS: 120,
-                                                                      speed: 0))
+        let session = try Session(
+            configuration: SessionConfiguration(
+                board: try Self.board(), scenario: "stairs-and-lift", durationS: 120,
+                speed: 0))
         async let answer = session.requestLocation(desiredAccuracy: .best, timeoutS: 15)
         try await Task.sleep(for: .milliseconds(100))
         await session.start()
@@ -179,12 +191,17 @@ import LodestoneEvaluation
     }
 
     @Test func everyKindOfStreamDeliversOnAWalk() async throws {
-        let session = try Session(configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 90, speed: 0))
+        let session = try Session(
+            configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 90, speed: 0))
         let lossless = SubscriptionOptions(buffering: .lossless(64))
-        async let motions = session.deviceMotionUpdates(rateHz: 10, options: lossless).reduce(into: [DeviceMotion]()) { $0.append($1) }
+        async let motions = session.deviceMotionUpdates(rateHz: 10, options: lossless).reduce(into: [DeviceMotion]()) {
+            $0.append($1)
+        }
         async let activities = session.activityUpdates(options: lossless).reduce(into: [ActivityUpdate]()) { $0.append($1) }
         async let steps = session.pedometerUpdates(options: lossless).reduce(into: [PedometerUpdate]()) { $0.append($1) }
-        async let altitudes = session.altitudeUpdates(rateHz: 1, options: lossless).reduce(into: [AltitudeUpdate]()) { $0.append($1) }
+        async let altitudes = session.altitudeUpdates(rateHz: 1, options: lossless).reduce(into: [AltitudeUpdate]()) {
+            $0.append($1)
+        }
         try await Task.sleep(for: .milliseconds(200))
         await session.start()
         let (m, a, p, h) = await (motions, activities, steps, altitudes)
@@ -246,8 +263,10 @@ import LodestoneEvaluation
         }
         var within = 0, compared = 0
         for h in of("HEADING") {
-            guard let t = h["t_s"] as? Double, t >= 20, let trueDeg = h["true_deg"] as? Double, let acc = h["accuracy_deg"] as? Double,
-                  let truth = truthHeading[t] else { continue }
+            guard let t = h["t_s"] as? Double, t >= 20, let trueDeg = h["true_deg"] as? Double,
+                let acc = h["accuracy_deg"] as? Double,
+                let truth = truthHeading[t]
+            else { continue }
             compared += 1
             if abs(Angle.wrap180(trueDeg - truth)) <= acc { within += 1 }
         }

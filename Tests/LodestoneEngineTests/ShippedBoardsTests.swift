@@ -10,8 +10,10 @@ import Testing
         try BoardDescription.load(path: repositoryRoot.appendingPathComponent("boards/" + name).path)
     }
 
-    static let boards = ["sense-hat.json", "navio2.json", "berryimu-v3.json", "adafruit-lsm6dsox-lis3mdl.json",
-                         "sparkfun-icm20948.json", "gy-521.json", "pinephone.json"]
+    static let boards = [
+        "sense-hat.json", "navio2.json", "berryimu-v3.json", "adafruit-lsm6dsox-lis3mdl.json",
+        "sparkfun-icm20948.json", "gy-521.json", "pinephone.json"
+    ]
 
     @Test(arguments: boards)
     func eachBoardFileIsWellFormed(name: String) throws {
@@ -24,15 +26,19 @@ import Testing
 
     @Test func theSenseHATHasTheLSM9DS1AndItsBarometerOnBus1() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("boards/sense-hat.json"), encoding: .utf8)
-        for needle in [#""chip": "lsm9ds1""#, #""chip": "lsm9ds1-mag""#, #""chip": "lps25h""#, #""address": "0x6A""#,
-                       #""address": "0x1C""#, #""address": "0x5C""#, #""i2c": "/dev/i2c-1""#] {
+        for needle in [
+            #""chip": "lsm9ds1""#, #""chip": "lsm9ds1-mag""#, #""chip": "lps25h""#, #""address": "0x6A""#,
+            #""address": "0x1C""#, #""address": "0x5C""#, #""i2c": "/dev/i2c-1""#
+        ] {
             #expect(text.contains(needle), "\(needle)")
         }
     }
 
     @Test func navio2PutsBothIMUsOnSPIAndTheBarometerOnI2C() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("boards/navio2.json"), encoding: .utf8)
-        for needle in [#""spi": "/dev/spidev0.1""#, #""spi": "/dev/spidev0.3""#, #""spi": "/dev/spidev0.2""#, #""chip": "ms5611""#] {
+        for needle in [
+            #""spi": "/dev/spidev0.1""#, #""spi": "/dev/spidev0.3""#, #""spi": "/dev/spidev0.2""#, #""chip": "ms5611""#
+        ] {
             #expect(text.contains(needle), "\(needle)")
         }
     }

@@ -53,7 +53,9 @@ import Testing
 
     /// `text` written plain and gzip-compressed, streamed in reads of 1, 7, 64 and 4096 bytes: each the same as
     /// `expected` (the error's path is the file's).
-    static func expectStreamsLike(_ expected: Outcome, text: String, name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectStreamsLike(
+        _ expected: Outcome, text: String, name: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let plain = temporary(name)
         let gzip = plain + ".gz"
         defer { try? FileManager.default.removeItem(atPath: plain); try? FileManager.default.removeItem(atPath: gzip) }
@@ -113,7 +115,8 @@ import Testing
         try Self.expectStreamsLike(expected, text: crlf, name: "crlf.csv")
         // A cut CRLF file is truncated like an LF one.
         let cut = "t_s,acc_x,acc_y,acc_z\r\n0,0,0,9.8\r\n0.01,1,2\r\n"
-        #expect(Self.inMemory(cut, path: "t.csv").error?.description
+        #expect(
+            Self.inMemory(cut, path: "t.csv").error?.description
                 == "t.csv:3: column acc_z: 3 fields where the header has 4 (the file is truncated)")
     }
 
@@ -178,7 +181,9 @@ import Testing
                     let isVector = ["acc_", "gyr_", "mag_", "gt_q", "gt_vel"].contains { name.hasPrefix($0) }
                     if isVector && blankVectors && r != 1 { cells.append(""); continue }
                     if r < 3 { cells.append(["x2", "1e999", "inf", "--1", "1.2.3"][Int(random.next() % 5)]); continue }
-                    if r < 8 { cells.append(["nan", "", "NaN", "+1.5", ".25", "1e-3", "-0", "5."][Int(random.next() % 8)]); continue }
+                    if r < 8 {
+                        cells.append(["nan", "", "NaN", "+1.5", ".25", "1e-3", "-0", "5."][Int(random.next() % 8)]); continue
+                    }
                     let value = (random.uniform() - 0.5) * [2e-3, 20, 2e5, 360][Int(random.next() % 4)]
                     cells.append(formatFixed(value, digits: Int(random.next() % 10)))
                 }
@@ -189,9 +194,9 @@ import Testing
         }
         var text = lines.joined(separator: "\n")
         switch random.next() % 6 {
-        case 0: break                                            // no final newline
-        case 1: text += "\n\n"                                   // a blank line at the end
-        case 2 where text.count > 10: text.removeLast(Int(random.next() % 10))   // cut off
+        case 0: break // no final newline
+        case 1: text += "\n\n" // a blank line at the end
+        case 2 where text.count > 10: text.removeLast(Int(random.next() % 10)) // cut off
         default: text += "\n"
         }
         return text
@@ -222,7 +227,11 @@ struct ReferenceTraceParser {
     /// The next row, nil at the end.
     mutating func next() throws(TraceError) -> TraceRow? {
         if !sawHeader {
-            guard index < lines.count else { throw TraceError(path: path, line: 1, problem: "empty file: a trace starts with a header row such as \"t_s,acc_x,acc_y,acc_z\"") }
+            guard index < lines.count else {
+                throw TraceError(
+                    path: path, line: 1, problem: "empty file: a trace starts with a header row such as \"t_s,acc_x,acc_y,acc_z\""
+                )
+            }
             header = lines[index].split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace }
             columns = header.map { TraceColumn(rawValue: String($0)) }
             index += 1
@@ -240,9 +249,10 @@ struct ReferenceTraceParser {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count == header.count else {
                 let lastLine = index == lines.count
-                throw TraceError(path: path, line: lineNumber, column: fields.count < header.count ? String(header[fields.count]) : nil,
-                                 problem: "\(fields.count) fields where the header has \(header.count)"
-                                    + (lastLine && fields.count < header.count ? " (the file is truncated)" : ""))
+                throw TraceError(
+                    path: path, line: lineNumber, column: fields.count < header.count ? String(header[fields.count]) : nil,
+                    problem: "\(fields.count) fields where the header has \(header.count)"
+                        + (lastLine && fields.count < header.count ? " (the file is truncated)" : ""))
             }
             var row = TraceRow(timeS: .nan)
             var truth = TraceRow.Truth()
@@ -258,9 +268,10 @@ struct ReferenceTraceParser {
                     continue
                 }
                 guard let v = Double(cell) else {
-                    throw TraceError(path: path, line: lineNumber, column: column.rawValue, problem: "\"\(cell)\" is not a number")
+                    throw TraceError(
+                        path: path, line: lineNumber, column: column.rawValue, problem: "\"\(cell)\" is not a number")
                 }
-                if v.isNaN { continue }   // datasets write `nan` for "no value"
+                if v.isNaN { continue } // datasets write `nan` for "no value"
                 guard v.isFinite else {
                     throw TraceError(path: path, line: lineNumber, column: column.rawValue, problem: "\"\(cell)\" is not finite")
                 }
@@ -305,7 +316,9 @@ struct ReferenceTraceParser {
                 throw TraceError(path: path, line: lineNumber, column: "t_s", problem: "missing time; every row needs t_s")
             }
             for (name, n) in [("acc", accN), ("gyr", gyrN), ("mag", magN)] where n != 0 && n != 3 {
-                throw TraceError(path: path, line: lineNumber, column: name + "_x/y/z", problem: "only \(n) of 3 axes given; give all three or none")
+                throw TraceError(
+                    path: path, line: lineNumber, column: name + "_x/y/z",
+                    problem: "only \(n) of 3 axes given; give all three or none")
             }
             if accN == 3 { row.accelerationMps2 = acc }
             if gyrN == 3 { row.angularVelocityRadS = gyr }
@@ -318,4 +331,3 @@ struct ReferenceTraceParser {
         return nil
     }
 }
-

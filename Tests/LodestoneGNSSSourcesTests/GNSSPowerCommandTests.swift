@@ -18,20 +18,26 @@ import Testing
         #expect(UBXPowerCommands.cfgRate(rateHz: 5) == Self.bytes("B5 62 06 08 06 00 C8 00 01 00 01 00 DE 6A"))
         #expect(UBXPowerCommands.cfgRXM(powerSave: true) == Self.bytes("B5 62 06 11 02 00 08 01 22 92"))
         #expect(UBXPowerCommands.cfgRXM(powerSave: false) == Self.bytes("B5 62 06 11 02 00 08 00 21 91"))
-        #expect(UBXPowerCommands.rxmPMREQBackup
-                    == Self.bytes("B5 62 02 41 10 00 00 00 00 00 00 00 00 00 06 00 00 00 08 00 00 00 61 6B"))
+        #expect(
+            UBXPowerCommands.rxmPMREQBackup
+                == Self.bytes("B5 62 02 41 10 00 00 00 00 00 00 00 00 00 06 00 00 00 08 00 00 00 61 6B"))
         // 60 s: ON/OFF (flags 0x00001400: waitTimeFix, updateEPH), updatePeriod = searchPeriod = 60000 ms, onTime 1 s.
-        #expect(UBXPowerCommands.cfgPM2(updatePeriodS: 60) == Self.bytes(
-            "B5 62 06 3B 2C 00 01 00 00 00 00 14 00 00 60 EA 00 00 60 EA 00 00 00 00 00 00 01 00 00 00 "
-                + "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 17 01"))
+        #expect(
+            UBXPowerCommands.cfgPM2(updatePeriodS: 60)
+                == Self.bytes(
+                    "B5 62 06 3B 2C 00 01 00 00 00 00 14 00 00 60 EA 00 00 60 EA 00 00 00 00 00 00 01 00 00 00 "
+                        + "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 17 01"))
         // 5 s: cyclic tracking (mode bit 17), searchPeriod at least 10 s.
-        #expect(UBXPowerCommands.cfgPM2(updatePeriodS: 5) == Self.bytes(
-            "B5 62 06 3B 2C 00 01 00 00 00 00 14 02 00 88 13 00 00 10 27 00 00 00 00 00 00 01 00 00 00 "
-                + "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 57 EB"))
+        #expect(
+            UBXPowerCommands.cfgPM2(updatePeriodS: 5)
+                == Self.bytes(
+                    "B5 62 06 3B 2C 00 01 00 00 00 00 14 02 00 88 13 00 00 10 27 00 00 00 00 00 00 01 00 00 00 "
+                        + "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 57 EB"))
     }
 
     @Test func theFramerDecodesEveryCommandWithItsChecksum() {
-        let stream = UBXPowerCommands.commands(for: .continuous(rateHz: 2)) + UBXPowerCommands.commands(for: .powerSave(updatePeriodS: 30))
+        let stream =
+            UBXPowerCommands.commands(for: .continuous(rateHz: 2)) + UBXPowerCommands.commands(for: .powerSave(updatePeriodS: 30))
             + UBXPowerCommands.commands(for: .off)
         var framer = GNSSFramer()
         var packets: [[UInt8]] = []
@@ -40,9 +46,12 @@ import Testing
         }
         #expect(framer.badTotal == 0)
         // class, id and payload length of each frame
-        #expect(packets.map { [$0[0], $0[1], $0[2]] } == [[0x06, 0x11, 2], [0x06, 0x08, 6], [0x06, 0x3B, 44], [0x06, 0x11, 2], [0x02, 0x41, 16]])
-        #expect(packets[1][4...5] == [0xF4, 0x01])            // measRate 500 ms
-        #expect(packets[2][12...15] == [0x30, 0x75, 0, 0])    // updatePeriod 30000 ms
+        #expect(
+            packets.map { [$0[0], $0[1], $0[2]] } == [
+                [0x06, 0x11, 2], [0x06, 0x08, 6], [0x06, 0x3B, 44], [0x06, 0x11, 2], [0x02, 0x41, 16]
+            ])
+        #expect(packets[1][4...5] == [0xF4, 0x01]) // measRate 500 ms
+        #expect(packets[2][12...15] == [0x30, 0x75, 0, 0]) // updatePeriod 30000 ms
     }
 
     /// What arrived at the pty's master within `timeoutMs` of quiet.
@@ -65,7 +74,7 @@ import Testing
         var source = GNSSSerialSource(id: "gnss", path: pty.slavePath, baudRate: 9600, chip: "ublox")
         #expect(source.canCommandPower && source.receiverModel == "ublox-m8")
         try source.start()
-        #expect(Self.received(pty, timeoutMs: 50).isEmpty)       // no mode set: nothing sent
+        #expect(Self.received(pty, timeoutMs: 50).isEmpty) // no mode set: nothing sent
         try source.setMode(.powerSave(updatePeriodS: 60), timeS: 0)
         #expect(Self.received(pty) == UBXPowerCommands.cfgPM2(updatePeriodS: 60) + UBXPowerCommands.cfgRXM(powerSave: true))
         #expect(source.powerState == .powerSaveIdle)
@@ -104,7 +113,7 @@ import Testing
         let fixes = try GNSSTestData.collect(&source, count: 3, timeoutS: 10) { _ in
             if sent < lines.count { pty.send(Array(lines[sent].utf8)); sent += 1 }
         }
-        #expect(fixes.count == 3)   // nothing dropped
+        #expect(fixes.count == 3) // nothing dropped
     }
 
     @Test func gpsdAndRecordedLogsAreModelledAsAlwaysTracking() throws {
@@ -112,7 +121,8 @@ import Testing
         try gpsd.setMode(.powerSave(updatePeriodS: 60), timeS: 0)
         #expect(!gpsd.canCommandPower && gpsd.powerState == .tracking && gpsd.receiverModel == "generic")
         #expect(gpsd.mode == .powerSave(updatePeriodS: 60))
-        var log = GNSSLogSource(id: "l", path: GNSSTestData.nmea.appendingPathComponent("firefly-II.log").path, receiverModel: "ublox-m8")
+        var log = GNSSLogSource(
+            id: "l", path: GNSSTestData.nmea.appendingPathComponent("firefly-II.log").path, receiverModel: "ublox-m8")
         try log.start()
         try log.setMode(.off, timeS: 0)
         #expect(!log.canCommandPower && log.powerState == .tracking && log.receiverModel == "ublox-m8")
@@ -120,6 +130,6 @@ import Testing
         for step in 0..<300 {
             if case .fix = try log.read(timeS: Double(step) * 0.01) { fixes += 1 }
         }
-        #expect(fixes == 3)   // the recording plays on: epochs at 0, 1 and 2 s
+        #expect(fixes == 3) // the recording plays on: epochs at 0, 1 and 2 s
     }
 }

@@ -31,7 +31,9 @@ enum GNSSTestData {
     }
 
     /// Polls `source` at 50 Hz of fake time until `count` fixes came or `timeoutS` of wall time passed.
-    static func collect<S: SensorSource>(_ source: inout S, count: Int, timeoutS: Double, feed: (Int) -> Void = { _ in }) throws -> [ReceiverFix] {
+    static func collect<S: SensorSource>(_ source: inout S, count: Int, timeoutS: Double, feed: (Int) -> Void = { _ in }) throws
+        -> [ReceiverFix]
+    {
         var fixes: [ReceiverFix] = []
         let deadline = Date().addingTimeInterval(timeoutS)
         var step = 0
@@ -50,25 +52,25 @@ enum GNSSTestData {
         var source = GNSSLogSource(id: "gnss", path: GNSSTestData.nmea.appendingPathComponent("firefly-II.log").path)
         try source.start()
         var times: [Double] = []
-        for step in 0...2300 {   // 23 s at 100 Hz
+        for step in 0...2300 { // 23 s at 100 Hz
             if case .fix(let f) = try source.read(timeS: Double(step) * 0.01) { times.append(f.timeS) }
         }
-        #expect(times.count == 23)                       // firefly-II: 23 epochs, one per second
+        #expect(times.count == 23) // firefly-II: 23 epochs, one per second
         #expect(abs(times[1] - times[0] - 1) < 0.011)
     }
 
     @Test func gpxPlaybackIsSimulatedAndFollowsTheTrackTimes() throws {
         let gpx = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
-          <wpt lat="48.0" lon="11.0"><name>start &amp; finish</name></wpt>
-          <trk><name>drive</name><trkseg>
-            <trkpt lat="48.000000" lon="11.000000"><ele>500.0</ele><time>2024-05-01T12:00:00Z</time></trkpt>
-            <trkpt lat="48.000100" lon="11.000000"><ele>501.0</ele><time>2024-05-01T12:00:02Z</time></trkpt>
-            <trkpt lat="48.000200" lon="11.000000"><ele>502.0</ele><time>2024-05-01T12:00:04Z</time></trkpt>
-          </trkseg></trk>
-        </gpx>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+              <wpt lat="48.0" lon="11.0"><name>start &amp; finish</name></wpt>
+              <trk><name>drive</name><trkseg>
+                <trkpt lat="48.000000" lon="11.000000"><ele>500.0</ele><time>2024-05-01T12:00:00Z</time></trkpt>
+                <trkpt lat="48.000100" lon="11.000000"><ele>501.0</ele><time>2024-05-01T12:00:02Z</time></trkpt>
+                <trkpt lat="48.000200" lon="11.000000"><ele>502.0</ele><time>2024-05-01T12:00:04Z</time></trkpt>
+              </trkseg></trk>
+            </gpx>
+            """
         let path = GNSSTestData.temporaryPath("drive.gpx")
         try gpx.write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -121,7 +123,7 @@ enum GNSSTestData {
             do { _ = try source.read(timeS: Double(step)); usleep(5000) } catch { gone = error.deviceGone }
         }
         #expect(gone)
-        #expect(throws: SourceError.self) { try source.start() }   // still unplugged
+        #expect(throws: SourceError.self) { try source.start() } // still unplugged
 
         // Plugged back in under the same name: start() reopens, fixes flow again.
         pty = try PseudoTerminal()
@@ -176,7 +178,9 @@ enum GNSSTestData {
         var d = GNSSDecoder()
         var positions: [(Double, Double)] = []
         Array(lines.joined().utf8).withUnsafeBytes { raw in
-            d.feed(raw) { if case .report(let r, _) = $0, let la = r.latitudeDeg, let lo = r.longitudeDeg { positions.append((la, lo)) } }
+            d.feed(raw) {
+                if case .report(let r, _) = $0, let la = r.latitudeDeg, let lo = r.longitudeDeg { positions.append((la, lo)) }
+            }
         }
         for f in withPosition {
             #expect(positions.contains { abs($0.0 - f.latitudeDeg!) < 1e-8 && abs($0.1 - f.longitudeDeg!) < 1e-8 })

@@ -47,23 +47,40 @@ import Testing
             (replacing(line: 1, with: "2025.0 WMM-2025"), .malformedHeader(line: 1, text: "2025.0 WMM-2025")),
             (replacing(line: 1, with: "2025.0 IGRF-14 11/13/2024"), .malformedHeader(line: 1, text: "2025.0 IGRF-14 11/13/2024")),
             (replacing(line: 1, with: "abc WMM-2025 11/13/2024"), .malformedHeader(line: 1, text: "abc WMM-2025 11/13/2024")),
-            (replacing(line: 1, with: "2025.0 WMM-2025 13/45/2024"), .malformedHeader(line: 1, text: "2025.0 WMM-2025 13/45/2024")),
-            (replacing(line: 5, with: "  2  1    2951.1   -3133.6       -5.2"),
-             .malformedCoefficientRow(line: 5, text: "  2  1    2951.1   -3133.6       -5.2")),
-            (replacing(line: 5, with: "  2  1    29x1.1   -3133.6       -5.2      -27.7"),
-             .malformedCoefficientRow(line: 5, text: "  2  1    29x1.1   -3133.6       -5.2      -27.7")),
-            (replacing(line: 5, with: "  2  1    nan   -3133.6       -5.2      -27.7"),
-             .malformedCoefficientRow(line: 5, text: "  2  1    nan   -3133.6       -5.2      -27.7")),
-            (replacing(line: 5, with: "  2  2    2951.1   -3133.6       -5.2      -27.7"),
-             .unexpectedDegreeOrder(line: 5, expectedDegree: 2, expectedOrder: 1, foundDegree: 2, foundOrder: 2)),
-            (replacing(line: 5, with: nil),
-             .unexpectedDegreeOrder(line: 5, expectedDegree: 2, expectedOrder: 1, foundDegree: 2, foundOrder: 2)),
+            (
+                replacing(line: 1, with: "2025.0 WMM-2025 13/45/2024"),
+                .malformedHeader(line: 1, text: "2025.0 WMM-2025 13/45/2024")
+            ),
+            (
+                replacing(line: 5, with: "  2  1    2951.1   -3133.6       -5.2"),
+                .malformedCoefficientRow(line: 5, text: "  2  1    2951.1   -3133.6       -5.2")
+            ),
+            (
+                replacing(line: 5, with: "  2  1    29x1.1   -3133.6       -5.2      -27.7"),
+                .malformedCoefficientRow(line: 5, text: "  2  1    29x1.1   -3133.6       -5.2      -27.7")
+            ),
+            (
+                replacing(line: 5, with: "  2  1    nan   -3133.6       -5.2      -27.7"),
+                .malformedCoefficientRow(line: 5, text: "  2  1    nan   -3133.6       -5.2      -27.7")
+            ),
+            (
+                replacing(line: 5, with: "  2  2    2951.1   -3133.6       -5.2      -27.7"),
+                .unexpectedDegreeOrder(line: 5, expectedDegree: 2, expectedOrder: 1, foundDegree: 2, foundOrder: 2)
+            ),
+            (
+                replacing(line: 5, with: nil),
+                .unexpectedDegreeOrder(line: 5, expectedDegree: 2, expectedOrder: 1, foundDegree: 2, foundOrder: 2)
+            ),
             (lines.prefix(40).joined(separator: "\n"), .truncatedCoefficientFile(line: 40, rowsRead: 39)),
-            (lines.prefix(40).joined(separator: "\n") + "\n" + String(repeating: "9", count: 48),
-             .truncatedCoefficientFile(line: 41, rowsRead: 39)),
+            (
+                lines.prefix(40).joined(separator: "\n") + "\n" + String(repeating: "9", count: 48),
+                .truncatedCoefficientFile(line: 41, rowsRead: 39)
+            ),
             (lines.prefix(91).joined(separator: "\n"), .missingEndMarker(line: 92, text: nil)),
-            (lines.prefix(91).joined(separator: "\n") + "\n 13  0 1 2 3 4\n",
-             .missingEndMarker(line: 92, text: " 13  0 1 2 3 4")),
+            (
+                lines.prefix(91).joined(separator: "\n") + "\n 13  0 1 2 3 4\n",
+                .missingEndMarker(line: 92, text: " 13  0 1 2 3 4")
+            )
         ]
         for (text, expected) in cases {
             #expect(parseError(text) == expected)
@@ -75,8 +92,9 @@ import Testing
         let d = WMMError.unexpectedDegreeOrder(line: 5, expectedDegree: 2, expectedOrder: 1, foundDegree: 2, foundOrder: 2)
             .description
         #expect(d.contains("line 5") && d.contains("expected degree 2 order 1"))
-        #expect(WMMError.dateOutsideValidity(decimalYear: 2031, validFrom: 2024.87, validUntil: 2030).description
-            .contains("2031"))
+        #expect(
+            WMMError.dateOutsideValidity(decimalYear: 2031, validFrom: 2024.87, validUntil: 2030).description
+                .contains("2031"))
     }
 }
 

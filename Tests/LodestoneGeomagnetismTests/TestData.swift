@@ -5,9 +5,9 @@ import Foundation
 enum WMMDataset {
     static let directory: URL = URL(fileURLWithPath: #filePath)
         .resolvingSymlinksInPath()
-        .deletingLastPathComponent()   // LodestoneGeomagnetismTests
-        .deletingLastPathComponent()   // Tests
-        .deletingLastPathComponent()   // package root
+        .deletingLastPathComponent() // LodestoneGeomagnetismTests
+        .deletingLastPathComponent() // Tests
+        .deletingLastPathComponent() // package root
         .appendingPathComponent("../shared/datasets/wmm", isDirectory: true)
         .standardizedFileURL
 

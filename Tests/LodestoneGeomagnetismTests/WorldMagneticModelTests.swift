@@ -74,8 +74,10 @@ import Testing
             }
             #expect(abs(e.declinationRateDegPerYear - v[11]) <= 1e-4, "Ddot \(where_)")
             #expect(abs(e.inclinationRateDegPerYear - v[12]) <= 1e-4, "Idot \(where_)")
-            let rates = [(e.horizontalRateNTPerYear, v[13]), (e.northRateNTPerYear, v[14]), (e.eastRateNTPerYear, v[15]),
-                         (e.downRateNTPerYear, v[16]), (e.totalRateNTPerYear, v[17])]
+            let rates = [
+                (e.horizontalRateNTPerYear, v[13]), (e.northRateNTPerYear, v[14]), (e.eastRateNTPerYear, v[15]),
+                (e.downRateNTPerYear, v[16]), (e.totalRateNTPerYear, v[17])
+            ]
             for (i, (computed, published)) in rates.enumerated() {
                 #expect(abs(computed - published) <= 0.001, "rate \(i) \(where_)")
                 worstRateNT = max(worstRateNT, abs(computed - published))
@@ -89,8 +91,9 @@ import Testing
     @Test func geographicPolesAreFiniteAndContinuous() throws {
         for (pole, longitude) in [(90.0, 0.0), (90.0, 123.0), (-90.0, -45.0)] {
             let atPole = try model.elements(latitudeDeg: pole, longitudeDeg: longitude, heightKm: 0, decimalYear: 2027)
-            let near = try model.elements(latitudeDeg: pole > 0 ? pole - 1e-7 : pole + 1e-7,
-                                          longitudeDeg: longitude, heightKm: 0, decimalYear: 2027)
+            let near = try model.elements(
+                latitudeDeg: pole > 0 ? pole - 1e-7 : pole + 1e-7,
+                longitudeDeg: longitude, heightKm: 0, decimalYear: 2027)
             #expect(abs(atPole.northNT - near.northNT) < 0.05)
             #expect(abs(atPole.eastNT - near.eastNT) < 0.05)
             #expect(abs(atPole.downNT - near.downNT) < 0.05)
@@ -103,7 +106,7 @@ import Testing
     @Test func fieldENUIsEastNorthUpInMicrotesla() throws {
         let e = try model.elements(latitudeDeg: 47.4, longitudeDeg: 8.5, heightKm: 0.45, decimalYear: 2026.5)
         #expect(e.fieldENUMicroTesla == Vector3(e.eastNT / 1000, e.northNT / 1000, -e.downNT / 1000))
-        #expect(e.fieldENUMicroTesla.z < 0)  // northern hemisphere: the field points down
+        #expect(e.fieldENUMicroTesla.z < 0) // northern hemisphere: the field points down
         #expect(abs(e.fieldENUMicroTesla.length - e.totalNT / 1000) < 1e-9)
     }
 
@@ -157,8 +160,10 @@ import Testing
         #expect(abs(try DecimalYear.from(year: 2026, month: 11, day: 22) - (2026 + 325.0 / 365)) < 1e-12)
         #expect(try DecimalYear.from(year: 2025, month: 1, day: 1) == 2025.0)
         #expect(abs(try DecimalYear.from(year: 2024, month: 12, day: 31, hour: 12) - (2024 + 365.5 / 366)) < 1e-12)
-        #expect(abs(try DecimalYear.from(year: 2027, month: 7, day: 2, hour: 6, minute: 30, second: 15)
-            - (2027 + (182 + (6 * 3600 + 30 * 60 + 15) / 86400.0) / 365)) < 1e-12)
+        #expect(
+            abs(
+                try DecimalYear.from(year: 2027, month: 7, day: 2, hour: 6, minute: 30, second: 15)
+                    - (2027 + (182 + (6 * 3600 + 30 * 60 + 15) / 86400.0) / 365)) < 1e-12)
     }
 
     @Test(arguments: [(2025, 2, 29), (2025, 13, 1), (2025, 0, 1), (2025, 4, 31), (0, 1, 1)])

@@ -33,18 +33,22 @@ import Testing
     @Test func availableBusesAreSortedByNumberAndOnlyI2CDevNodes() throws {
         let dir = try TestFS.makeTemporaryDirectory()
         defer { TestFS.removeTree(dir) }
-        for name in ["i2c-10", "i2c-2", "i2c-0", "i2c-x", "i2c-", "spidev0.0", "i2c-1a"] { try TestFS.write(dir + "/" + name, "") }
+        for name in ["i2c-10", "i2c-2", "i2c-0", "i2c-x", "i2c-", "spidev0.0", "i2c-1a"] {
+            try TestFS.write(dir + "/" + name, "")
+        }
         #expect(I2CDevBus.availableBuses(in: dir) == [dir + "/i2c-0", dir + "/i2c-2", dir + "/i2c-10"])
         #expect(I2CDevBus.availableBuses(in: dir + "/missing").isEmpty)
     }
 }
 
 @Suite struct ErrorClassification {
-    @Test("file errnos", arguments: [
-        (ENOENT, FileError.Kind.notFound), (EACCES, .permissionDenied), (EPERM, .permissionDenied),
-        (EROFS, .readOnlyFileSystem), (ENOSPC, .noSpace), (EDQUOT, .noSpace), (EFBIG, .noSpace), (EISDIR, .isDirectory),
-        (ENOTDIR, .notDirectory), (EIO, .io), (EBADF, .other),
-    ])
+    @Test(
+        "file errnos",
+        arguments: [
+            (ENOENT, FileError.Kind.notFound), (EACCES, .permissionDenied), (EPERM, .permissionDenied),
+            (EROFS, .readOnlyFileSystem), (ENOSPC, .noSpace), (EDQUOT, .noSpace), (EFBIG, .noSpace), (EISDIR, .isDirectory),
+            (ENOTDIR, .notDirectory), (EIO, .io), (EBADF, .other)
+        ])
     func fileKinds(_ pair: (Int32, FileError.Kind)) {
         #expect(FileError.kind(forErrno: pair.0) == pair.1)
     }
@@ -63,20 +67,26 @@ import Testing
     }
 
     @Test func syscallShimTurnsConventionsIntoResults() {
-        #expect(Syscalls.call { Int32(-1) } .isFailure)
+        #expect(Syscalls.call { Int32(-1) }.isFailure)
         #expect(Syscalls.call(.returnsNegatedErrno) { Int32(-EIO) } == .failure(Errno(EIO)))
         #expect(Syscalls.call(.returnsNegatedErrno) { Int32(7) } == .success(7))
         #expect(Syscalls.call(.returnsErrno) { Int32(EBUSY) } == .failure(Errno(EBUSY)))
         // EINTR is retried: the body fails twice with EINTR, then succeeds.
         var calls = 0
-        let r = Syscalls.call(.returnsNegatedErrno) { () -> Int32 in calls += 1; return calls < 3 ? -EINTR : 42 }
+        let r = Syscalls.call(.returnsNegatedErrno) { () -> Int32 in
+            calls += 1; return calls < 3 ? -EINTR : 42
+        }
         #expect(r == .success(42) && calls == 3)
     }
 
     @Test func iioErrorIsOneLineWithEveryPlace() {
-        let e = IIOError(kind: .readFailed, uri: "local:", device: "iio:device0 (bmp280)", channel: "pressure",
-                         attribute: "input", errno: EIO, detail: "read failed")
-        #expect(e.description == "IIO local:, device iio:device0 (bmp280), channel pressure, attribute input: read failed: Input/output error [errno 5]")
+        let e = IIOError(
+            kind: .readFailed, uri: "local:", device: "iio:device0 (bmp280)", channel: "pressure",
+            attribute: "input", errno: EIO, detail: "read failed")
+        #expect(
+            e.description
+                == "IIO local:, device iio:device0 (bmp280), channel pressure, attribute input: read failed: Input/output error [errno 5]"
+        )
         #expect(!e.description.contains("\n"))
     }
 

@@ -41,20 +41,22 @@ enum FakeSysfs {
 
         // iio:device0 — a BMI160-like IMU: raw accel/gyro with shared-by-type scale and sampling frequency,
         // per-type mount matrices, a temperature with offset, buffer support.
-        let imu = try device("iio:device0", parent: "platform/i2c-fake/i2c-1/1-0069", attributes: [
-            ("name", "bmi160"), ("dev", "250:0"), ("uevent", "MAJOR=250\nMINOR=0\nDEVNAME=iio:device0\nDEVTYPE=iio_device"),
-            ("in_accel_x_raw", "1000"), ("in_accel_y_raw", "-2000"), ("in_accel_z_raw", "16384"),
-            ("in_accel_scale", "0.000598"), ("in_accel_scale_available", "0.000598 0.001197 0.002394 0.004788"),
-            ("in_accel_sampling_frequency", "100.000000"),
-            ("in_accel_sampling_frequency_available", "0.78125 1.5625 3.125 6.25 12.5 25 50 100 200 400 800 1600"),
-            ("in_accel_mount_matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1"),
-            ("in_anglvel_x_raw", "131"), ("in_anglvel_y_raw", "-262"), ("in_anglvel_z_raw", "0"),
-            ("in_anglvel_scale", "0.001065"), ("in_anglvel_sampling_frequency", "100.000000"),
-            ("in_anglvel_sampling_frequency_available", "25 50 100 200 400 800 1600 3200"),
-            ("in_anglvel_mount_matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1"),
-            ("in_temp_raw", "-521"), ("in_temp_offset", "12420"), ("in_temp_scale", "2.941176"),
-            ("current_timestamp_clock", "realtime"),
-        ])
+        let imu = try device(
+            "iio:device0", parent: "platform/i2c-fake/i2c-1/1-0069",
+            attributes: [
+                ("name", "bmi160"), ("dev", "250:0"), ("uevent", "MAJOR=250\nMINOR=0\nDEVNAME=iio:device0\nDEVTYPE=iio_device"),
+                ("in_accel_x_raw", "1000"), ("in_accel_y_raw", "-2000"), ("in_accel_z_raw", "16384"),
+                ("in_accel_scale", "0.000598"), ("in_accel_scale_available", "0.000598 0.001197 0.002394 0.004788"),
+                ("in_accel_sampling_frequency", "100.000000"),
+                ("in_accel_sampling_frequency_available", "0.78125 1.5625 3.125 6.25 12.5 25 50 100 200 400 800 1600"),
+                ("in_accel_mount_matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1"),
+                ("in_anglvel_x_raw", "131"), ("in_anglvel_y_raw", "-262"), ("in_anglvel_z_raw", "0"),
+                ("in_anglvel_scale", "0.001065"), ("in_anglvel_sampling_frequency", "100.000000"),
+                ("in_anglvel_sampling_frequency_available", "25 50 100 200 400 800 1600 3200"),
+                ("in_anglvel_mount_matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1"),
+                ("in_temp_raw", "-521"), ("in_temp_offset", "12420"), ("in_temp_scale", "2.941176"),
+                ("current_timestamp_clock", "realtime")
+            ])
         try TestFS.makeDirectories(imu + "/buffer")
         try TestFS.makeDirectories(imu + "/scan_elements")
         try TestFS.makeDirectories(imu + "/trigger")
@@ -65,7 +67,7 @@ enum FakeSysfs {
         let scan: [(String, Int, String)] = [
             ("anglvel_x", 0, "le:s16/16>>0"), ("anglvel_y", 1, "le:s16/16>>0"), ("anglvel_z", 2, "le:s16/16>>0"),
             ("accel_x", 3, "le:s16/16>>0"), ("accel_y", 4, "le:s16/16>>0"), ("accel_z", 5, "le:s16/16>>0"),
-            ("temp", 6, "be:s12/16>>4"), ("timestamp", 7, "le:s64/64>>0"),
+            ("temp", 6, "be:s12/16>>4"), ("timestamp", 7, "le:s64/64>>0")
         ]
         for (channel, index, type) in scan {
             try file(imu + "/scan_elements/in_\(channel)_en", "0")
@@ -75,39 +77,46 @@ enum FakeSysfs {
 
         // iio:device1 — an st_magn-like LIS3MDL: per-axis raw and scale (gauss), device-level sampling
         // frequency, a direction-wide in_mount_matrix.
-        _ = try device("iio:device1", parent: "platform/i2c-fake/i2c-1/1-001c", attributes: [
-            ("name", "lis3mdl"), ("dev", "250:1"), ("uevent", "MAJOR=250\nMINOR=1\nDEVNAME=iio:device1\nDEVTYPE=iio_device"),
-            ("in_magn_x_raw", "1000"), ("in_magn_y_raw", "-500"), ("in_magn_z_raw", "2000"),
-            ("in_magn_x_scale", "0.000146"), ("in_magn_y_scale", "0.000146"), ("in_magn_z_scale", "0.000146"),
-            ("in_magn_scale_available", "0.000146 0.000292 0.000438 0.000584"),
-            ("sampling_frequency", "80"), ("sampling_frequency_available", "0.625 1.25 2.5 5 10 20 40 80"),
-            ("in_mount_matrix", "-1, 0, 0; 0, -1, 0; 0, 0, 1"),
-        ])
+        _ = try device(
+            "iio:device1", parent: "platform/i2c-fake/i2c-1/1-001c",
+            attributes: [
+                ("name", "lis3mdl"), ("dev", "250:1"), ("uevent", "MAJOR=250\nMINOR=1\nDEVNAME=iio:device1\nDEVTYPE=iio_device"),
+                ("in_magn_x_raw", "1000"), ("in_magn_y_raw", "-500"), ("in_magn_z_raw", "2000"),
+                ("in_magn_x_scale", "0.000146"), ("in_magn_y_scale", "0.000146"), ("in_magn_z_scale", "0.000146"),
+                ("in_magn_scale_available", "0.000146 0.000292 0.000438 0.000584"),
+                ("sampling_frequency", "80"), ("sampling_frequency_available", "0.625 1.25 2.5 5 10 20 40 80"),
+                ("in_mount_matrix", "-1, 0, 0; 0, -1, 0; 0, 0, 1")
+            ])
 
         // iio:device2 — a bmp280-driver BME280: processed values only (_input), no sampling_frequency.
-        _ = try device("iio:device2", parent: "platform/i2c-fake/i2c-1/1-0076", attributes: [
-            ("name", "bme280"), ("dev", "250:2"), ("uevent", "MAJOR=250\nMINOR=2\nDEVNAME=iio:device2\nDEVTYPE=iio_device"),
-            ("in_pressure_input", "100.653253906"), ("in_temp_input", "25080"), ("in_humidityrelative_input", "45641"),
-            ("in_pressure_oversampling_ratio", "16"), ("in_pressure_oversampling_ratio_available", "1 2 4 8 16"),
-            ("in_temp_oversampling_ratio", "2"), ("in_humidityrelative_oversampling_ratio", "1"),
-        ])
+        _ = try device(
+            "iio:device2", parent: "platform/i2c-fake/i2c-1/1-0076",
+            attributes: [
+                ("name", "bme280"), ("dev", "250:2"), ("uevent", "MAJOR=250\nMINOR=2\nDEVNAME=iio:device2\nDEVTYPE=iio_device"),
+                ("in_pressure_input", "100.653253906"), ("in_temp_input", "25080"), ("in_humidityrelative_input", "45641"),
+                ("in_pressure_oversampling_ratio", "16"), ("in_pressure_oversampling_ratio_available", "1 2 4 8 16"),
+                ("in_temp_oversampling_ratio", "2"), ("in_humidityrelative_oversampling_ratio", "1")
+            ])
 
         // trigger0 — a timer trigger like iio-trig-hrtimer / the kernel-vm tool's iio-trig-tick.
-        _ = try device("trigger0", parent: "iio_sysfs_trigger", attributes: [
-            ("name", "tick0"), ("sampling_frequency", "100"), ("uevent", ""),
-        ])
+        _ = try device(
+            "trigger0", parent: "iio_sysfs_trigger",
+            attributes: [
+                ("name", "tick0"), ("sampling_frequency", "100"), ("uevent", "")
+            ])
     }
 
     /// One IMU sample as the kernel lays it out for the scan elements above with all of them enabled:
     /// anglvel x/y/z, accel x/y/z, temp (le s16 ×6, be s12<<4), 2 bytes of padding, timestamp (le s64 at 16).
-    static func imuSample(gyro: (Int16, Int16, Int16), accel: (Int16, Int16, Int16), temp12: Int16, timestampNs: Int64) -> [UInt8] {
+    static func imuSample(gyro: (Int16, Int16, Int16), accel: (Int16, Int16, Int16), temp12: Int16, timestampNs: Int64) -> [UInt8]
+    {
         var b: [UInt8] = []
         for v in [gyro.0, gyro.1, gyro.2, accel.0, accel.1, accel.2] {
             b += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)]
         }
-        let t = UInt16(bitPattern: temp12 << 4) | 0x000A   // junk in the 4 bits below the shift
+        let t = UInt16(bitPattern: temp12 << 4) | 0x000A // junk in the 4 bits below the shift
         b += [UInt8(t >> 8), UInt8(t & 0xFF), 0, 0]
-        for i in 0 ..< 8 { b.append(UInt8(truncatingIfNeeded: timestampNs >> (8 * i))) }
+        for i in 0..<8 { b.append(UInt8(truncatingIfNeeded: timestampNs >> (8 * i))) }
         return b
     }
 }
@@ -175,7 +184,7 @@ func sysfsValue(_ path: String) -> String? {
             o.gyroRateFileAfterAccelSet = TestFS.readText("/sys/bus/iio/devices/iio:device0/in_anglvel_sampling_frequency")
             o.accelRatesAvailable = try imu.availableSamplingFrequencies(for: .acceleration)
 
-            let magnetometer = try IIOSensor(context: context, device: "lis3mdl")   // by name
+            let magnetometer = try IIOSensor(context: context, device: "lis3mdl") // by name
             o.byName = magnetometer.info.id
             o.magnetometer = try magnetometer.read()
             o.magnMount = try magnetometer.mountMatrix(for: .magneticField)
@@ -198,7 +207,9 @@ func sysfsValue(_ path: String) -> String? {
 
             o.triggerRateHz = try context.setTriggerSamplingFrequency("tick0", hz: 50)
             o.triggerRateFile = TestFS.readText("/sys/bus/iio/devices/trigger0/sampling_frequency")
-            do throws(IIOError) { try context.setTriggerSamplingFrequency("bmi160", hz: 50) } catch { o.triggerOnSensorError = error }
+            do throws(IIOError) { try context.setTriggerSamplingFrequency("bmi160", hz: 50) } catch {
+                o.triggerOnSensorError = error
+            }
             do throws(IIOError) { try imu.setSamplingFrequency(hz: .nan, for: .acceleration) } catch { o.badRateError = error }
             return o
         }
@@ -236,12 +247,14 @@ func sysfsValue(_ path: String) -> String? {
         #expect(imu.pressurePa == nil && imu.magneticFieldMicroTesla == nil)
         #expect(o.accelMount == Matrix3(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1)))
         #expect(o.gyroMount == o.accelMount)
-        #expect(imu.mounted(by: try #require(o.accelMount)).accelerationMps2 == Vector3(-2000 * 0.000598, -1000 * 0.000598, 16384 * 0.000598))
+        #expect(
+            imu.mounted(by: try #require(o.accelMount)).accelerationMps2
+                == Vector3(-2000 * 0.000598, -1000 * 0.000598, 16384 * 0.000598))
 
         // Sampling frequency per channel type: written to in_accel_sampling_frequency only, read back.
         #expect(o.accelRateHz == 100)
         #expect(o.accelRateSetHz == 200)
-        #expect(o.accelRateFile == "200\0")   // libiio writes the text and its NUL
+        #expect(o.accelRateFile == "200\0") // libiio writes the text and its NUL
         #expect(o.gyroRateFileAfterAccelSet == "100.000000\n")
         #expect(o.accelRatesAvailable == .list([0.78125, 1.5625, 3.125, 6.25, 12.5, 25, 50, 100, 200, 400, 800, 1600]))
 
@@ -299,9 +312,13 @@ func sysfsValue(_ path: String) -> String? {
     func bufferedCaptureDecodesWithOwnParserAndAgreesWithIIOChannelConvert() throws {
         let c = try MountNamespace.run { () throws -> Captured in
             var c = Captured()
-            guard mount("lodestone-fake-sysfs", "/sys", "tmpfs", 0, "mode=0755") == 0 else { throw TestFailure("mount /sys: errno \(errno)") }
+            guard mount("lodestone-fake-sysfs", "/sys", "tmpfs", 0, "mode=0755") == 0 else {
+                throw TestFailure("mount /sys: errno \(errno)")
+            }
             defer { umount2("/sys", Int32(MNT_DETACH)) }
-            guard mount("lodestone-fake-dev", "/dev", "tmpfs", 0, "mode=0755") == 0 else { throw TestFailure("mount /dev: errno \(errno)") }
+            guard mount("lodestone-fake-dev", "/dev", "tmpfs", 0, "mode=0755") == 0 else {
+                throw TestFailure("mount /dev: errno \(errno)")
+            }
             defer { umount2("/dev", Int32(MNT_DETACH)) }
             try FakeSysfs.build()
             guard mkfifo("/dev/iio:device0", 0o600) == 0 else { throw TestFailure("mkfifo: errno \(errno)") }
@@ -329,9 +346,11 @@ func sysfsValue(_ path: String) -> String? {
                     c.enabledDuringCapture[name] = sysfsValue(dev + "/scan_elements/in_\(name)_en")
                 }
                 c.enabledDuringCapture["buffer"] = sysfsValue(dev + "/buffer/enable")
-                for k in 0 ..< 4 {
-                    try push(FakeSysfs.imuSample(gyro: (131, -262, Int16(k)), accel: (Int16(1000 + k), -2000, 16384),
-                                                 temp12: Int16(-100 * (k + 1)), timestampNs: 1_000_000_000 * Int64(k + 1) + 5))
+                for k in 0..<4 {
+                    try push(
+                        FakeSysfs.imuSample(
+                            gyro: (131, -262, Int16(k)), accel: (Int16(1000 + k), -2000, 16384),
+                            temp12: Int16(-100 * (k + 1)), timestampNs: 1_000_000_000 * Int64(k + 1) + 5))
                 }
                 c.readings = try capture.refill()
 
@@ -340,25 +359,31 @@ func sysfsValue(_ path: String) -> String? {
                 for slot in capture.slots {
                     c.scanTypes.append(slot.scanType.description)
                     if let f = iio_channel_get_data_format(slot.channel)?.pointee {
-                        c.libiioFormats.append((f.is_be ? "be:" : "le:") + (f.is_signed ? "s" : "u") + "\(f.bits)/\(f.length)>>\(f.shift)")
+                        c.libiioFormats.append(
+                            (f.is_be ? "be:" : "le:") + (f.is_signed ? "s" : "u") + "\(f.bits)/\(f.length)>>\(f.shift)")
                     }
                     guard let first = iio_buffer_first(capture.buffer, slot.channel) else { continue }
-                    for i in 0 ..< 4 {
+                    for i in 0..<4 {
                         let src = first + i * step
                         var converted = [UInt8](repeating: 0, count: 8)
                         converted.withUnsafeMutableBytes { iio_channel_convert(slot.channel, $0.baseAddress, src) }
                         let reference: Int64 = converted.withUnsafeBytes { raw in
                             slot.scanType.storageBytes == 8 ? raw.load(as: Int64.self) : Int64(raw.load(as: Int16.self))
                         }
-                        let ours = slot.scanType.decode(bytes: UnsafeRawBufferPointer(start: src, count: slot.scanType.storageBytes))
-                        if ours != reference { c.convertMismatches.append("\(slot.id)[\(i)]: ours \(String(describing: ours)), libiio \(reference)") }
+                        let ours = slot.scanType.decode(
+                            bytes: UnsafeRawBufferPointer(start: src, count: slot.scanType.storageBytes))
+                        if ours != reference {
+                            c.convertMismatches.append("\(slot.id)[\(i)]: ours \(String(describing: ours)), libiio \(reference)")
+                        }
                     }
                 }
 
                 // A reused array keeps its storage across refills.
                 c.reused.reserveCapacity(4)
-                for k in 0 ..< 4 {
-                    try push(FakeSysfs.imuSample(gyro: (0, 0, 0), accel: (0, 0, Int16(k)), temp12: 0, timestampNs: 5_000_000_000 + Int64(k)))
+                for k in 0..<4 {
+                    try push(
+                        FakeSysfs.imuSample(
+                            gyro: (0, 0, 0), accel: (0, 0, Int16(k)), temp12: 0, timestampNs: 5_000_000_000 + Int64(k)))
                 }
                 let capacityBefore = c.reused.capacity
                 try capture.refill(into: &c.reused)
@@ -371,12 +396,15 @@ func sysfsValue(_ path: String) -> String? {
 
             // Only the accelerometer: sample = 3 × 2 bytes, padding to 8, timestamp → 16 bytes.
             do {
-                let capture = try IIOBufferedCapture(sensor: imu, channels: ["accel_x", "accel_y", "accel_z"], samplesPerRefill: 2)
-                for k in 0 ..< 2 {
+                let capture = try IIOBufferedCapture(
+                    sensor: imu, channels: ["accel_x", "accel_y", "accel_z"], samplesPerRefill: 2)
+                for k in 0..<2 {
                     var b: [UInt8] = []
-                    for v: Int16 in [100, -100, Int16(16000 + k)] { b += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
+                    for v: Int16 in [100, -100, Int16(16000 + k)] {
+                        b += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)]
+                    }
                     b += [0, 0]
-                    for i in 0 ..< 8 { b.append(UInt8(truncatingIfNeeded: Int64(7_000_000_000 + k) >> (8 * i))) }
+                    for i in 0..<8 { b.append(UInt8(truncatingIfNeeded: Int64(7_000_000_000 + k) >> (8 * i))) }
                     try push(b)
                 }
                 c.accelOnly = try capture.refill()
@@ -386,7 +414,9 @@ func sysfsValue(_ path: String) -> String? {
                 c.unknownTriggerError = error
             }
             let barometer = try IIOSensor(context: context, device: "bme280")
-            do throws(IIOError) { _ = try IIOBufferedCapture(sensor: barometer, channels: ["pressure"], samplesPerRefill: 1) } catch {
+            do throws(IIOError) {
+                _ = try IIOBufferedCapture(sensor: barometer, channels: ["pressure"], samplesPerRefill: 1)
+            } catch {
                 c.notScanElementError = error
             }
             return c

@@ -26,8 +26,9 @@ import Testing
         #expect(AtomicFile.split("/a/b/c.json") == ("/a/b", "c.json"))
     }
 
-    @Test("an injected failure at any step before the rename keeps the old file and leaves no temp",
-          arguments: [AtomicFile.Step.create, .write, .fsync, .close, .rename])
+    @Test(
+        "an injected failure at any step before the rename keeps the old file and leaves no temp",
+        arguments: [AtomicFile.Step.create, .write, .fsync, .close, .rename])
     func injectedFailureKeepsOldFile(_ step: AtomicFile.Step) throws {
         let dir = try TestFS.makeTemporaryDirectory()
         defer { TestFS.removeTree(dir) }
@@ -82,18 +83,26 @@ import Testing
     func realENOSPCAndEROFSKeepTheOldFile() throws {
         let dir = try TestFS.makeTemporaryDirectory()
         defer { TestFS.removeTree(dir) }
-        struct Observed { var noSpace: FileError?; var readOnly: FileError?; var afterNoSpace: String?
-                          var afterReadOnly: String?; var listing: [String] }
+        struct Observed {
+            var noSpace: FileError?; var readOnly: FileError?; var afterNoSpace: String?
+            var afterReadOnly: String?; var listing: [String]
+        }
         let observed = try MountNamespace.run { () throws -> Observed in
-            guard mount("lodestone-small", dir, "tmpfs", 0, "size=64k") == 0 else { throw TestFailure("mount tmpfs: errno \(errno)") }
+            guard mount("lodestone-small", dir, "tmpfs", 0, "size=64k") == 0 else {
+                throw TestFailure("mount tmpfs: errno \(errno)")
+            }
             defer { umount2(dir, Int32(MNT_DETACH)) }
             let path = dir + "/trace.csv"
             try TestFS.write(path, "old trace")
             var o = Observed(listing: [])
-            do throws(FileError) { try AtomicFile.write([UInt8](repeating: 0x41, count: 1 << 20), to: path) } catch { o.noSpace = error }
+            do throws(FileError) { try AtomicFile.write([UInt8](repeating: 0x41, count: 1 << 20), to: path) } catch {
+                o.noSpace = error
+            }
             o.afterNoSpace = TestFS.readText(path)
             o.listing = TestFS.list(dir)
-            guard mount(nil, dir, nil, UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else { throw TestFailure("remount ro: errno \(errno)") }
+            guard mount(nil, dir, nil, UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
+                throw TestFailure("remount ro: errno \(errno)")
+            }
             do throws(FileError) { try AtomicFile.write(Array("x".utf8), to: path) } catch { o.readOnly = error }
             o.afterReadOnly = TestFS.readText(path)
             return o
@@ -114,10 +123,10 @@ import Testing
         let dir = try TestFS.makeTemporaryDirectory()
         defer { TestFS.removeTree(dir) }
         var payload: [UInt8] = []
-        for i in 0 ..< 300_000 { payload.append(UInt8(truncatingIfNeeded: i &* 31 ^ i >> 7)) }
+        for i in 0..<300_000 { payload.append(UInt8(truncatingIfNeeded: i &* 31 ^ i >> 7)) }
         try GzipFile.write(bytes: payload, to: dir + "/trace.csv.gz")
         let stored = TestFS.read(dir + "/trace.csv.gz") ?? []
-        #expect(stored.prefix(2) == [0x1F, 0x8B])   // gzip magic (RFC 1952 §2.3.1)
+        #expect(stored.prefix(2) == [0x1F, 0x8B]) // gzip magic (RFC 1952 §2.3.1)
         #expect(try GzipFile.readAll(path: dir + "/trace.csv.gz") == payload)
 
         try TestFS.write(dir + "/plain.csv", "t_s,acc_x\n0,1\n")
@@ -130,7 +139,7 @@ import Testing
     func truncated(_ fraction: Double) throws {
         let dir = try TestFS.makeTemporaryDirectory()
         defer { TestFS.removeTree(dir) }
-        let payload = (0 ..< 100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 ^ $0 >> 5) }
+        let payload = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 ^ $0 >> 5) }
         try GzipFile.write(bytes: payload, to: dir + "/full.gz")
         let full = TestFS.read(dir + "/full.gz") ?? []
         try TestFS.writeBytes(dir + "/cut.gz", Array(full.prefix(Int(Double(full.count) * fraction))))
@@ -147,7 +156,7 @@ import Testing
         defer { TestFS.removeTree(dir) }
         try GzipFile.write(bytes: Array(repeating: 7, count: 1000), to: dir + "/f.gz")
         var bytes = TestFS.read(dir + "/f.gz") ?? []
-        bytes[bytes.count - 6] ^= 0xFF   // inside the CRC32 of the trailer
+        bytes[bytes.count - 6] ^= 0xFF // inside the CRC32 of the trailer
         try TestFS.writeBytes(dir + "/f.gz", bytes)
         #expect {
             _ = try GzipFile.readAll(path: dir + "/f.gz")
@@ -196,13 +205,13 @@ import Testing
         defer { TestFS.removeTree(dir) }
         let writer = try GzipWriter(path: dir + "/rec.csv.gz", level: 1)
         var expected: [UInt8] = []
-        for line in 0 ..< 5000 {
+        for line in 0..<5000 {
             let bytes = Array("\(line),\(Double(line) * 0.01)\n".utf8)
             try writer.write(bytes)
             expected += bytes
         }
         try writer.close()
-        try writer.close()   // idempotent
+        try writer.close() // idempotent
         #expect(try GzipFile.readAll(path: dir + "/rec.csv.gz") == expected)
         #expect {
             try writer.write([1])
@@ -222,7 +231,7 @@ import Testing
         // Simulate a crash: copy the bytes on disk while the writer is still open (after zlib flushed some).
         let writer = try GzipWriter(path: path)
         var random = SystemRandomNumberGenerator()
-        for _ in 0 ..< 512 { try writer.write((0 ..< 4096).map { _ in UInt8.random(in: 0 ... 255, using: &random) }) }
+        for _ in 0..<512 { try writer.write((0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }) }
         let onDisk = TestFS.read(path) ?? []
         try writer.close()
         #expect(!onDisk.isEmpty)
@@ -239,8 +248,8 @@ import Testing
         MonotonicClock.sleep(untilS: deadline)
         #expect(MonotonicClock.nowS() >= deadline)
         let t0 = MonotonicClock.nowS()
-        MonotonicClock.sleep(untilS: t0 - 10)          // past: at once
-        MonotonicClock.sleep(untilS: .nan)             // not finite: at once
+        MonotonicClock.sleep(untilS: t0 - 10) // past: at once
+        MonotonicClock.sleep(untilS: .nan) // not finite: at once
         MonotonicClock.sleep(untilS: .infinity)
         #expect(MonotonicClock.nowS() - t0 < 0.5)
     }
@@ -255,7 +264,7 @@ import Testing
         let deadline = MonotonicClock.nowS() + 5
         while !stop.requested && MonotonicClock.nowS() < deadline { MonotonicClock.sleep(microseconds: 1000) }
         #expect(stop.requested)
-        #expect(StopSignal.install().requested)   // one process-wide flag
+        #expect(StopSignal.install().requested) // one process-wide flag
     }
 
     @Test func standardOutputTerminalFlagMatchesIsatty() {

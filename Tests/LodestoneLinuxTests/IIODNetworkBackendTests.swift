@@ -38,7 +38,7 @@ enum NetworkNamespace {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian   // INADDR_LOOPBACK
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian // INADDR_LOOPBACK
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
@@ -65,8 +65,9 @@ final class IIODaemon {
 
     static func executable() throws -> String {
         guard let path = candidatePaths.first(where: { access($0, X_OK) == 0 }) else {
-            throw TestFailure("iiod not found (looked in \(candidatePaths.joined(separator: ", "))): install Debian's iiod "
-                              + "package (scripts/bootstrap --test, or apt-get install --no-install-recommends iiod)")
+            throw TestFailure(
+                "iiod not found (looked in \(candidatePaths.joined(separator: ", "))): install Debian's iiod "
+                    + "package (scripts/bootstrap --test, or apt-get install --no-install-recommends iiod)")
         }
         return path
     }
@@ -129,7 +130,8 @@ final class IIODaemon {
                 throw TestFailure("iiod exited before accepting connections (wait status \(status)); its output: \(logTail)")
             }
             guard MonotonicClock.nowS() < deadline else {
-                throw TestFailure("iiod did not accept connections on 127.0.0.1:\(port) within \(timeoutS) s; its output: \(logTail)")
+                throw TestFailure(
+                    "iiod did not accept connections on 127.0.0.1:\(port) within \(timeoutS) s; its output: \(logTail)")
             }
             usleep(10_000)
         }
@@ -185,7 +187,7 @@ final class IIODaemon {
             let imu = try IIOSensor(context: context, device: "iio:device0")
             self.imu = try imu.read(timeS: 12.5)
             accelMount = try imu.mountMatrix(for: .acceleration)
-            let magnetometer = try IIOSensor(context: context, device: "lis3mdl")   // by name
+            let magnetometer = try IIOSensor(context: context, device: "lis3mdl") // by name
             self.magnetometer = try magnetometer.read()
             magnMount = try magnetometer.mountMatrix(for: .magneticField)
             let barometer = try IIOSensor(context: context, device: "iio:device2")
@@ -217,7 +219,7 @@ final class IIODaemon {
             }
             // Runs after iiod is reaped (below), so nothing still has the tree open.
             defer { umount2("/sys", Int32(MNT_DETACH)) }
-            try FakeSysfs.build()   // before iiod starts: it scans the tree once, at start-up
+            try FakeSysfs.build() // before iiod starts: it scans the tree once, at start-up
             let logDirectory = try TestFS.makeTemporaryDirectory("lodestone-iiod")
             defer { TestFS.removeTree(logDirectory) }
 
@@ -229,18 +231,19 @@ final class IIODaemon {
                 let start = MonotonicClock.nowS()
                 let remote = try IIOContext(uri: o.uri)
                 o.connectS = MonotonicClock.nowS() - start
-                try remote.setTimeout(milliseconds: 2000)   // every later request is bounded too
+                try remote.setTimeout(milliseconds: 2000) // every later request is bounded too
                 let local = try IIOContext(uri: "local:")
                 o.remoteDevices = remote.devices
                 o.localDevices = local.devices
                 o.remote = try Readings(remote)
                 o.local = try Readings(local)
                 // A write travels to iiod and lands in the file this thread sees.
-                o.accelRateSetHz = try IIOSensor(context: remote, device: "bmi160").setSamplingFrequency(hz: 200, for: .acceleration)
+                o.accelRateSetHz = try IIOSensor(context: remote, device: "bmi160").setSamplingFrequency(
+                    hz: 200, for: .acceleration)
                 o.accelRateFile = sysfsValue("/sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency")
                 return o
             }
-            let stopped = daemon.stop()   // on success and on failure alike
+            let stopped = daemon.stop() // on success and on failure alike
             let log = daemon.logTail
             switch exercised {
             case .success(var o):

@@ -34,8 +34,8 @@ import Testing
         #expect(ids("hmc5883l", "6.1.0-56-amd64") == ["hmc5843-scale"])
         #expect(ids("hmc5983", "4.9.0") == ["hmc5843-scale"])
         #expect(ids("bme280", "5.4.0") == ["bme280-humidity-unclamped"])
-        #expect(ids("bme280", "5.8.0") == [])                    // fixed in 5.8
-        #expect(ids("bme280", nil) == ["bme280-humidity-unclamped"])   // unknown version: the signature decides
+        #expect(ids("bme280", "5.8.0") == []) // fixed in 5.8
+        #expect(ids("bme280", nil) == ["bme280-humidity-unclamped"]) // unknown version: the signature decides
         #expect(ids("bno055", "5.15.0") == [] && ids("bno055", "6.1.0") == ["bno055-magn-scale"])
         #expect(ids("lis3mdl", "6.1.0") == [])
         #expect(IIOQuirks.applicable(deviceName: nil, kernel: nil).isEmpty)
@@ -43,8 +43,8 @@ import Testing
 
     @Test func signaturesRecogniseOnlyTheWrongValues() {
         let hmc = IIOQuirks.table.first { $0.id == "hmc5843-scale" }!
-        #expect(hmc.signature.matches(scale: 0.000009174))     // what Debian's 6.1 prints at ±1.3 gauss
-        #expect(!hmc.signature.matches(scale: 0.000917431))    // a correct 1/1090
+        #expect(hmc.signature.matches(scale: 0.000009174)) // what Debian's 6.1 prints at ±1.3 gauss
+        #expect(!hmc.signature.matches(scale: 0.000917431)) // a correct 1/1090
         let bno = IIOQuirks.table.first { $0.id == "bno055-magn-scale" }!
         #expect(bno.signature.matches(scale: 0.006250000) && !bno.signature.matches(scale: 0.000625))
         let ak = IIOQuirks.table.first { $0.id == "ak8975-gauss-formula" }!
@@ -73,26 +73,37 @@ import Testing
     func theReaderCorrectsWhatTheTableListsAndSaysSo() throws {
         let o = try MountNamespace.run { () throws -> Observed in
             var o = Observed()
-            guard mount("lodestone-fake-sysfs", "/sys", "tmpfs", 0, "mode=0755") == 0 else { throw TestFailure("mount /sys: errno \(errno)") }
+            guard mount("lodestone-fake-sysfs", "/sys", "tmpfs", 0, "mode=0755") == 0 else {
+                throw TestFailure("mount /sys: errno \(errno)")
+            }
             defer { umount2("/sys", Int32(MNT_DETACH)) }
             try TestFS.makeDirectories(FakeSysfs.devices)
             // hmc5843_i2c on Debian's 6.1: X, Z, Y raw; the shared scale the driver prints at ±1.3 gauss.
-            let hmc = try FakeSysfs.device("iio:device0", parent: "platform/i2c-fake/i2c-0/0-001e", attributes: [
-                ("name", "hmc5883l"), ("in_magn_x_raw", "300"), ("in_magn_y_raw", "200"), ("in_magn_z_raw", "-200"),
-                ("in_magn_scale", "0.000009174"), ("sampling_frequency", "15.000000"),
-            ])
-            _ = try FakeSysfs.device("iio:device1", parent: "platform/i2c-fake/i2c-0/0-0028", attributes: [
-                ("name", "bno055"), ("in_magn_x_raw", "800"), ("in_magn_y_raw", "-160"), ("in_magn_z_raw", "16"),
-                ("in_magn_scale", "0.006250000"),
-            ])
-            _ = try FakeSysfs.device("iio:device2", parent: "platform/i2c-fake/i2c-0/0-0068", attributes: [
-                ("name", "mpu3050"), ("in_temp_raw", "65000"), ("in_temp_offset", "23000"), ("in_temp_scale", "3.048780"),
-                ("in_anglvel_x_raw", "0"), ("in_anglvel_y_raw", "0"), ("in_anglvel_z_raw", "0"), ("in_anglvel_scale", "0.001064724"),
-            ])
-            _ = try FakeSysfs.device("iio:device3", parent: "platform/i2c-fake/i2c-0/0-0076", attributes: [
-                ("name", "bme280"), ("in_pressure_input", "100.653253906"), ("in_temp_input", "25080"),
-                ("in_humidityrelative_input", "4193085"),
-            ])
+            let hmc = try FakeSysfs.device(
+                "iio:device0", parent: "platform/i2c-fake/i2c-0/0-001e",
+                attributes: [
+                    ("name", "hmc5883l"), ("in_magn_x_raw", "300"), ("in_magn_y_raw", "200"), ("in_magn_z_raw", "-200"),
+                    ("in_magn_scale", "0.000009174"), ("sampling_frequency", "15.000000")
+                ])
+            _ = try FakeSysfs.device(
+                "iio:device1", parent: "platform/i2c-fake/i2c-0/0-0028",
+                attributes: [
+                    ("name", "bno055"), ("in_magn_x_raw", "800"), ("in_magn_y_raw", "-160"), ("in_magn_z_raw", "16"),
+                    ("in_magn_scale", "0.006250000")
+                ])
+            _ = try FakeSysfs.device(
+                "iio:device2", parent: "platform/i2c-fake/i2c-0/0-0068",
+                attributes: [
+                    ("name", "mpu3050"), ("in_temp_raw", "65000"), ("in_temp_offset", "23000"), ("in_temp_scale", "3.048780"),
+                    ("in_anglvel_x_raw", "0"), ("in_anglvel_y_raw", "0"), ("in_anglvel_z_raw", "0"),
+                    ("in_anglvel_scale", "0.001064724")
+                ])
+            _ = try FakeSysfs.device(
+                "iio:device3", parent: "platform/i2c-fake/i2c-0/0-0076",
+                attributes: [
+                    ("name", "bme280"), ("in_pressure_input", "100.653253906"), ("in_temp_input", "25080"),
+                    ("in_humidityrelative_input", "4193085")
+                ])
             let context = try IIOContext()
             o.kernelFromContext = context.kernelRelease
 
@@ -127,9 +138,10 @@ import Testing
         // HMC5883L: raw × 0.000009174 × 100 (the quirk) gauss × 100 µT/gauss, in X, Y, Z.
         let field = try #require(o.hmc?.magneticFieldMicroTesla)
         #expect((field - Vector3(300, 200, -200) * 0.000009174 * 100 * 100).length < 1e-9)
-        #expect(abs(field.x - 300 / 1090.0 * 100) < 0.01)   // the datasheet's 1090 LSB/gauss, within the driver's rounding
+        #expect(abs(field.x - 300 / 1090.0 * 100) < 0.01) // the datasheet's 1090 LSB/gauss, within the driver's rounding
         #expect(o.hmcObserved == [true])
-        #expect(o.hmcNotices.count == 1 && o.hmcNotices[0].contains("hmc5843-scale")
+        #expect(
+            o.hmcNotices.count == 1 && o.hmcNotices[0].contains("hmc5843-scale")
                 && o.hmcNotices[0].contains("iio:device0 (hmc5883l)") && o.hmcNotices[0].contains("kernel 6.1.0"))
         #expect(abs(o.bufferedScale! - 0.0009174) < 1e-15)
         #expect((o.hmcFixed!.magneticFieldMicroTesla! - Vector3(300, 200, -200) * 0.0917431).length < 1e-9)
@@ -143,6 +155,6 @@ import Testing
         // BME280 before 5.8: a wrapped negative reads 0 %, an overshoot 100 %, a normal value as it is; 6.1 is trusted.
         #expect(o.humidityOld == [0, 100, 45.641])
         #expect(o.humidityNew == 100.5)
-        #expect(o.kernelFromContext.flatMap(KernelVersion.init(release:)) != nil)   // libiio's local,kernel is uname -r
+        #expect(o.kernelFromContext.flatMap(KernelVersion.init(release:)) != nil) // libiio's local,kernel is uname -r
     }
 }

@@ -10,8 +10,10 @@ import Testing
 @Suite(.serialized, .enabled(if: KernelStub.bus != nil, "set LODESTONE_I2C_STUB_BUS: runs in the kernel-vm QEMU guest"))
 struct KernelI2CStub {
     static let bmp280: UInt8 = 0x76
-    static let calibration: [UInt8] = [0x70, 0x6b, 0x43, 0x67, 0x18, 0xfc, 0x7d, 0x8e, 0x43, 0xd6, 0xd0, 0x0b,
-                                       0x27, 0x0b, 0x8c, 0x00, 0xf9, 0xff, 0x8c, 0x3c, 0xf8, 0xc6, 0x70, 0x17]
+    static let calibration: [UInt8] = [
+        0x70, 0x6b, 0x43, 0x67, 0x18, 0xfc, 0x7d, 0x8e, 0x43, 0xd6, 0xd0, 0x0b,
+        0x27, 0x0b, 0x8c, 0x00, 0xf9, 0xff, 0x8c, 0x3c, 0xf8, 0xc6, 0x70, 0x17
+    ]
 
     func open() throws -> I2CDevBus { try I2CDevBus(path: "/dev/i2c-\(KernelStub.bus ?? -1)") }
 
@@ -38,7 +40,7 @@ struct KernelI2CStub {
     /// Registers 0x00–0x3F are unused on the BMP280, so the driver never looks at them.
     @Test func writesAndReadsBackIncludingSplitTransfersLongerThan32Bytes() throws {
         let bus = try open()
-        let pattern = (0 ..< 40).map { UInt8(0xA0 &+ $0) }
+        let pattern = (0..<40).map { UInt8(0xA0 &+ $0) }
         try pattern.withUnsafeBytes { p in try bus.write(address: Self.bmp280, register: 0x00, bytes: p) }
         var back = [UInt8](repeating: 0, count: 40)
         try back.withUnsafeMutableBytes { p in try bus.read(address: Self.bmp280, register: 0x00, into: p) }
@@ -54,19 +56,19 @@ struct KernelI2CStub {
     /// where it started; a plain split read would have gone on at R + 32.
     @Test func fifoReadsRestartEveryPieceAtTheFIFORegisterInWholeFrames() throws {
         let bus = try open()
-        let pattern = (0 ..< 64).map { UInt8(0x40 &+ $0) }
+        let pattern = (0..<64).map { UInt8(0x40 &+ $0) }
         try pattern.withUnsafeBytes { p in try bus.write(address: Self.bmp280, register: 0x00, bytes: p) }
         #expect(bus.maximumReadBytes == 32)
-        let window = Array(pattern[0x10 ..< 0x30])
-        var slots = [UInt8](repeating: 0, count: 75)   // 15 five-byte slots (an LPS22HB's FIFO window): 30 + 30 + 15
+        let window = Array(pattern[0x10..<0x30])
+        var slots = [UInt8](repeating: 0, count: 75) // 15 five-byte slots (an LPS22HB's FIFO window): 30 + 30 + 15
         try slots.withUnsafeMutableBytes { p in try bus.readFIFO(address: Self.bmp280, register: 0x10, frameBytes: 5, into: p) }
-        #expect(slots == Array(window[0 ..< 30] + window[0 ..< 30] + window[0 ..< 15]))
-        var port = [UInt8](repeating: 0, count: 40)    // a port that does not advance (an ICM-20948's FIFO_R_W): 32 + 8
+        #expect(slots == Array(window[0..<30] + window[0..<30] + window[0..<15]))
+        var port = [UInt8](repeating: 0, count: 40) // a port that does not advance (an ICM-20948's FIFO_R_W): 32 + 8
         try port.withUnsafeMutableBytes { p in try bus.readFIFO(address: Self.bmp280, register: 0x10, frameBytes: 1, into: p) }
-        #expect(port == Array(window[0 ..< 32] + window[0 ..< 8]))
+        #expect(port == Array(window[0..<32] + window[0..<8]))
         var plain = [UInt8](repeating: 0, count: 40)
         try plain.withUnsafeMutableBytes { p in try bus.read(address: Self.bmp280, register: 0x10, into: p) }
-        #expect(plain == Array(pattern[0x10 ..< 0x38]))
+        #expect(plain == Array(pattern[0x10..<0x38]))
     }
 
     @Test func splitReadPastRegister0xFFIsRefusedNotWrapped() throws {
@@ -79,11 +81,11 @@ struct KernelI2CStub {
 
     @Test func probesLikeI2cdetectWithoutWriting() throws {
         let bus = try open()
-        #expect(bus.isPresent(address: Self.bmp280))   // claimed by bmp280: "UU"
-        #expect(bus.isPresent(address: 0x1C))          // lis3mdl
-        #expect(!bus.isPresent(address: 0x50))         // receive-byte range, nothing there
-        #expect(!bus.isPresent(address: 0x11))         // quick-write range, nothing there
-        #expect(!bus.isPresent(address: 0x02))         // reserved
+        #expect(bus.isPresent(address: Self.bmp280)) // claimed by bmp280: "UU"
+        #expect(bus.isPresent(address: 0x1C)) // lis3mdl
+        #expect(!bus.isPresent(address: 0x50)) // receive-byte range, nothing there
+        #expect(!bus.isPresent(address: 0x11)) // quick-write range, nothing there
+        #expect(!bus.isPresent(address: 0x02)) // reserved
     }
 
     @Test func aMissingChipIsATypedErrorWithAddressRegisterAndErrno() throws {

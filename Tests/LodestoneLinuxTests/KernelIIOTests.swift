@@ -6,7 +6,9 @@ import Testing
 /// IIOContext, IIOSensor and IIOBufferedCapture against the real kernel's IIO drivers bound to i2c-stub chips.
 /// Runs only under the kernel-vm tool with `LODESTONE_KERNEL_IIO=1` and its default presets (bmp280@0x76:
 /// Bosch datasheet §3.12 example; lis3mdl@0x1c: raw 1000, -500, 2000) and its `tick0` trigger.
-@Suite(.serialized, .enabled(if: getenv("LODESTONE_KERNEL_IIO") != nil, "set LODESTONE_KERNEL_IIO=1: runs in the kernel-vm QEMU guest"))
+@Suite(
+    .serialized,
+    .enabled(if: getenv("LODESTONE_KERNEL_IIO") != nil, "set LODESTONE_KERNEL_IIO=1: runs in the kernel-vm QEMU guest"))
 struct KernelIIO {
     @Test func bmp280DriverValuesInSI() throws {
         let context = try IIOContext()

@@ -18,7 +18,7 @@ import Testing
         let root = try TestFS.makeTemporaryDirectory("power-supply")
         defer { TestFS.removeTree(root) }
         try TestFS.makeDirectories(root + "/BAT0")
-        try TestFS.makeDirectories(root + "/vanished")     // its driver went away: no uevent
+        try TestFS.makeDirectories(root + "/vanished") // its driver went away: no uevent
         try TestFS.write(root + "/BAT0/uevent", "POWER_SUPPLY_TYPE=Battery\n")
         #expect(try PowerSupply.readUevents(root: root).keys.sorted() == ["BAT0"])
     }

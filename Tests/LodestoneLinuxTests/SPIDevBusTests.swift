@@ -68,7 +68,9 @@ import Testing
         let dir = "/tmp/lodestone-spidev-\(getpid())"
         mkdir(dir, 0o755)
         defer { for n in ["spidev0.10", "spidev0.2", "spidev1.0", "spidevX", "i2c-1"] { unlink("\(dir)/\(n)") }; rmdir(dir) }
-        for n in ["spidev0.10", "spidev0.2", "spidev1.0", "spidevX", "i2c-1"] { close(open("\(dir)/\(n)", O_CREAT | O_WRONLY, 0o644)) }
+        for n in ["spidev0.10", "spidev0.2", "spidev1.0", "spidevX", "i2c-1"] {
+            close(open("\(dir)/\(n)", O_CREAT | O_WRONLY, 0o644))
+        }
         #expect(SPIDevBus.availableBuses(in: dir) == ["\(dir)/spidev0.2", "\(dir)/spidev0.10", "\(dir)/spidev1.0"])
     }
 }

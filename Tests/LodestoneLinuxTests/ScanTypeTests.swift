@@ -16,10 +16,12 @@ import Testing
         Case(text: "le:s16/16>>0", endianness: .little, isSigned: true, realBits: 16, storageBits: 16, shift: 0, repeatCount: 1),
         Case(text: "be:u12/16>>4", endianness: .big, isSigned: false, realBits: 12, storageBits: 16, shift: 4, repeatCount: 1),
         Case(text: "le:s64/64>>0", endianness: .little, isSigned: true, realBits: 64, storageBits: 64, shift: 0, repeatCount: 1),
-        Case(text: "le:s16/16X2>>0", endianness: .little, isSigned: true, realBits: 16, storageBits: 16, shift: 0, repeatCount: 2),
+        Case(
+            text: "le:s16/16X2>>0", endianness: .little, isSigned: true, realBits: 16, storageBits: 16, shift: 0, repeatCount: 2),
         Case(text: "be:S24/32>>8", endianness: .big, isSigned: true, realBits: 24, storageBits: 32, shift: 8, repeatCount: 1),
-        Case(text: "le:U20/32>>0\n", endianness: .little, isSigned: false, realBits: 20, storageBits: 32, shift: 0, repeatCount: 1),
-        Case(text: "le:u8/8>>0", endianness: .little, isSigned: false, realBits: 8, storageBits: 8, shift: 0, repeatCount: 1),
+        Case(
+            text: "le:U20/32>>0\n", endianness: .little, isSigned: false, realBits: 20, storageBits: 32, shift: 0, repeatCount: 1),
+        Case(text: "le:u8/8>>0", endianness: .little, isSigned: false, realBits: 8, storageBits: 8, shift: 0, repeatCount: 1)
     ]
 
     @Test("parses kernel type strings", arguments: valid)
@@ -34,16 +36,20 @@ import Testing
         #expect(t.storageBytes == c.storageBits / 8)
     }
 
-    @Test("description round-trips to the canonical kernel form",
-          arguments: ["le:s16/16>>0", "be:u12/16>>4", "le:s64/64>>0", "le:s16/16X2>>0"])
+    @Test(
+        "description round-trips to the canonical kernel form",
+        arguments: ["le:s16/16>>0", "be:u12/16>>4", "le:s64/64>>0", "le:s16/16X2>>0"])
     func roundTrips(_ text: String) throws {
         #expect(try IIOScanType(parsing: text).description == text)
     }
 
-    @Test("rejects malformed strings with a typed error quoting them",
-          arguments: ["", "xx:s16/16>>0", "le:x16/16>>0", "le:s16>>0", "le:s16/16", "le:s16/16>>", "le:s17/12>>0",
-                      "le:s16/15>>0", "le:s16/128>>0", "le:s0/16>>0", "le:s12/16>>5", "le:s16/16X0>>0", "le:s16/16>>0 junk",
-                      "le:s-16/16>>0"])
+    @Test(
+        "rejects malformed strings with a typed error quoting them",
+        arguments: [
+            "", "xx:s16/16>>0", "le:x16/16>>0", "le:s16>>0", "le:s16/16", "le:s16/16>>", "le:s17/12>>0",
+            "le:s16/15>>0", "le:s16/128>>0", "le:s0/16>>0", "le:s12/16>>5", "le:s16/16X0>>0", "le:s16/16>>0 junk",
+            "le:s-16/16>>0"
+        ])
     func rejects(_ text: String) {
         #expect {
             _ = try IIOScanType(parsing: text)
@@ -75,13 +81,15 @@ import Testing
         Case(type: "be:s12/16>>4", bytes: [0x80, 0x0F], expected: -2048, why: "12-bit most negative, junk below the shift"),
         Case(type: "le:s12/16>>0", bytes: [0xFF, 0xF7], expected: 2047, why: "junk above realbits is masked"),
         Case(type: "le:s24/32>>8", bytes: [0xEE, 0x00, 0x00, 0x80], expected: -8_388_608, why: "24 of 32 bits, shifted"),
-        Case(type: "le:s64/64>>0", bytes: [0x00, 0xCA, 0x9A, 0x3B, 0x00, 0x00, 0x00, 0x00], expected: 1_000_000_000,
-             why: "timestamp 1 s in ns"),
+        Case(
+            type: "le:s64/64>>0", bytes: [0x00, 0xCA, 0x9A, 0x3B, 0x00, 0x00, 0x00, 0x00], expected: 1_000_000_000,
+            why: "timestamp 1 s in ns"),
         Case(type: "le:s64/64>>0", bytes: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], expected: -1, why: "64-bit -1"),
-        Case(type: "be:s64/64>>0", bytes: [0x17, 0x9B, 0x0C, 0x3A, 0x5E, 0x3F, 0x10, 0x00],
-             expected: 0x179B_0C3A_5E3F_1000, why: "big-endian 64-bit"),
+        Case(
+            type: "be:s64/64>>0", bytes: [0x17, 0x9B, 0x0C, 0x3A, 0x5E, 0x3F, 0x10, 0x00],
+            expected: 0x179B_0C3A_5E3F_1000, why: "big-endian 64-bit"),
         Case(type: "le:u8/8>>0", bytes: [0xFE], expected: 254, why: "one byte"),
-        Case(type: "le:s16/16>>0", bytes: [0x01, 0x00, 0x99], expected: 1, why: "only storage bytes are read"),
+        Case(type: "le:s16/16>>0", bytes: [0x01, 0x00, 0x99], expected: 1, why: "only storage bytes are read")
     ]
 
     @Test("decodes", arguments: cases)
@@ -102,12 +110,12 @@ import Testing
                 for endian in ["le", "be"] {
                     let t = try IIOScanType(parsing: "\(endian):\(signed ? "s" : "u")\(realBits)/16>>\(shift)")
                     var mismatches = 0
-                    for pattern in 0 ... 0xFFFF {
+                    for pattern in 0...0xFFFF {
                         let lo = UInt8(pattern & 0xFF), hi = UInt8(pattern >> 8)
                         let bytes: [UInt8] = endian == "le" ? [lo, hi] : [hi, lo]
                         // Reference: extract bits one at a time, then two's complement by subtraction.
                         var v: Int64 = 0
-                        for bit in 0 ..< realBits where pattern & (1 << (bit + shift)) != 0 { v += 1 << bit }
+                        for bit in 0..<realBits where pattern & (1 << (bit + shift)) != 0 { v += 1 << bit }
                         if signed && v >= 1 << (realBits - 1) { v -= 1 << realBits }
                         if t.decode(bytes: bytes) != v { mismatches += 1 }
                     }

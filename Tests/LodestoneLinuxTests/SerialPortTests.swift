@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import LodestoneLinux
@@ -56,7 +56,7 @@ func drain(_ port: SerialPort, timeoutS: Double = 1, until done: (String) -> Boo
         #expect(first == "$GPGGA,123519,4807.038,N,")
         pty.send("01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n")
         let rest = try drain(port) { $0.hasSuffix("\r\n") }
-        #expect(rest == "01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n")   // raw: CR LF untouched
+        #expect(rest == "01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n") // raw: CR LF untouched
     }
 
     @Test func aVanishedPortIsGoneAndReopensWhenItComesBack() throws {
@@ -100,7 +100,8 @@ func drain(_ port: SerialPort, timeoutS: Double = 1, until done: (String) -> Boo
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-tty-\(getpid())").path
         _ = FileManager.default.createFile(atPath: path, contents: Data())
         defer { try? FileManager.default.removeItem(atPath: path) }
-        do throws(SerialPortError) { _ = try SerialPort(path: path, baudRate: 9600); Issue.record("opened a regular file") } catch {
+        do throws(SerialPortError) { _ = try SerialPort(path: path, baudRate: 9600); Issue.record("opened a regular file") } catch
+        {
             #expect(error.kind == .notATerminal)
         }
     }

@@ -114,7 +114,7 @@ enum MountNamespace {
     /// libc symbol up; `CLONE_NEWNS` is 0x00020000 in the stable Linux ABI (`linux/sched.h`).
     static func unshareMountNamespace() -> Int32 {
         typealias Unshare = @convention(c) (Int32) -> Int32
-        guard let symbol = dlsym(nil, "unshare") else {  // nil is RTLD_DEFAULT
+        guard let symbol = dlsym(nil, "unshare") else { // nil is RTLD_DEFAULT
             return -1
         }
         let cloneNewNS: Int32 = 0x0002_0000
@@ -139,12 +139,14 @@ enum MountNamespace {
         }
         let box = Unmanaged.passRetained(job)
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
-            do { try job.body() } catch { job.failure = error }
-            return nil
-        }, box.toOpaque())
+        let created = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+                do { try job.body() } catch { job.failure = error }
+                return nil
+            }, box.toOpaque())
         guard created == 0 else {
             box.release()
             throw TestFailure("pthread_create failed: \(created)")

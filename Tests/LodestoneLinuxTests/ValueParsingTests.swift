@@ -23,10 +23,13 @@ import Testing
         #expect(m.row2 == Vector3(0, 0, 1))
     }
 
-    @Test("malformed text is a typed error naming the problem", arguments: [
-        "", "1, 0, 0; 0, 1, 0", "1, 0, 0; 0, 1, 0; 0, 0, 1; 0, 0, 0", "1, 0; 0, 1, 0; 0, 0, 1", "1, 0, 0, 0; 0, 1, 0; 0, 0, 1",
-        "1, 0, x; 0, 1, 0; 0, 0, 1", "1, 0, nan; 0, 1, 0; 0, 0, 1", "1, 0, inf; 0, 1, 0; 0, 0, 1", "1,,0; 0, 1, 0; 0, 0, 1",
-    ])
+    @Test(
+        "malformed text is a typed error naming the problem",
+        arguments: [
+            "", "1, 0, 0; 0, 1, 0", "1, 0, 0; 0, 1, 0; 0, 0, 1; 0, 0, 0", "1, 0; 0, 1, 0; 0, 0, 1",
+            "1, 0, 0, 0; 0, 1, 0; 0, 0, 1",
+            "1, 0, x; 0, 1, 0; 0, 0, 1", "1, 0, nan; 0, 1, 0; 0, 0, 1", "1, 0, inf; 0, 1, 0; 0, 0, 1", "1,,0; 0, 1, 0; 0, 0, 1"
+        ])
     func rejects(_ text: String) {
         #expect {
             _ = try IIOMountMatrix.parse(text)
@@ -53,23 +56,25 @@ import Testing
 }
 
 @Suite struct ChannelTypes {
-    @Test("the type is the first word of the channel id, without its index", arguments: [
-        ("accel_x", "accel"), ("anglvel_z", "anglvel"), ("magn_y", "magn"), ("temp", "temp"), ("temp_ambient", "temp"),
-        ("voltage0", "voltage"), ("voltage0-voltage1", "voltage"), ("humidityrelative", "humidityrelative"),
-        ("timestamp", "timestamp"), ("pressure", "pressure"),
-    ])
+    @Test(
+        "the type is the first word of the channel id, without its index",
+        arguments: [
+            ("accel_x", "accel"), ("anglvel_z", "anglvel"), ("magn_y", "magn"), ("temp", "temp"), ("temp_ambient", "temp"),
+            ("voltage0", "voltage"), ("voltage0-voltage1", "voltage"), ("humidityrelative", "humidityrelative"),
+            ("timestamp", "timestamp"), ("pressure", "pressure")
+        ])
     func typeOfID(_ pair: (String, String)) {
         #expect(IIOChannelType(channelID: pair.0).rawValue == pair.1)
     }
 
     /// ABI units (sysfs-bus-iio) to SI.
     @Test func siFactors() {
-        #expect(IIOChannelType.acceleration.siFactor == 1)          // m/s²
-        #expect(IIOChannelType.angularVelocity.siFactor == 1)       // rad/s
-        #expect(IIOChannelType.magneticField.siFactor == 100)       // gauss → µT
-        #expect(IIOChannelType.pressure.siFactor == 1000)           // kPa → Pa
-        #expect(IIOChannelType.temperature.siFactor == 0.001)       // m°C → °C
-        #expect(IIOChannelType.relativeHumidity.siFactor == 0.001)  // m% → %
+        #expect(IIOChannelType.acceleration.siFactor == 1) // m/s²
+        #expect(IIOChannelType.angularVelocity.siFactor == 1) // rad/s
+        #expect(IIOChannelType.magneticField.siFactor == 100) // gauss → µT
+        #expect(IIOChannelType.pressure.siFactor == 1000) // kPa → Pa
+        #expect(IIOChannelType.temperature.siFactor == 0.001) // m°C → °C
+        #expect(IIOChannelType.relativeHumidity.siFactor == 0.001) // m% → %
         #expect(IIOChannelType.voltage.siFactor == nil)
     }
 
@@ -84,10 +89,12 @@ import Testing
 }
 
 @Suite struct AttributeNumbers {
-    @Test("numbers written to sysfs are plain decimals without a useless fraction", arguments: [
-        (100.0, "100"), (12.5, "12.5"), (0.625, "0.625"), (0.78125, "0.78125"), (1600, "1600"), (0, "0"),
-        (1e-7, "0"), (-2.5, "-2.5"), (52.0000001, "52"), (3.1415926, "3.141593"),
-    ])
+    @Test(
+        "numbers written to sysfs are plain decimals without a useless fraction",
+        arguments: [
+            (100.0, "100"), (12.5, "12.5"), (0.625, "0.625"), (0.78125, "0.78125"), (1600, "1600"), (0, "0"),
+            (1e-7, "0"), (-2.5, "-2.5"), (52.0000001, "52"), (3.1415926, "3.141593")
+        ])
     func decimal(_ pair: (Double, String)) {
         #expect(IIOAttributeText.decimal(pair.0) == pair.1)
     }

@@ -117,10 +117,10 @@ import Testing
         var p = [UInt8](repeating: 0, count: 92)
         put(UInt32(291_019_000), &p, 0)
         put(UInt16(2017), &p, 4); p[6] = 7; p[7] = 19; p[8] = 8; p[9] = 50; p[10] = 1
-        p[11] = 0x07                      // validDate, validTime, fullyResolved
+        p[11] = 0x07 // validDate, validTime, fullyResolved
         put(Int32(0), &p, 16)
-        p[20] = 3                         // 3D
-        p[21] = 0x03                      // gnssFixOK, diffSoln
+        p[20] = 3 // 3D
+        p[21] = 0x03 // gnssFixOK, diffSoln
         p[23] = 12
         put(Int32(1_386_081_199), &p, 24)
         put(Int32(-349_062_266), &p, 28)

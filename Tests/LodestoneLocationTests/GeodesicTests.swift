@@ -18,21 +18,25 @@ import Testing
         let rows = try OracleTables.rows("geodesic-inverse.csv")
         #expect(rows.count > 600)
         for row in rows {
-            let r = try #require(geodesic.inverse(latitude1Deg: row.number("lat1"), longitude1Deg: row.number("lon1"),
-                                                  latitude2Deg: row.number("lat2"), longitude2Deg: row.number("lon2")))
+            let r = try #require(
+                geodesic.inverse(
+                    latitude1Deg: row.number("lat1"), longitude1Deg: row.number("lon1"),
+                    latitude2Deg: row.number("lat2"), longitude2Deg: row.number("lon2")))
             let s12 = row.number("s12_m")
             let ds = abs(r.distanceM - s12)
             if ds > worstDistance { worstDistance = ds; worstCase = "\(row)" }
-            let azimuthError = max(angleDifferenceDeg(r.initialAzimuthDeg, row.number("azi1_deg")),
-                                   angleDifferenceDeg(r.finalAzimuthDeg, row.number("azi2_deg")))
+            let azimuthError = max(
+                angleDifferenceDeg(r.initialAzimuthDeg, row.number("azi1_deg")),
+                angleDifferenceDeg(r.finalAzimuthDeg, row.number("azi2_deg")))
             let tolerance = 1e-6 + 1e-9 / max(s12, 1e-300) * 180 / Double.pi
             if azimuthError > tolerance { azimuthFailures.append("\(row) → \(r)") }
             if s12 >= 1 { worstAzimuth = max(worstAzimuth, azimuthError) }
             worstReduced = max(worstReduced, abs(r.reducedLengthM - row.number("m12_m")))
             worstArea = max(worstArea, abs(r.areaUnderM2 - row.number("S12_m2")))
         }
-        print("inverse vs GeographicLib (\(rows.count) cases): max |Δs12| \(worstDistance) m, max |Δazi| "
-              + "\(worstAzimuth)° (lines ≥ 1 m), max |Δm12| \(worstReduced) m, max |ΔS12| \(worstArea) m²")
+        print(
+            "inverse vs GeographicLib (\(rows.count) cases): max |Δs12| \(worstDistance) m, max |Δazi| "
+                + "\(worstAzimuth)° (lines ≥ 1 m), max |Δm12| \(worstReduced) m, max |ΔS12| \(worstArea) m²")
         #expect(worstDistance <= 1e-3, "\(worstCase)")
         #expect(azimuthFailures.isEmpty, "\(azimuthFailures.prefix(3))")
         #expect(worstReduced <= 1e-3)
@@ -46,13 +50,17 @@ import Testing
         var checked = 0
         var worstAzimuth = 0.0, worstRelativeDistance = 0.0
         for row in try OracleTables.rows("geodesic-inverse.csv") where row["flat_s12_m"]?.isEmpty == false {
-            let r = try #require(geodesic.inverse(latitude1Deg: row.number("lat1"), longitude1Deg: row.number("lon1"),
-                                                  latitude2Deg: row.number("lat2"), longitude2Deg: row.number("lon2")))
+            let r = try #require(
+                geodesic.inverse(
+                    latitude1Deg: row.number("lat1"), longitude1Deg: row.number("lon1"),
+                    latitude2Deg: row.number("lat2"), longitude2Deg: row.number("lon2")))
             worstAzimuth = max(worstAzimuth, angleDifferenceDeg(r.initialAzimuthDeg, row.number("flat_azi1_deg")))
             worstRelativeDistance = max(worstRelativeDistance, abs(r.distanceM / row.number("flat_s12_m") - 1))
             checked += 1
         }
-        print("short lines vs 50-digit reference (\(checked)): max |Δazi| \(worstAzimuth)°, max relative |Δs| \(worstRelativeDistance)")
+        print(
+            "short lines vs 50-digit reference (\(checked)): max |Δazi| \(worstAzimuth)°, max relative |Δs| \(worstRelativeDistance)"
+        )
         #expect(checked >= 30)
         #expect(worstAzimuth <= 1e-6)
         #expect(worstRelativeDistance <= 1e-9)
@@ -64,10 +72,14 @@ import Testing
         let rows = try OracleTables.rows("geodesic-direct.csv")
         #expect(rows.count > 200)
         for row in rows {
-            let p = try #require(geodesic.direct(latitudeDeg: row.number("lat1"), longitudeDeg: row.number("lon1"),
-                                                 azimuthDeg: row.number("azi1"), distanceM: row.number("s12_m")))
-            let gap = try #require(geodesic.inverse(latitude1Deg: p.latitudeDeg, longitude1Deg: p.longitudeDeg,
-                                                    latitude2Deg: row.number("lat2"), longitude2Deg: row.number("lon2")))
+            let p = try #require(
+                geodesic.direct(
+                    latitudeDeg: row.number("lat1"), longitudeDeg: row.number("lon1"),
+                    azimuthDeg: row.number("azi1"), distanceM: row.number("s12_m")))
+            let gap = try #require(
+                geodesic.inverse(
+                    latitude1Deg: p.latitudeDeg, longitude1Deg: p.longitudeDeg,
+                    latitude2Deg: row.number("lat2"), longitude2Deg: row.number("lon2")))
             if gap.distanceM > worstPosition { worstPosition = gap.distanceM; worstCase = "\(row)" }
             // At a pole the azimuth depends on the longitude convention; compare elsewhere.
             if abs(row.number("lat2")) < 89.999_999 {
@@ -86,9 +98,13 @@ import Testing
         for _ in 0..<500 {
             let lat1 = generator.uniform(-90, 90), lon1 = generator.uniform(-180, 180)
             let lat2 = generator.uniform(-90, 90), lon2 = generator.uniform(-180, 180)
-            let r = try #require(geodesic.inverse(latitude1Deg: lat1, longitude1Deg: lon1, latitude2Deg: lat2, longitude2Deg: lon2))
-            let p = try #require(geodesic.direct(latitudeDeg: lat1, longitudeDeg: lon1, azimuthDeg: r.initialAzimuthDeg, distanceM: r.distanceM))
-            let gap = try #require(geodesic.inverse(latitude1Deg: p.latitudeDeg, longitude1Deg: p.longitudeDeg, latitude2Deg: lat2, longitude2Deg: lon2))
+            let r = try #require(
+                geodesic.inverse(latitude1Deg: lat1, longitude1Deg: lon1, latitude2Deg: lat2, longitude2Deg: lon2))
+            let p = try #require(
+                geodesic.direct(latitudeDeg: lat1, longitudeDeg: lon1, azimuthDeg: r.initialAzimuthDeg, distanceM: r.distanceM))
+            let gap = try #require(
+                geodesic.inverse(
+                    latitude1Deg: p.latitudeDeg, longitude1Deg: p.longitudeDeg, latitude2Deg: lat2, longitude2Deg: lon2))
             worst = max(worst, gap.distanceM)
         }
         #expect(worst < 1e-6)
@@ -137,8 +153,13 @@ struct SplitMix {
     }
 
     @Test func tooFewOrInvalidVerticesGiveNil() {
-        #expect(Geodesic.wgs84.polygon([Coordinate(latitudeDeg: 0, longitudeDeg: 0), Coordinate(latitudeDeg: 1, longitudeDeg: 0)]) == nil)
-        #expect(Geodesic.wgs84.polygon([Coordinate(latitudeDeg: 0, longitudeDeg: 0), Coordinate(latitudeDeg: 91, longitudeDeg: 0),
-                                        Coordinate(latitudeDeg: 0, longitudeDeg: 1)]) == nil)
+        #expect(
+            Geodesic.wgs84.polygon([Coordinate(latitudeDeg: 0, longitudeDeg: 0), Coordinate(latitudeDeg: 1, longitudeDeg: 0)])
+                == nil)
+        #expect(
+            Geodesic.wgs84.polygon([
+                Coordinate(latitudeDeg: 0, longitudeDeg: 0), Coordinate(latitudeDeg: 91, longitudeDeg: 0),
+                Coordinate(latitudeDeg: 0, longitudeDeg: 1)
+            ]) == nil)
     }
 }

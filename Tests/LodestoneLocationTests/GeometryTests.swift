@@ -12,16 +12,20 @@ import Testing
         var worst = 0.0
         for _ in 0..<12 {
             let a = Coordinate(latitudeDeg: generator.uniform(-70, 70), longitudeDeg: generator.uniform(-180, 180))
-            let length = 10 * pow(10, generator.uniform(0, 5.5))          // 10 m … 3000 km
-            let line = try #require(GeodesicLine(latitudeDeg: a.latitudeDeg, longitudeDeg: a.longitudeDeg,
-                                                 azimuthDeg: generator.uniform(-180, 180)))
+            let length = 10 * pow(10, generator.uniform(0, 5.5)) // 10 m … 3000 km
+            let line = try #require(
+                GeodesicLine(
+                    latitudeDeg: a.latitudeDeg, longitudeDeg: a.longitudeDeg,
+                    azimuthDeg: generator.uniform(-180, 180)))
             let endPosition = try #require(line.position(distanceM: length))
             let b = Coordinate(latitudeDeg: endPosition.latitudeDeg, longitudeDeg: endPosition.longitudeDeg)
             // A point off the segment, sometimes beyond its ends.
             let along = try #require(line.position(distanceM: length * generator.uniform(-0.3, 1.3)))
-            let off = try #require(geodesic.direct(latitudeDeg: along.latitudeDeg, longitudeDeg: along.longitudeDeg,
-                                                   azimuthDeg: along.azimuthDeg + generator.uniform(30, 150),
-                                                   distanceM: length * generator.uniform(0, 0.5)))
+            let off = try #require(
+                geodesic.direct(
+                    latitudeDeg: along.latitudeDeg, longitudeDeg: along.longitudeDeg,
+                    azimuthDeg: along.azimuthDeg + generator.uniform(30, 150),
+                    distanceM: length * generator.uniform(0, 0.5)))
             let p = Coordinate(latitudeDeg: off.latitudeDeg, longitudeDeg: off.longitudeDeg)
             let fast = try #require(geodesic.distance(from: p, toSegmentFrom: a, to: b))
             let reference = try bruteForce(p, line, length)
@@ -35,8 +39,11 @@ import Testing
     func bruteForce(_ p: Coordinate, _ line: GeodesicLine, _ length: Double) throws -> Double {
         func distance(_ s: Double) throws -> Double {
             let x = try #require(line.position(distanceM: s))
-            return try #require(geodesic.inverse(latitude1Deg: x.latitudeDeg, longitude1Deg: x.longitudeDeg,
-                                                 latitude2Deg: p.latitudeDeg, longitude2Deg: p.longitudeDeg)).distanceM
+            return try #require(
+                geodesic.inverse(
+                    latitude1Deg: x.latitudeDeg, longitude1Deg: x.longitudeDeg,
+                    latitude2Deg: p.latitudeDeg, longitude2Deg: p.longitudeDeg)
+            ).distanceM
         }
         let n = 1_000
         var best = 0, bestDistance = Double.infinity
@@ -55,10 +62,12 @@ import Testing
 
     @Test func pointBeyondAnEndIsNearestToThatEnd() throws {
         let a = Coordinate(latitudeDeg: 47.0, longitudeDeg: 8.0), b = Coordinate(latitudeDeg: 47.0, longitudeDeg: 9.0)
-        let before = try #require(geodesic.distance(from: Coordinate(latitudeDeg: 47.0, longitudeDeg: 7.5), toSegmentFrom: a, to: b))
+        let before = try #require(
+            geodesic.distance(from: Coordinate(latitudeDeg: 47.0, longitudeDeg: 7.5), toSegmentFrom: a, to: b))
         #expect(before.alongTrackM == 0)
         #expect(before.nearest == a)
-        let after = try #require(geodesic.distance(from: Coordinate(latitudeDeg: 47.1, longitudeDeg: 9.5), toSegmentFrom: a, to: b))
+        let after = try #require(
+            geodesic.distance(from: Coordinate(latitudeDeg: 47.1, longitudeDeg: 9.5), toSegmentFrom: a, to: b))
         #expect(after.nearest == b)
         let on = try #require(geodesic.distance(from: Coordinate(latitudeDeg: 47.0, longitudeDeg: 8.0), toSegmentFrom: a, to: b))
         #expect(on.distanceM < 1e-9)
@@ -76,13 +85,17 @@ import Testing
             var points: [Coordinate] = []
             let start = try #require(GeodesicLine(latitudeDeg: 47.3769, longitudeDeg: 8.5417, azimuthDeg: 60))
             let middle = try #require(start.position(distanceM: 1000))
-            let second = try #require(GeodesicLine(latitudeDeg: middle.latitudeDeg, longitudeDeg: middle.longitudeDeg,
-                                                   azimuthDeg: corner ? middle.azimuthDeg + 90 : middle.azimuthDeg))
+            let second = try #require(
+                GeodesicLine(
+                    latitudeDeg: middle.latitudeDeg, longitudeDeg: middle.longitudeDeg,
+                    azimuthDeg: corner ? middle.azimuthDeg + 90 : middle.azimuthDeg))
             for k in 0...200 {
                 let s = Double(k) * 10
                 let p = try #require(s <= 1000 ? start.position(distanceM: s) : second.position(distanceM: s - 1000))
-                let jitter = try #require(geodesic.direct(latitudeDeg: p.latitudeDeg, longitudeDeg: p.longitudeDeg,
-                                                          azimuthDeg: p.azimuthDeg + 90, distanceM: generator.uniform(-1, 1)))
+                let jitter = try #require(
+                    geodesic.direct(
+                        latitudeDeg: p.latitudeDeg, longitudeDeg: p.longitudeDeg,
+                        azimuthDeg: p.azimuthDeg + 90, distanceM: generator.uniform(-1, 1)))
                 points.append(Coordinate(latitudeDeg: jitter.latitudeDeg, longitudeDeg: jitter.longitudeDeg))
             }
             return points
@@ -126,17 +139,20 @@ import Testing
 @Suite struct LocationFilterTests {
     func location(_ t: Double, northM: Double, accuracyM: Double = 5) -> Location {
         // 1e-5° of latitude ≈ 1.11 m near 47° N.
-        Location(coordinate: Coordinate(latitudeDeg: 47 + northM / 111_180, longitudeDeg: 8), horizontalAccuracyM: accuracyM, timeS: t)
+        Location(
+            coordinate: Coordinate(latitudeDeg: 47 + northM / 111_180, longitudeDeg: 8), horizontalAccuracyM: accuracyM, timeS: t)
     }
 
     @Test func eachTestRejectsWhatItShould() {
-        var filter = LocationFilter(parameters: .init(maximumHorizontalAccuracyM: 20, maximumAgeS: 10, maximumSpeedMps: 50,
-                                                     minimumDistanceM: 5))
+        var filter = LocationFilter(
+            parameters: .init(
+                maximumHorizontalAccuracyM: 20, maximumAgeS: 10, maximumSpeedMps: 50,
+                minimumDistanceM: 5))
         #expect(filter.admit(location(0, northM: 0)) == nil)
         #expect(filter.admit(location(1, northM: 2)) == .tooClose)
         #expect(filter.admit(location(2, northM: 10, accuracyM: 30)) == .inaccurate)
         #expect(filter.admit(location(3, northM: 10), nowS: 20) == .stale)
-        #expect(filter.admit(location(4, northM: 1000)) == .impossibleSpeed)     // 250 m/s after both radii
+        #expect(filter.admit(location(4, northM: 1000)) == .impossibleSpeed) // 250 m/s after both radii
         #expect(filter.admit(location(5, northM: 60)) == nil)
         #expect(filter.admit(location(4.5, northM: 80)) == .outOfOrder)
         var broken = location(6, northM: 100)
@@ -147,9 +163,9 @@ import Testing
 
     @Test func anOutlierReferenceIsAbandonedAfterRepeatedSpeedRejections() {
         var filter = LocationFilter(parameters: .init(maximumSpeedMps: 10, maximumConsecutiveSpeedRejections: 3))
-        #expect(filter.admit(location(0, northM: 5000)) == nil)    // the first one is a wild outlier
+        #expect(filter.admit(location(0, northM: 5000)) == nil) // the first one is a wild outlier
         for t in 1...3 { #expect(filter.admit(location(Double(t), northM: Double(t))) == .impossibleSpeed) }
-        #expect(filter.admit(location(4, northM: 4)) == nil)       // recovered
+        #expect(filter.admit(location(4, northM: 4)) == nil) // recovered
         #expect(filter.admit(location(5, northM: 9)) == nil)
     }
 }

@@ -54,7 +54,8 @@ enum DevelopmentLogs {
             let l = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if l.hasPrefix("$") || l.hasPrefix("!") { e.nmea.append(l); continue }
             guard l.hasPrefix("{"), let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any],
-                  o["class"] as? String == "TPV" else { continue }
+                o["class"] as? String == "TPV"
+            else { continue }
             if let t = o["time"] as? String { e.timed[t] = o } else { e.untimedModes.append(o["mode"] as? Int ?? -1) }
         }
         return e
@@ -84,7 +85,9 @@ enum DevelopmentLogs {
         var bad: [String] = []
         if (e["mode"] as? Int) != a.mode.rawValue { bad.append("mode \(e["mode"] ?? "-") vs \(a.mode.rawValue)") }
         let es = (e["status"] as? Int).flatMap { $0 >= 2 ? $0 : nil }
-        if es != a.status?.rawValue { bad.append("status \(es.map(String.init) ?? "-") vs \(a.status.map { "\($0.rawValue)" } ?? "-")") }
+        if es != a.status?.rawValue {
+            bad.append("status \(es.map(String.init) ?? "-") vs \(a.status.map { "\($0.rawValue)" } ?? "-")")
+        }
         let receiverSentNoSeparation = a.geoidSeparationM == nil
         let onlyMagneticHeading = a.trackDeg == nil && a.magneticTrackDeg != nil
         func check(_ key: String, _ value: Double?, _ tolerance: Double, angle: Bool = false, exempt: Bool = false) {
@@ -126,7 +129,10 @@ enum DevelopmentLogs {
             let bad = DevelopmentLogs.disagreements(expected: e, decoded: a)
             if !bad.isEmpty { differing.append("\(time): " + bad.joined(separator: "; ")) }
         }
-        #expect(differing.isEmpty, "\(log): \(differing.count) of \(expected.timed.count) epochs differ:\n\(differing.prefix(8).joined(separator: "\n"))")
+        #expect(
+            differing.isEmpty,
+            "\(log): \(differing.count) of \(expected.timed.count) epochs differ:\n\(differing.prefix(8).joined(separator: "\n"))"
+        )
         // Reports before the receiver knows the date: same number, same modes.
         #expect(decoded.untimedModes.sorted() == expected.untimedModes.sorted(), "\(log): untimed TPV modes differ")
     }

@@ -17,11 +17,15 @@ struct FilterRun {
         var update: NavigationFilter.Update
 
         var fusedErrorM: Double? {
-            location.flatMap { Coordinate(latitudeDeg: truth.latitudeDeg, longitudeDeg: truth.longitudeDeg).distanceM(to: $0.coordinate) }
+            location.flatMap {
+                Coordinate(latitudeDeg: truth.latitudeDeg, longitudeDeg: truth.longitudeDeg).distanceM(to: $0.coordinate)
+            }
         }
         var receiverErrorM: Double? {
-            fix.flatMap { f in Coordinate(latitudeDeg: truth.latitudeDeg, longitudeDeg: truth.longitudeDeg)
-                .distanceM(to: Coordinate(latitudeDeg: f.latitudeDeg, longitudeDeg: f.longitudeDeg)) }
+            fix.flatMap { f in
+                Coordinate(latitudeDeg: truth.latitudeDeg, longitudeDeg: truth.longitudeDeg)
+                    .distanceM(to: Coordinate(latitudeDeg: f.latitudeDeg, longitudeDeg: f.longitudeDeg))
+            }
         }
         var isCovered: Bool? {
             guard let e = fusedErrorM, let l = location else { return nil }
@@ -58,7 +62,8 @@ struct FilterRun {
             step += 1
             let truth = generator.sample(atTimeS: t)
             if inertial {
-                let f = truth.specificForceBoardMps2 + biasBoard
+                let f =
+                    truth.specificForceBoardMps2 + biasBoard
                     + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian()) * 0.02
                 filter.updateInertial(timeS: t, specificForceBoardMps2: f, boardToENU: error * truth.boardToENU)
             } else {
@@ -68,7 +73,9 @@ struct FilterRun {
                 filter.updateBarometer(timeS: t, pressurePa: truth.pressurePa + 30 + noise.gaussian() * 1.3)
             }
             guard let fix = gnss.fix(for: truth) else {
-                if step % 100 == 0 { epochs.append(Epoch(timeS: t, truth: truth, fix: nil, location: filter.location, update: [])) }
+                if step % 100 == 0 {
+                    epochs.append(Epoch(timeS: t, truth: truth, fix: nil, location: filter.location, update: []))
+                }
                 continue
             }
             var r = fix.receiverFix()
@@ -176,7 +183,7 @@ func fraction(_ flags: [Bool]) -> Double { Double(flags.filter { $0 }.count) / D
         #expect(moving.sourceInformation.isSimulatedBySoftware)
         #expect(moving.sourceInformation.method == .gnss)
         let resting = try #require(epochs.first { $0.timeS > 10 && $0.timeS < 14 }?.location)
-        #expect(resting.courseDeg == nil)   // at rest before the drive: no course
+        #expect(resting.courseDeg == nil) // at rest before the drive: no course
         #expect(resting.horizontalAccuracyM > 0 && resting.verticalAccuracyM != nil)
     }
 

@@ -5,8 +5,8 @@ import Foundation
 enum OracleTables {
     static let directory: URL = URL(fileURLWithPath: #filePath)
         .resolvingSymlinksInPath()
-        .deletingLastPathComponent()   // LodestoneLocationTests
-        .deletingLastPathComponent()   // Tests
+        .deletingLastPathComponent() // LodestoneLocationTests
+        .deletingLastPathComponent() // Tests
         .appendingPathComponent("Oracles", isDirectory: true)
 
     /// Rows of a CSV table as dictionaries keyed by the header, `#` comment lines skipped.

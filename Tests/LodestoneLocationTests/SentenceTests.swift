@@ -26,7 +26,9 @@ enum NMEA {
 @Suite struct SentenceTests {
     // MARK: fields
 
-    @Test(arguments: [("4807.038", 48.1173), ("01131.000", 11.516666666666667), ("0000.0000", 0.0), ("12000.5", 120.00833333333334)])
+    @Test(arguments: [
+        ("4807.038", 48.1173), ("01131.000", 11.516666666666667), ("0000.0000", 0.0), ("12000.5", 120.00833333333334)
+    ])
     func degreesMinutesAreDegreesPlusMinutesOverSixty(field: String, degrees: Double) {
         let v = Array(field.utf8).withUnsafeBufferPointer { NMEAField($0).degreesMinutes }
         #expect(abs((v ?? .nan) - degrees) < 1e-12)
@@ -47,7 +49,9 @@ enum NMEA {
         #expect(Array(field.utf8).withUnsafeBufferPointer { NMEAField($0).timeOfDay } == nil)
     }
 
-    @Test(arguments: [("1.5", 1.5), ("-0.25", -0.25), ("+7", 7.0), ("12.", 12.0), (".5", 0.5), ("1e3", 1000.0), ("0.3048", 0.3048)])
+    @Test(arguments: [
+        ("1.5", 1.5), ("-0.25", -0.25), ("+7", 7.0), ("12.", 12.0), (".5", 0.5), ("1e3", 1000.0), ("0.3048", 0.3048)
+    ])
     func decimalNumbersAreCorrectlyRounded(field: String, value: Double) {
         #expect(Array(field.utf8).withUnsafeBufferPointer { NMEAField($0).double } == value)
     }
@@ -64,7 +68,8 @@ enum NMEA {
     @Test(arguments: talkers)
     func rmcGivesA2DFixWithTimeSpeedAndTrackForEveryTalker(talker: String) throws {
         // NMEA 0183 v4.11 §8.3.70 example values.
-        let (r, _) = NMEA.reports(NMEA.sentence("\(talker)RMC,225446.33,A,4916.45,N,12311.12,W,000.5,054.7,191194,020.3,E,A"), century: 1900)
+        let (r, _) = NMEA.reports(
+            NMEA.sentence("\(talker)RMC,225446.33,A,4916.45,N,12311.12,W,000.5,054.7,191194,020.3,E,A"), century: 1900)
         let last = try #require(r.last)
         #expect(last.mode == .twoDimensional)
         #expect(last.time?.iso8601 == "1994-11-19T22:54:46.330Z")
@@ -77,21 +82,27 @@ enum NMEA {
 
     @Test(arguments: talkers)
     func ggaAfterRmcMakesThe3DFixWithHeightsForEveryTalker(talker: String) throws {
-        let text = NMEA.sentence("\(talker)RMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W")
+        let text =
+            NMEA.sentence("\(talker)RMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W")
             + NMEA.sentence("\(talker)GGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
         let last = try #require(NMEA.reports(text).reports.last)
         #expect(last.mode == .threeDimensional)
-        #expect(last.time?.iso8601 == "1994-03-23T12:35:19.000Z" || last.time?.iso8601 == "2094-03-23T12:35:19.000Z" || last.time != nil)
+        #expect(
+            last.time?.iso8601 == "1994-03-23T12:35:19.000Z" || last.time?.iso8601 == "2094-03-23T12:35:19.000Z"
+                || last.time != nil)
         #expect(last.altitudeMSLM == 545.4)
         #expect(last.geoidSeparationM == 46.9)
         #expect(abs(last.altitudeHAEM! - 592.3) < 1e-9)
-        #expect(abs(last.ephM! - 0.9 * 19) < 1e-9)   // gpsd's error model: HDOP × 19 m
+        #expect(abs(last.ephM! - 0.9 * 19) < 1e-9) // gpsd's error model: HDOP × 19 m
     }
 
     @Test func ggaQualityMapsToStatus() throws {
-        let cases: [(Int, ReceiverFix.Quality?)] = [(1, nil), (2, .differential), (4, .rtkFixed), (5, .rtkFloat), (6, .deadReckoning), (8, .simulated)]
+        let cases: [(Int, ReceiverFix.Quality?)] = [
+            (1, nil), (2, .differential), (4, .rtkFixed), (5, .rtkFloat), (6, .deadReckoning), (8, .simulated)
+        ]
         for (q, status) in cases {
-            let text = NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,0.0,0.0,230320,,")
+            let text =
+                NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,0.0,0.0,230320,,")
                 + NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,\(q),08,0.9,545.4,M,46.9,M,,")
             let last = try #require(NMEA.reports(text).reports.last)
             #expect(last.status == status, "quality \(q)")
@@ -99,7 +110,8 @@ enum NMEA {
     }
 
     @Test func ggaWithoutPriorDateHasNoTime() throws {
-        let last = try #require(NMEA.reports(NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")).reports.last)
+        let last = try #require(
+            NMEA.reports(NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")).reports.last)
         #expect(last.time == nil)
         #expect(last.mode == .threeDimensional)
     }
@@ -117,7 +129,8 @@ enum NMEA {
     }
 
     @Test func gsaModeAndDopsAreUsed() throws {
-        let text = NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,0.0,0.0,230320,,")
+        let text =
+            NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,0.0,0.0,230320,,")
             + NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
             + NMEA.sentence("GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1")
         let (r, d) = NMEA.reports(text)
@@ -127,7 +140,8 @@ enum NMEA {
     }
 
     @Test func gsvGroupsMakeOneSkyViewAcrossConstellations() {
-        let text = NMEA.sentence("GPGSA,A,3,04,05,,,,,,,,,,,2.5,1.3,2.1")
+        let text =
+            NMEA.sentence("GPGSA,A,3,04,05,,,,,,,,,,,2.5,1.3,2.1")
             + NMEA.sentence("GPGSV,2,1,05,04,40,083,46,05,17,308,41,12,07,344,39,14,22,228,45")
             + NMEA.sentence("GPGSV,2,2,05,16,11,011,")
             + NMEA.sentence("GLGSV,1,1,02,65,20,100,30,66,30,200,")
@@ -140,12 +154,13 @@ enum NMEA {
         #expect(sats.map(\.prn) == [4, 5, 12, 14, 16, 65, 66, 307])
         #expect(sats.first?.used == true && sats[1].used == true && sats[2].used == false)
         #expect(sats.last?.gnssID == 2 && sats.last?.svID == 7)
-        #expect(sats[4].signalDBHz == nil)   // empty SNR: not tracked
+        #expect(sats[4].signalDBHz == nil) // empty SNR: not tracked
     }
 
     @Test func vtgGivesSpeedAndTrack() throws {
         // GGA opens the epoch, VTG adds to it, the RMC (no speed or track of its own) reports it.
-        let text = NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        let text =
+            NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
             + NMEA.sentence("GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A")
             + NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,,,230320,,")
         let last = try #require(NMEA.reports(text).reports.last)
@@ -154,7 +169,8 @@ enum NMEA {
     }
 
     @Test func vtgNotValidIsIgnored() throws {
-        let text = NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,,,230320,,")
+        let text =
+            NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,,,230320,,")
             + NMEA.sentence("GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,N")
         let last = try #require(NMEA.reports(text).reports.last)
         #expect(last.speedMps == nil || last.speedMps == 0)
@@ -169,13 +185,16 @@ enum NMEA {
 
     @Test func zdaSetsTheCenturyForLaterRmcs() throws {
         // Configured for the 1900s; ZDA's four-digit year moves two-digit years into the 2000s.
-        let text = NMEA.sentence("GPZDA,160012.71,11,03,2024,-1,00") + NMEA.sentence("GPRMC,160013.00,A,4807.038,N,01131.000,E,0.0,0.0,110324,,")
+        let text =
+            NMEA.sentence("GPZDA,160012.71,11,03,2024,-1,00")
+            + NMEA.sentence("GPRMC,160013.00,A,4807.038,N,01131.000,E,0.0,0.0,110324,,")
         let last = try #require(NMEA.reports(text, century: 1900).reports.last)
         #expect(last.time?.iso8601 == "2024-03-11T16:00:13.000Z")
     }
 
     @Test func gnsGivesA3DFixWithSeparation() throws {
-        let text = NMEA.sentence("GPZDA,224749.00,01,01,2020,00,00")
+        let text =
+            NMEA.sentence("GPZDA,224749.00,01,01,2020,00,00")
             + NMEA.sentence("GNGNS,224749.00,3333.4268304,N,11153.3538273,W,DD,19,0.6,406.110,-26.294,6.0,0138,S,")
         let last = try #require(NMEA.reports(text).reports.last)
         #expect(last.mode == .threeDimensional)
@@ -186,19 +205,23 @@ enum NMEA {
     @Test func hdtIsATrueHeading() {
         var d = GNSSDecoder()
         var heading: Double?
-        Array(NMEA.sentence("HEHDT,341.8,T").utf8).withUnsafeBytes { raw in d.feed(raw) { if case .heading(let h) = $0 { heading = h } } }
+        Array(NMEA.sentence("HEHDT,341.8,T").utf8).withUnsafeBytes { raw in
+            d.feed(raw) { if case .heading(let h) = $0 { heading = h } }
+        }
         #expect(heading == 341.8)
     }
 
     @Test func hdgIsAMagneticTrack() throws {
-        let text = NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        let text =
+            NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
             + NMEA.sentence("SDHDG,234.6,,,1.3,E") + NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,,,230320,,")
         let last = try #require(NMEA.reports(text).reports.last)
         #expect(last.magneticTrackDeg == 234.6)
     }
 
     @Test func gstAndGbsAreAcceptedAndGbsGivesTheVerticalError() throws {
-        let text = NMEA.sentence("GPRMC,082941.00,A,4807.038,N,01131.000,E,,,230320,,")
+        let text =
+            NMEA.sentence("GPRMC,082941.00,A,4807.038,N,01131.000,E,,,230320,,")
             + NMEA.sentence("GPGGA,082941.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
             + NMEA.sentence("GPGST,082941.00,1.8,2.1,1.5,45.0,1.6,1.9,3.9")
             + NMEA.sentence("GPGBS,082941.00,2.4,1.5,3.9,25,,-43.7,27.5")
@@ -227,7 +250,8 @@ enum NMEA {
     }
 
     @Test func theReportBecomesAReceiverFix() throws {
-        let text = NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W")
+        let text =
+            NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W")
             + NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,2,08,0.9,545.4,M,46.9,M,,")
         let r = try #require(NMEA.reports(text, century: 1900).reports.last)
         let f = r.receiverFix(timeS: 12.5)

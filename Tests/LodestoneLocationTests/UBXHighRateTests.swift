@@ -69,16 +69,21 @@ import Testing
         let last = try #require(r.last)
         #expect(last.status == nil && last.climbMps == nil)
         // A high-rate epoch earlier than the navigation epoch (time stepped back) does not inherit either.
-        let back = try #require(Self.reports([Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow),
-                                              Self.hnrPVT(tow: tow - 50)]).last)
+        let back = try #require(
+            Self.reports([
+                Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow),
+                Self.hnrPVT(tow: tow - 50)
+            ]).last)
         #expect(back.status == nil && back.climbMps == nil)
     }
 
     @Test func theNavigationIntervalSetsHowLongASolutionStaysCurrent() throws {
         // Navigation epochs 2 s apart (0.5 Hz): a high-rate epoch 3 s after the latest one still inherits it.
         let tow: UInt32 = 344_780_000
-        let r = Self.reports([Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow), Self.navPVT(tow: tow + 2000),
-                              Self.hnrPVT(tow: tow + 5000)])
+        let r = Self.reports([
+            Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow), Self.navPVT(tow: tow + 2000),
+            Self.hnrPVT(tow: tow + 5000)
+        ])
         let last = try #require(r.last)
         #expect(last.status == .differential && last.climbMps == 0.039)
     }
@@ -86,24 +91,36 @@ import Testing
     @Test func deadReckoningHighRateFixesKeepTheirOwnStatus() throws {
         let tow: UInt32 = 344_783_000
         // gpsFix 4, GNSS combined with dead reckoning: gpsd status 6, not the navigation solution's DGNSS.
-        let combined = try #require(Self.reports([Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, fixType: 4),
-                                                  Self.hnrPVT(tow: tow + 100, gpsFix: 4)]).last)
+        let combined = try #require(
+            Self.reports([
+                Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, fixType: 4),
+                Self.hnrPVT(tow: tow + 100, gpsFix: 4)
+            ]).last)
         #expect(combined.status == .gnssDeadReckoning && combined.climbMps == 0.039)
         // gpsFix 1, dead reckoning only (a GNSS outage): a 2D fix with gpsd status 5.
-        let dr = try #require(Self.reports([Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, fixType: 1, flags: 0),
-                                            Self.hnrPVT(tow: tow + 100, gpsFix: 1, flags: 0x1C)]).last)
+        let dr = try #require(
+            Self.reports([
+                Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, fixType: 1, flags: 0),
+                Self.hnrPVT(tow: tow + 100, gpsFix: 1, flags: 0x1C)
+            ]).last)
         #expect(dr.mode == .twoDimensional && dr.status == .deadReckoning)
     }
 
     @Test func onlyAGNSSNavigationFixLendsItsCorrections() throws {
         let tow: UInt32 = 344_783_000
         // gnssFixOK clear: no navigation fix, so neither its diffSoln nor a velocity to lend.
-        let notOK = try #require(Self.reports([Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, flags: 0x02),
-                                               Self.hnrPVT(tow: tow + 100)]).last)
+        let notOK = try #require(
+            Self.reports([
+                Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, flags: 0x02),
+                Self.hnrPVT(tow: tow + 100)
+            ]).last)
         #expect(notOK.status == nil && notOK.climbMps == nil)
         // RTK fixed (carrSoln 2) in the navigation solution: inherited.
-        let rtk = try #require(Self.reports([Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, flags: 0x83),
-                                             Self.hnrPVT(tow: tow + 100)]).last)
+        let rtk = try #require(
+            Self.reports([
+                Self.hnrPVT(tow: tow - 100), Self.navPVT(tow: tow, flags: 0x83),
+                Self.hnrPVT(tow: tow + 100)
+            ]).last)
         #expect(rtk.status == .rtkFixed)
         // HNR-PVT's own bits 6–7 are reserved, not a carrier-phase solution.
         let reserved = try #require(Self.reports([Self.hnrPVT(tow: tow, flags: 0xDD)]).last)

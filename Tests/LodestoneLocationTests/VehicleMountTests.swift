@@ -8,7 +8,8 @@ import Testing
 /// along-track acceleration and turn-rate profile. Vehicle frame as the board's: x right, y forward, z up.
 struct MountedDrive {
     /// Board → vehicle rotation: the board is yawed by 35° and tilted by 12° in the car.
-    let boardToVehicle = Quaternion(axis: Vector3(0, 0, 1), angleRad: 35 * .pi / 180)
+    let boardToVehicle =
+        Quaternion(axis: Vector3(0, 0, 1), angleRad: 35 * .pi / 180)
         * Quaternion(axis: Vector3(1, 0.4, 0), angleRad: 12 * .pi / 180)
     let gravityMps2 = 9.81
     let biasBoardMps2 = Vector3(0.08, -0.05, 0.1)
@@ -25,11 +26,11 @@ struct MountedDrive {
     static func profile(_ t: Double) -> (alongMps2: Double, turnRadS: Double) {
         let cycle = t.truncatingRemainder(dividingBy: 60)
         switch cycle {
-        case 5..<13: return (1.5, 0)                      // pull away to 12 m/s
-        case 20..<30: return (0, Double.pi / 2 / 10)      // a 90° left turn
-        case 35..<41: return (-1.2, 0)                    // brake to ~4.8 m/s
-        case 45..<50: return (0, -Double.pi / 3 / 5)      // a 60° right turn
-        case 52..<56: return (-1.2, 0)                    // brake to a stop
+        case 5..<13: return (1.5, 0) // pull away to 12 m/s
+        case 20..<30: return (0, Double.pi / 2 / 10) // a 90° left turn
+        case 35..<41: return (-1.2, 0) // brake to ~4.8 m/s
+        case 45..<50: return (0, -Double.pi / 3 / 5) // a 60° right turn
+        case 52..<56: return (-1.2, 0) // brake to a stop
         default: return (0, 0)
         }
     }
@@ -54,9 +55,10 @@ struct MountedDrive {
     /// Drives `steps` 10 ms steps, feeding `mount` as `NavigationFilter` does (every sample, and the receiver's
     /// velocity once a second); `each` sees the mount after every step, the step's noise-free force and the true
     /// along-track acceleration.
-    mutating func drive(_ mount: inout VehicleMount, steps: Int,
-                        each: (VehicleMount, _ noiseFreeBoardMps2: Vector3, _ alongMps2: Double, _ timeS: Double) -> Void
-                            = { _, _, _, _ in }) {
+    mutating func drive(
+        _ mount: inout VehicleMount, steps: Int,
+        each: (VehicleMount, _ noiseFreeBoardMps2: Vector3, _ alongMps2: Double, _ timeS: Double) -> Void = { _, _, _, _ in }
+    ) {
         for i in 1...steps {
             let (force, clean, along) = step()
             mount.observe(specificForceBoardMps2: force, timeS: timeS, atRest: speedMps == 0)
@@ -143,14 +145,14 @@ struct VehicleTurnModelTests {
     @Test func learnsTheGyroscopeBiasFromTheCourseAndIgnoresOrientationJumps() {
         var model = VehicleTurnModel()
         let bias = 0.5 * Double.pi / 180
-        var headingRad = 0.0   // clockwise from north
+        var headingRad = 0.0 // clockwise from north
         var tunnelTurnRad = 0.0
         var trueTunnelTurnRad = 0.0
         let dt = 0.01
         for i in 1...24_000 {
             let t = Double(i) * dt
             let cycle = t.truncatingRemainder(dividingBy: 40)
-            let rate = (10..<20).contains(cycle) ? Double.pi / 2 / 10 * (t < 120 ? 1 : -1) : 0   // ccw
+            let rate = (10..<20).contains(cycle) ? Double.pi / 2 / 10 * (t < 120 ? 1 : -1) : 0 // ccw
             headingRad -= rate * dt
             let inTunnel = t >= 200
             // The orientation's turn: the truth, plus (in the tunnel) a sudden 20° correction.
@@ -166,7 +168,8 @@ struct VehicleTurnModelTests {
         #expect(model.hasCourse)
         #expect(abs(model.biasRadS - bias) < 0.05 * Double.pi / 180, "bias \(model.biasRadS * 180 / .pi) °/s")
         #expect(abs(trueTunnelTurnRad) > 1, "the tunnel has a turn")
-        #expect(abs(tunnelTurnRad - trueTunnelTurnRad) < Double.pi / 180,
-                "turn error \((tunnelTurnRad - trueTunnelTurnRad) * 180 / .pi)°")
+        #expect(
+            abs(tunnelTurnRad - trueTunnelTurnRad) < Double.pi / 180,
+            "turn error \((tunnelTurnRad - trueTunnelTurnRad) * 180 / .pi)°")
     }
 }

@@ -36,7 +36,7 @@ import Testing
         ("", "not a lodestone-activity-model"),
         ("lodestone-activity-model 2", "not a lodestone-activity-model version 1"),
         ("lodestone-activity-model 1\nfeatures 2 a b", "are not this build's"),
-        ("lodestone-activity-model 1\nfeatures", "truncated"),
+        ("lodestone-activity-model 1\nfeatures", "truncated")
     ])
     func brokenModelTextsSayWhatIsWrong(text: String, message: String) {
         #expect(throws: ActivityModel.FormatError.self) { try ActivityModel(text: text) }
@@ -46,7 +46,9 @@ import Testing
     }
 
     @Test func aNodeThatPointsOutsideItsTreeIsRejected() {
-        let header = "lodestone-activity-model 1\nfeatures \(ActivityFeatures.names.count) " + ActivityFeatures.names.joined(separator: " ")
+        let header =
+            "lodestone-activity-model 1\nfeatures \(ActivityFeatures.names.count) "
+            + ActivityFeatures.names.joined(separator: " ")
             + "\nclasses 5 stationary walk run cycle drive\nbaseline 0 0 0 0 0\ntrees 1\ntree 0 3\n"
         let good = header + "0 1.5 1 2 1 0\n-1 0 0 0 0 0.5\n-1 0 0 0 0 -0.5\n"
         #expect((try? ActivityModel(text: good))?.treeCount == 1)
@@ -90,7 +92,9 @@ import Testing
     @Test func featuresBarelyDependOnTheSampleRate() {
         let a = features(rotation: .identity, rateHz: 100)
         let b = features(rotation: .identity, rateHz: 59)
-        for i in a.indices where !a[i].isNaN { #expect(abs(a[i] - b[i]) < 0.15, "\(ActivityFeatures.names[i]): \(a[i]) vs \(b[i])") }
+        for i in a.indices where !a[i].isNaN {
+            #expect(abs(a[i] - b[i]) < 0.15, "\(ActivityFeatures.names[i]): \(a[i]) vs \(b[i])")
+        }
     }
 
     /// One development recording keeps 4 significant digits of time: past 100 s, twenty samples per second share
@@ -106,7 +110,9 @@ import Testing
     @Test func aStillBoardHasOnlyAmplitudeFeatures() {
         var f = ActivityFeatures()
         var ready = false
-        for i in 0..<700 { ready = f.add(specificForceMps2: Vector3(0, 0, 9.81), angularVelocityRadS: .zero, timeS: Double(i) / 100) || ready }
+        for i in 0..<700 {
+            ready = f.add(specificForceMps2: Vector3(0, 0, 9.81), angularVelocityRadS: .zero, timeS: Double(i) / 100) || ready
+        }
         #expect(ready)
         #expect(f.values[0] == Double.log(0.05))
         for i in ActivityFeatures.shapeFeatureIndices { #expect(f.values[i].isNaN) }
@@ -158,7 +164,7 @@ import Testing
     static let sessions: [(String, MotionActivity.Kind)] = [
         ("tmd_Claudio_Car_1481825070949", .drive), ("tmd_andrea_Walking_1480508645016", .walk),
         ("tmd_AndreaCarpineti_Still_1480668771280", .stationary), ("ml4qs_austin_running_150spm_10kph", .run),
-        ("ml4qs_austin_biking_60rpm", .cycle), ("hugadb_05_walking_00", .walk), ("hugadb_07_sitting_01", .stationary),
+        ("ml4qs_austin_biking_60rpm", .cycle), ("hugadb_05_walking_00", .walk), ("hugadb_07_sitting_01", .stationary)
     ]
 
     /// A low-noise accelerometer at rest reads the same value for seconds (and TMD's logger reports nothing
@@ -200,20 +206,20 @@ import Testing
     static let model: ActivityModel = {
         let names = ActivityFeatures.names
         let text = """
-        lodestone-activity-model 1
-        features \(names.count) \(names.joined(separator: " "))
-        classes 5 stationary walk run cycle drive
-        baseline 0 -6 -6 -6 0
-        trees 2
-        tree 0 3
-        2 -1.5 1 2 0 0
-        -1 0 0 0 0 3
-        -1 0 0 0 0 -3
-        tree 4 3
-        2 -1.5 1 2 0 0
-        -1 0 0 0 0 -3
-        -1 0 0 0 0 3
-        """
+            lodestone-activity-model 1
+            features \(names.count) \(names.joined(separator: " "))
+            classes 5 stationary walk run cycle drive
+            baseline 0 -6 -6 -6 0
+            trees 2
+            tree 0 3
+            2 -1.5 1 2 0 0
+            -1 0 0 0 0 3
+            -1 0 0 0 0 -3
+            tree 4 3
+            2 -1.5 1 2 0 0
+            -1 0 0 0 0 -3
+            -1 0 0 0 0 3
+            """
         return (try? ActivityModel(text: text)) ?? .standard
     }()
 
@@ -224,7 +230,9 @@ import Testing
         while Double(i) / 50 < seconds {
             let t = start + Double(i) / 50
             let shake = vibrating ? 0.8 * sin(2 * .pi * 7.3 * t) + 0.5 * sin(2 * .pi * 1.1 * t) : 0
-            if c.update(specificForceMps2: Vector3(0.1, 0.2, 9.81 + shake), angularVelocityRadS: nil, timeS: t) { out.append(c.activity) }
+            if c.update(specificForceMps2: Vector3(0.1, 0.2, 9.81 + shake), angularVelocityRadS: nil, timeS: t) {
+                out.append(c.activity)
+            }
             i += 1
         }
         return out
@@ -259,24 +267,24 @@ import Testing
     static let walkingModel: ActivityModel = {
         let names = ActivityFeatures.names
         let text = """
-        lodestone-activity-model 1
-        features \(names.count) \(names.joined(separator: " "))
-        classes 5 stationary walk run cycle drive
-        baseline 0 -6 -6 -6 0
-        trees 3
-        tree 0 3
-        2 -1.5 1 2 0 0
-        -1 0 0 0 0 3
-        -1 0 0 0 0 -3
-        tree 4 3
-        2 -1.5 1 2 0 0
-        -1 0 0 0 0 -3
-        -1 0 0 0 0 3
-        tree 1 3
-        2 0.5 1 2 0 0
-        -1 0 0 0 0 0
-        -1 0 0 0 0 12
-        """
+            lodestone-activity-model 1
+            features \(names.count) \(names.joined(separator: " "))
+            classes 5 stationary walk run cycle drive
+            baseline 0 -6 -6 -6 0
+            trees 3
+            tree 0 3
+            2 -1.5 1 2 0 0
+            -1 0 0 0 0 3
+            -1 0 0 0 0 -3
+            tree 4 3
+            2 -1.5 1 2 0 0
+            -1 0 0 0 0 -3
+            -1 0 0 0 0 3
+            tree 1 3
+            2 0.5 1 2 0 0
+            -1 0 0 0 0 0
+            -1 0 0 0 0 12
+            """
         return (try? ActivityModel(text: text)) ?? .standard
     }()
 
@@ -286,7 +294,9 @@ import Testing
         var i = 0
         while Double(i) / 50 < seconds {
             let t = start + Double(i) / 50
-            if c.update(specificForceMps2: Vector3(0.1, 0.2, 9.81 + 3 * sin(2 * .pi * 1.8 * t)), angularVelocityRadS: nil, timeS: t) {
+            if c.update(
+                specificForceMps2: Vector3(0.1, 0.2, 9.81 + 3 * sin(2 * .pi * 1.8 * t)), angularVelocityRadS: nil, timeS: t)
+            {
                 out.append(c.activity)
             }
             i += 1
@@ -305,7 +315,9 @@ import Testing
         #expect(again.allSatisfy { $0.kind == .drive })
         let out = walk(&c, from: 82, seconds: 40)
         let index = out.firstIndex { $0.kind == .walk }
-        #expect(index.map { $0 >= 15 && $0 <= 27 } == true, "getting out is reported about vehicleExitS later (index \(String(describing: index)))")
+        #expect(
+            index.map { $0 >= 15 && $0 <= 27 } == true,
+            "getting out is reported about vehicleExitS later (index \(String(describing: index)))")
         #expect(out.last?.kind == .walk)
     }
 
@@ -318,23 +330,28 @@ import Testing
         let out = walk(&c, from: 90, seconds: 40)
         let index = out.firstIndex { $0.kind == .walk }
         let limit = ActivityClassifier.Parameters().vehicleExitS
-        #expect(index.map { Double($0) < limit } == true, "walking away from a stop is reported before vehicleExitS (index \(String(describing: index)))")
+        #expect(
+            index.map { Double($0) < limit } == true,
+            "walking away from a stop is reported before vehicleExitS (index \(String(describing: index)))")
         #expect(out.last?.kind == .walk)
 
         var d = ActivityClassifier(model: Self.walkingModel)
         _ = feed(&d, from: 0, seconds: 60, vibrating: true)
         _ = feed(&d, from: 60, seconds: 3, vibrating: false)
         let bout = walk(&d, from: 63, seconds: 12)
-        #expect(bout.allSatisfy { $0.kind == .drive }, "a moment without vibration is no stop: a walking-like bout keeps the trip")
+        #expect(
+            bout.allSatisfy { $0.kind == .drive }, "a moment without vibration is no stop: a walking-like bout keeps the trip")
     }
 
     @Test func aFirstDecisionComesByItsDeadlineEvenWithoutAConfidentBelief() {
         var p = ActivityClassifier.Parameters()
-        p.firstDecisionBelief = 1.5   // never reached
+        p.firstDecisionBelief = 1.5 // never reached
         var c = ActivityClassifier(model: Self.model, parameters: p)
         let said = feed(&c, from: 0, seconds: 20, vibrating: true)
         let index = said.firstIndex { $0.kind != .unknown }
-        #expect(index == Int(p.firstDecisionMaximumS), "the first window plus firstDecisionMaximumS (index \(String(describing: index)))")
+        #expect(
+            index == Int(p.firstDecisionMaximumS),
+            "the first window plus firstDecisionMaximumS (index \(String(describing: index)))")
         #expect(said.last?.kind == .drive)
     }
 

@@ -6,8 +6,10 @@ import Testing
 
 @Suite struct BarometricAltitudeTests {
     /// ISO 2533:1975 / ICAO Doc 7488 standard atmosphere table: pressure at geopotential altitude (p₀ = 101 325 Pa).
-    @Test(arguments: [(0.0, 101_325.0), (1000, 89_874.6), (2000, 79_495.2), (3000, 70_108.5), (5000, 54_019.9),
-                      (11_000, 22_632.1)])
+    @Test(arguments: [
+        (0.0, 101_325.0), (1000, 89_874.6), (2000, 79_495.2), (3000, 70_108.5), (5000, 54_019.9),
+        (11_000, 22_632.1)
+    ])
     func altitudeMatchesTheStandardAtmosphereTable(altitudeM: Double, pressurePa: Double) {
         #expect(abs(StandardAtmosphere.altitudeM(pressurePa: pressurePa) - altitudeM) < 0.5)
     }
@@ -171,6 +173,11 @@ import Testing
             t += 0.04
         }
         #expect(c.floorsAscended == 2)
-        #expect(FloorCounter(parameters: { var q = FloorCounter.Parameters(); q.floorHeightM = -1; return q }()).parameters.floorHeightM == 3)
+        #expect(
+            FloorCounter(
+                parameters: {
+                    var q = FloorCounter.Parameters(); q.floorHeightM = -1; return q
+                }()
+            ).parameters.floorHeightM == 3)
     }
 }

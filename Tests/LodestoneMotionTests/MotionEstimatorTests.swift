@@ -23,7 +23,11 @@ import Testing
             let changes = e.process(reading: reading, fix: fix, boardToENU: nil)
             if truth.floor != previousFloor {
                 if truth.activity == .walk {
-                    if truth.floor > previousFloor { o.trueUp += truth.floor - previousFloor } else { o.trueDown += previousFloor - truth.floor }
+                    if truth.floor > previousFloor {
+                        o.trueUp += truth.floor - previousFloor
+                    } else {
+                        o.trueDown += previousFloor - truth.floor
+                    }
                 }
                 previousFloor = truth.floor
             }

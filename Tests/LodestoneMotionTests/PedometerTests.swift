@@ -36,7 +36,9 @@ func impulses(stepTimesS: [Double], amplitudesMps2: [Double], endS: Double) -> [
 }
 
 /// Steps counted by a detector over `samples`, and the count at `liveAtS`.
-func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vector3)], liveAtS: Double = .infinity) -> (total: Int, live: Int) {
+func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vector3)], liveAtS: Double = .infinity) -> (
+    total: Int, live: Int
+) {
     var d = StepDetector(parameters: parameters)
     var total = 0, live = 0
     for (t, f) in samples {
@@ -53,8 +55,9 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
     @Test func aWalksSoftClosingStepIsCountedOnceTheWalkHasEnded() {
         // The closing step comes early (0.8 period) and soft (prominence ≈ 0.45 m/s²): neither strong nor weak.
         let last = Self.walkS[19]
-        let samples = impulses(stepTimesS: Self.walkS + [last + 0.8 / 1.8], amplitudesMps2: Array(repeating: 3, count: 20) + [0.8],
-                               endS: last + 4)
+        let samples = impulses(
+            stepTimesS: Self.walkS + [last + 0.8 / 1.8], amplitudesMps2: Array(repeating: 3, count: 20) + [0.8],
+            endS: last + 4)
         let counted = countSteps(StepDetector.Parameters(), samples, liveAtS: last + 1)
         #expect(counted.total == 21)
         #expect(counted.live == 20, "live, the closing step is known only once no step follows it")
@@ -65,8 +68,9 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
 
     @Test func theSwayBeforeAWalksFirstStepIsNotCounted() {
         // A weight shift one period before the first step: prominent enough to be held back, but a third of a step.
-        let samples = impulses(stepTimesS: [3 - 1 / 1.8] + Self.walkS, amplitudesMps2: [2] + Array(repeating: 8, count: 20),
-                               endS: Self.walkS[19] + 3)
+        let samples = impulses(
+            stepTimesS: [3 - 1 / 1.8] + Self.walkS, amplitudesMps2: [2] + Array(repeating: 8, count: 20),
+            endS: Self.walkS[19] + 3)
         #expect(countSteps(StepDetector.Parameters(), samples).total == 20)
         var without = StepDetector.Parameters()
         without.leadingStepFraction = 0
@@ -77,14 +81,17 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
         // A bump every 2 s (a tap, a door, a car's joints) and soft ones between: no walk, so no closing step either.
         var times: [Double] = [], amplitudes: [Double] = []
         for i in 0..<30 { times += [2 + 2 * Double(i), 2.6 + 2 * Double(i)]; amplitudes += [4, 0.8] }
-        #expect(countSteps(StepDetector.Parameters(), impulses(stepTimesS: times, amplitudesMps2: amplitudes, endS: 64)).total == 0)
+        #expect(
+            countSteps(StepDetector.Parameters(), impulses(stepTimesS: times, amplitudesMps2: amplitudes, endS: 64)).total == 0)
     }
 
     @Test func aRegularWalkIsCountedStepForStep() {
         for hz in [1.4, 1.8, 2.2, 2.8] {
             var p = Pedometer()
             var n = 0
-            for (t, f) in syntheticWalk(steps: 60, hz: hz) { n += p.update(specificForceMps2: f, timeS: t, allowSteps: true, running: false) }
+            for (t, f) in syntheticWalk(steps: 60, hz: hz) {
+                n += p.update(specificForceMps2: f, timeS: t, allowSteps: true, running: false)
+            }
             #expect(abs(n - 60) <= 1, "cadence \(hz) Hz: \(n)")
         }
     }
@@ -99,7 +106,9 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
     @Test func stepsAreNotCountedWhenNotAllowed() {
         var p = Pedometer()
         var n = 0
-        for (t, f) in syntheticWalk(steps: 40) { n += p.update(specificForceMps2: f, timeS: t, allowSteps: false, running: false) }
+        for (t, f) in syntheticWalk(steps: 40) {
+            n += p.update(specificForceMps2: f, timeS: t, allowSteps: false, running: false)
+        }
         #expect(n == 0 && p.totals.steps == 0)
     }
 
@@ -159,7 +168,9 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
                 let added = e.pedometerData.steps - counted
                 counted += added
                 if truth.activity == .walk || truth.activity == .run { lastOnFootS = reading.timeS }
-                if (truth.activity == .stationary || truth.activity == .drive), reading.timeS - lastOnFootS > 2 { falseSteps += added }
+                if truth.activity == .stationary || truth.activity == .drive, reading.timeS - lastOnFootS > 2 {
+                    falseSteps += added
+                }
             }
             #expect(falseSteps == 0, "\(name): \(falseSteps) steps at rest or driving (\(counted) in all)")
         }
@@ -175,12 +186,15 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
 
     /// Counted steps per recording in the committed table.
     static func committedCounts() throws -> [String: Int] {
-        let text = try String(contentsOf: Paths.repository.appendingPathComponent("benchmarks/accuracy/results/steps.md"),
-                              encoding: .utf8)
+        let text = try String(
+            contentsOf: Paths.repository.appendingPathComponent("benchmarks/accuracy/results/steps.md"),
+            encoding: .utf8)
         var counts: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            if cells.count >= 4, cells[0].hasPrefix("ipol_") || cells[0].hasPrefix("oxford_"), let n = Int(cells[3]) { counts[cells[0]] = n }
+            if cells.count >= 4, cells[0].hasPrefix("ipol_") || cells[0].hasPrefix("oxford_"), let n = Int(cells[3]) {
+                counts[cells[0]] = n
+            }
         }
         return counts
     }
@@ -192,7 +206,9 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
         var ipolErrors: [Double] = [], ipolDistancesM: [Double] = []
         for name in ipol + Self.oxford {
             let rows = try readTrace(Paths.dataset("steps/\(name).csv.gz"))
-            let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Paths.dataset("steps/\(name).json")))) as? [String: Any]
+            let meta =
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: URL(fileURLWithPath: Paths.dataset("steps/\(name).json")))) as? [String: Any]
             let truth = meta?["steps"] as? Int ?? 0
             var estimator = MotionEstimator()
             for r in rows { _ = estimator.process(reading: r.reading, fix: nil, boardToENU: nil) }
@@ -201,7 +217,8 @@ func countSteps(_ parameters: StepDetector.Parameters, _ samples: [(Double, Vect
             // Distance is the counted steps times the stride model's step length at a walking cadence.
             let model = StrideModel()
             let perStepM = data.steps > 0 ? data.distanceM / Double(data.steps) : 0
-            #expect(perStepM >= model.stepLengthM(cadenceHz: 1.2, running: false) - 1e-9
+            #expect(
+                perStepM >= model.stepLengthM(cadenceHz: 1.2, running: false) - 1e-9
                     && perStepM <= model.stepLengthM(cadenceHz: 2.4, running: false) + 1e-9, "\(name): \(perStepM) m per step")
             if name.hasPrefix("ipol_") {
                 ipolErrors.append(abs(Double(data.steps - truth)) / Double(truth))

@@ -48,8 +48,9 @@ import Testing
         var filter = OrientationFilter()
         var sum = (0.0, 0.0, 0.0), count = 0, inside = 0
         for i in trial.timeS.indices {
-            filter.update(timeS: trial.timeS[i], gyroscopeRadS: trial.gyroscope[i], accelerometerMps2: trial.accelerometer[i],
-                          magnetometerMicroTesla: trial.magnetometer[i])
+            filter.update(
+                timeS: trial.timeS[i], gyroscopeRadS: trial.gyroscope[i], accelerometerMps2: trial.accelerometer[i],
+                magnetometerMicroTesla: trial.magnetometer[i])
             guard trial.valid[i], let truth = trial.truth[i], let q = filter.boardToENU else { continue }
             let e = orientationErrorDeg(q, truth)
             sum.0 += e.total * e.total; sum.1 += e.heading * e.heading; sum.2 += e.inclination * e.inclination

@@ -6,17 +6,20 @@ import Testing
 
 @Suite struct HeadingTests {
     func heading(_ deg: Double, accuracy: Double = 3, calibration: Bool = false) -> Heading {
-        Heading(timeS: 0, magneticHeadingDeg: deg, trueHeadingDeg: nil, declinationDeg: nil, headingAccuracyDeg: accuracy,
-                magneticFieldMicroTesla: nil, calibrationNeeded: calibration)
+        Heading(
+            timeS: 0, magneticHeadingDeg: deg, trueHeadingDeg: nil, declinationDeg: nil, headingAccuracyDeg: accuracy,
+            magneticFieldMicroTesla: nil, calibrationNeeded: calibration)
     }
 
     @Test func headingFilterDeliversOnlyChangesOfAtLeastTheMinimum() {
         var filter = HeadingFilter(minimumChangeDeg: 5)
-        let offered = [heading(10), heading(14), heading(15.5),
-                       // Across north: 15.5° → 358° is a change of 17.5°; 358° → 2.5° of 4.5°; → 3.1° of 5.1°.
-                       heading(358), heading(2.5), heading(3.1),
-                       // A change of validity or of the calibration signal is always delivered.
-                       heading(3.2, accuracy: -1), heading(3.3, accuracy: -1, calibration: true)]
+        let offered = [
+            heading(10), heading(14), heading(15.5),
+            // Across north: 15.5° → 358° is a change of 17.5°; 358° → 2.5° of 4.5°; → 3.1° of 5.1°.
+            heading(358), heading(2.5), heading(3.1),
+            // A change of validity or of the calibration signal is always delivered.
+            heading(3.2, accuracy: -1), heading(3.3, accuracy: -1, calibration: true)
+        ]
         let delivered = offered.map { filter.offer($0) }
         #expect(delivered == [true, false, true, true, false, true, true, true])
         #expect(filter.lastDelivered?.magneticHeadingDeg == 3.3)
@@ -44,7 +47,8 @@ import Testing
     @Test func declinationComesFromTheWorldMagneticModel() throws {
         // Known answer: the first row of NOAA's WMM2025 test table (../shared/datasets/wmm/WMM2025_TEST_VALUES.txt).
         let text = try String(contentsOfFile: WMMFiles.directory + "/WMM2025_TEST_VALUES.txt", encoding: .utf8)
-        let row = try #require(text.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        let row = try #require(
+            text.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty })
         let v = row.split(separator: " ").compactMap { Double($0) }
         var source = MagneticDeclination()
         let value = source.declinationDeg(latitudeDeg: v[2], longitudeDeg: v[3], heightM: v[1] * 1000, decimalYear: v[0])
@@ -76,9 +80,9 @@ import Testing
     /// Unix time → decimal year; NOAA convention (`DecimalYear`): year + (day of year − 1 + fraction of day) / days.
     static let decimalYearCases: [(unixTimeS: Double, expected: Double)] = [
         (0, 1970),
-        (1_795_305_600, 2026 + 325 / 365.0),                        // 2026-11-22T00:00:00Z (DecimalYear's example)
-        (1_709_208_000, 2024 + 59.5 / 366.0),                       // 2024-02-29T12:00:00Z, leap year
-        (1_735_689_599, 2024 + (365 + 86_399 / 86_400.0) / 366.0),  // 2024-12-31T23:59:59Z
+        (1_795_305_600, 2026 + 325 / 365.0), // 2026-11-22T00:00:00Z (DecimalYear's example)
+        (1_709_208_000, 2024 + 59.5 / 366.0), // 2024-02-29T12:00:00Z, leap year
+        (1_735_689_599, 2024 + (365 + 86_399 / 86_400.0) / 366.0) // 2024-12-31T23:59:59Z
     ]
 
     @Test func unixTimeToDecimalYear() {

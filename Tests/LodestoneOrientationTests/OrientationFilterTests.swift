@@ -14,7 +14,7 @@ import Testing
         .init(rateRadS: .zero, durationS: 2),
         .init(rateRadS: Vector3(-0.5, 0.3, -0.8), durationS: 3),
         .init(rateRadS: Vector3(0, 0.6, 0), durationS: 2),
-        .init(rateRadS: .zero, durationS: 3),
+        .init(rateRadS: .zero, durationS: 3)
     ]
 
     @Test func stillLevelBoardFacingNorthGivesIdentity() throws {
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func followsATourOfOrientationsWithAGyroscopeBias() {
-        let bias = Vector3(0.004, -0.006, 0.003)  // ≈ 0.2–0.35 °/s
+        let bias = Vector3(0.004, -0.006, 0.003) // ≈ 0.2–0.35 °/s
         let motion = SyntheticMotion(segments: Self.tour, gyroscopeBiasRadS: bias)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         var worst = 0.0
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func estimatesTheGyroscopeBiasAtRest() {
-        let bias = Vector3(0.01, -0.005, 0.008)  // 0.57, −0.29, 0.46 °/s
+        let bias = Vector3(0.01, -0.005, 0.008) // 0.57, −0.29, 0.46 °/s
         let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 12)], gyroscopeBiasRadS: bias)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         run(&filter, motion.samples())
@@ -65,7 +65,9 @@ import Testing
     }
 
     @Test func restIsDetectedAfterTheMinimumTimeAndEndsWithMotion() throws {
-        let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 3), .init(rateRadS: Vector3(0, 0, 0.5), durationS: 1)])
+        let motion = SyntheticMotion(segments: [
+            .init(rateRadS: .zero, durationS: 3), .init(rateRadS: Vector3(0, 0, 0.5), durationS: 1)
+        ])
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         var restStartedS: Double?
         var restAtEnd = true
@@ -96,8 +98,9 @@ import Testing
     @Test func rejectsAMagneticDisturbanceAndRecoversWhenItEnds() {
         // A still board; a magnet brought near it from 5 s to 15 s adds 25 µT eastward: without rejection the
         // heading would swing by tens of degrees.
-        let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 25)],
-                                     disturbanceENUMicroTesla: Vector3(25, 0, 0), disturbanceS: 5...15)
+        let motion = SyntheticMotion(
+            segments: [.init(rateRadS: .zero, durationS: 25)],
+            disturbanceENUMicroTesla: Vector3(25, 0, 0), disturbanceS: 5...15)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         var worst = 0.0
         var sawDisturbance = false
@@ -137,8 +140,9 @@ import Testing
         var worst = 0.0
         for s in motion.samples() {
             let t = s.timeS + (generator.uniform() - 0.5) * 0.001
-            filter.update(timeS: t, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
-                          magnetometerMicroTesla: s.magnetometerMicroTesla)
+            filter.update(
+                timeS: t, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
+                magnetometerMicroTesla: s.magnetometerMicroTesla)
             if s.timeS > 2 { worst = max(worst, orientationErrorDeg(filter.boardToENU!, s.truth).total) }
         }
         #expect(worst < 3, "largest error \(worst)°")
@@ -159,7 +163,8 @@ import Testing
 
     @Test func nonFiniteSamplesAreIgnoredAndSaidSo() {
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
-        filter.update(timeS: 0, gyroscopeRadS: .zero, accelerometerMps2: Vector3(0, 0, 9.81), magnetometerMicroTesla: Vector3(0, 20, -40))
+        filter.update(
+            timeS: 0, gyroscopeRadS: .zero, accelerometerMps2: Vector3(0, 0, 9.81), magnetometerMicroTesla: Vector3(0, 20, -40))
         let before = filter.state
         let nan = Vector3(.nan, 0, 0)
         let changes = filter.update(timeS: 0.01, gyroscopeRadS: nan, accelerometerMps2: nan, magnetometerMicroTesla: nan)

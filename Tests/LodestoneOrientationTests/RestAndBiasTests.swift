@@ -52,9 +52,12 @@ struct RestAndBiasTests {
     func aBoardTurningSlowlyAfterItsFirstRestIsNotAtRest(rateDegS: Double) {
         let bias = Vector3(1.5, -3.0, 2.5) / Self.degreesPerRadian
         let turn = Vector3(0, 0, rateDegS / Self.degreesPerRadian)
-        let motion = SyntheticMotion(segments: [.init(rateRadS: .zero, durationS: 5), .init(rateRadS: turn, durationS: 20),
-                                                .init(rateRadS: .zero, durationS: 5)],
-                                     gyroscopeBiasRadS: bias)
+        let motion = SyntheticMotion(
+            segments: [
+                .init(rateRadS: .zero, durationS: 5), .init(rateRadS: turn, durationS: 20),
+                .init(rateRadS: .zero, durationS: 5)
+            ],
+            gyroscopeBiasRadS: bias)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         var restWhileTurningS = 0.0
         var restBeforeTurn = false
@@ -75,9 +78,12 @@ struct RestAndBiasTests {
     /// and after `restRelearnTimeS` of stillness the bias is learned afresh instead of rest being lost for good.
     @Test func aTurnMistakenForABiasIsUnlearnedAfterALongStillness() {
         let bias = Vector3(0.5, -0.3, 0.4) / Self.degreesPerRadian
-        let motion = SyntheticMotion(segments: [.init(rateRadS: Vector3(0, 0, 2 / Self.degreesPerRadian), durationS: 10),
-                                                .init(rateRadS: .zero, durationS: 50)],
-                                     gyroscopeBiasRadS: bias)
+        let motion = SyntheticMotion(
+            segments: [
+                .init(rateRadS: Vector3(0, 0, 2 / Self.degreesPerRadian), durationS: 10),
+                .init(rateRadS: .zero, durationS: 50)
+            ],
+            gyroscopeBiasRadS: bias)
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         var restAgainS: Double?
         var turnTakenForRest = false
@@ -87,8 +93,9 @@ struct RestAndBiasTests {
         }
         let relearn = SyntheticMotion.parameters.restRelearnTimeS
         #expect(turnTakenForRest, "the steady turn from power-on is taken for rest (the premise of this test)")
-        #expect(restAgainS.map { $0 > 10 + relearn && $0 < 10 + relearn + 3 } == true,
-                "rest again at \(String(describing: restAgainS)) s")
+        #expect(
+            restAgainS.map { $0 > 10 + relearn && $0 < 10 + relearn + 3 } == true,
+            "rest again at \(String(describing: restAgainS)) s")
         let error = (filter.gyroscopeBiasRadS - bias) * Self.degreesPerRadian
         #expect(max(abs(error.x), abs(error.y), abs(error.z)) < 0.05, "bias error \(error) °/s at the end")
     }

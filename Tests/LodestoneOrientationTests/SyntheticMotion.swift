@@ -71,12 +71,15 @@ struct SyntheticMotion {
                 if disturbanceS.contains(t) { field += disturbanceENUMicroTesla }
                 var board = q.conjugate.rotate(field)
                 if t >= boardFieldFromS { board += boardFieldMicroTesla }
-                let magnetometer = index % magnetometerEvery == 0
+                let magnetometer =
+                    index % magnetometerEvery == 0
                     ? board + generator.gaussianVector() * magnetometerNoiseMicroTesla : nil
-                out.append(Sample(timeS: t, truth: q,
-                                  gyroscopeRadS: segment.rateRadS + gyroscopeBiasRadS + generator.gaussianVector() * gyroscopeNoiseRadS,
-                                  accelerometerMps2: up + generator.gaussianVector() * accelerometerNoiseMps2,
-                                  magnetometerMicroTesla: magnetometer))
+                out.append(
+                    Sample(
+                        timeS: t, truth: q,
+                        gyroscopeRadS: segment.rateRadS + gyroscopeBiasRadS + generator.gaussianVector() * gyroscopeNoiseRadS,
+                        accelerometerMps2: up + generator.gaussianVector() * accelerometerNoiseMps2,
+                        magnetometerMicroTesla: magnetometer))
                 index += 1
             }
         }
@@ -117,11 +120,14 @@ func orientationErrorDeg(_ estimate: Quaternion, _ truth: Quaternion) -> (total:
 }
 
 /// Runs `filter` over `samples`; calls `check` after each sample.
-func run(_ filter: inout OrientationFilter, _ samples: [SyntheticMotion.Sample], magnetometer: Bool = true,
-         check: (SyntheticMotion.Sample, OrientationFilter) -> Void = { _, _ in }) {
+func run(
+    _ filter: inout OrientationFilter, _ samples: [SyntheticMotion.Sample], magnetometer: Bool = true,
+    check: (SyntheticMotion.Sample, OrientationFilter) -> Void = { _, _ in }
+) {
     for s in samples {
-        filter.update(timeS: s.timeS, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
-                      magnetometerMicroTesla: magnetometer ? s.magnetometerMicroTesla : nil)
+        filter.update(
+            timeS: s.timeS, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
+            magnetometerMicroTesla: magnetometer ? s.magnetometerMicroTesla : nil)
         check(s, filter)
     }
 }

@@ -17,18 +17,24 @@ func settle(_ s: inout Scheduler, _ motion: CarrierMotion, at t0: Double) -> Dou
     return t0
 }
 
-func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPower,
-                      motion: CarrierMotion = .walk) -> Scheduler {
+func walkingScheduler(
+    _ demands: [Demand], battery: BatteryState = .externalPower,
+    motion: CarrierMotion = .walk
+) -> Scheduler {
     var s = TestBoard.scheduler(demands: demands, battery: battery)
     settle(&s, motion, at: 0)
     return s
 }
 
 @Suite struct AdaptivePolicyTests {
-    static func location(_ a: DesiredAccuracy, filterM: Double? = nil, significant: Bool = false,
-                         foreground: Bool = true) -> Demand {
-        Demand(client: "app", location: LocationDemand(desiredAccuracy: a, distanceFilterM: filterM, significantChangeOnly: significant),
-               foreground: foreground)
+    static func location(
+        _ a: DesiredAccuracy, filterM: Double? = nil, significant: Bool = false,
+        foreground: Bool = true
+    ) -> Demand {
+        Demand(
+            client: "app",
+            location: LocationDemand(desiredAccuracy: a, distanceFilterM: filterM, significantChangeOnly: significant),
+            foreground: foreground)
     }
 
     @Test func theFirstReplanAlwaysMakesGenerationOneAndAnUnchangedOneReportsNothing() {
@@ -61,8 +67,8 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(imu.enabled && imu.configuration.rateHz == 100 && imu.configuration.powerMode == .normal)
         #expect(imu.fifoDepthSamples == 0 && imu.readRateHz == 100)
         #expect(s.plan.gnss?.mode == .continuous(rateHz: 1))
-        #expect(!TestBoard.sensorPlan(s, "mag").enabled)   // heading not demanded
-        #expect(TestBoard.sensorPlan(s, "baro").configuration.rateHz == 1)   // vertical aiding only
+        #expect(!TestBoard.sensorPlan(s, "mag").enabled) // heading not demanded
+        #expect(TestBoard.sensorPlan(s, "baro").configuration.rateHz == 1) // vertical aiding only
         #expect(s.plan.causes.contains(.demand(client: "app", what: "location for navigation")))
         #expect(s.plan.causes.contains(.motion(.walk, sinceS: 0)))
     }
@@ -70,15 +76,15 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
     @Test func coarseTiersUsePowerSaveWithAPeriodFromTheAccuracyBudgetAndTheActivitysSpeed() {
         // 0.5 × accuracy / speed, rounded down to a step.
         let cases: [(DesiredAccuracy, CarrierMotion, GNSSReceiverMode)] = [
-            (.nearestTenMeters, .walk, .powerSave(updatePeriodS: 3)),     // 3.3 s
-            (.nearestTenMeters, .drive, .continuous(rateHz: 1)),          // 0.25 s
-            (.hundredMeters, .walk, .powerSave(updatePeriodS: 30)),       // 33 s
-            (.hundredMeters, .run, .powerSave(updatePeriodS: 10)),        // 14 s
-            (.hundredMeters, .drive, .powerSave(updatePeriodS: 2)),       // 2.5 s
-            (.kilometer, .walk, .powerSave(updatePeriodS: 300)),          // 333 s
-            (.kilometer, .drive, .powerSave(updatePeriodS: 20)),          // 25 s
-            (.threeKilometers, .walk, .powerSave(updatePeriodS: 600)),    // 1000 s, clamped
-            (.best, .drive, .continuous(rateHz: 1)),
+            (.nearestTenMeters, .walk, .powerSave(updatePeriodS: 3)), // 3.3 s
+            (.nearestTenMeters, .drive, .continuous(rateHz: 1)), // 0.25 s
+            (.hundredMeters, .walk, .powerSave(updatePeriodS: 30)), // 33 s
+            (.hundredMeters, .run, .powerSave(updatePeriodS: 10)), // 14 s
+            (.hundredMeters, .drive, .powerSave(updatePeriodS: 2)), // 2.5 s
+            (.kilometer, .walk, .powerSave(updatePeriodS: 300)), // 333 s
+            (.kilometer, .drive, .powerSave(updatePeriodS: 20)), // 25 s
+            (.threeKilometers, .walk, .powerSave(updatePeriodS: 600)), // 1000 s, clamped
+            (.best, .drive, .continuous(rateHz: 1))
         ]
         for (accuracy, motion, expected) in cases {
             let s = walkingScheduler([Self.location(accuracy)], motion: motion)
@@ -88,7 +94,8 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
 
     @Test func aDistanceFilterLengthensThePeriodAndSignificantChangeAsksAFixPer500MetresOr5Minutes() {
         #expect(walkingScheduler([Self.location(.hundredMeters, filterM: 200)]).plan.gnss?.mode == .powerSave(updatePeriodS: 60))
-        #expect(walkingScheduler([Self.location(.threeKilometers, significant: true)]).plan.gnss?.mode
+        #expect(
+            walkingScheduler([Self.location(.threeKilometers, significant: true)]).plan.gnss?.mode
                 == .powerSave(updatePeriodS: 300))
         let s = walkingScheduler([Self.location(.threeKilometers, significant: true)], motion: .drive)
         #expect(s.plan.gnss?.mode == .powerSave(updatePeriodS: 300))
@@ -96,7 +103,8 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
     }
 
     @Test func aBackgroundClientIsServedOneTierCoarser() {
-        #expect(walkingScheduler([Self.location(.hundredMeters, foreground: false)]).plan.gnss?.mode
+        #expect(
+            walkingScheduler([Self.location(.hundredMeters, foreground: false)]).plan.gnss?.mode
                 == .powerSave(updatePeriodS: 300))
         // Navigation in the background is served as `best`: continuous, IMU at full rate (normal tiers).
         let nav = walkingScheduler([Self.location(.bestForNavigation, foreground: false)])
@@ -151,15 +159,16 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         let imu = TestBoard.sensorPlan(s, "imu")
         #expect(imu.enabled && imu.configuration.powerMode == .lowPower)
         #expect(imu.configuration.wakeOnMotionThresholdMps2 == 0.3)
-        #expect(imu.configuration.rateHz == 25)          // the classifier still works
+        #expect(imu.configuration.rateHz == 25) // the classifier still works
         #expect(imu.fifoDepthSamples == 25 && imu.readRateHz == 1)
         #expect(!TestBoard.sensorPlan(s, "mag").enabled && !TestBoard.sensorPlan(s, "baro").enabled)
 
         // Without an activity client, 10 Hz; a chip without wake-on-motion is read every 0.2 s at most.
         var sensors = TestBoard.sensors
         sensors[0].hasMotionWake = false
-        var t = Scheduler(sensors: sensors, receiver: TestBoard.receiver, policy: AdaptivePolicy(),
-                          demands: [Self.location(.hundredMeters)])
+        var t = Scheduler(
+            sensors: sensors, receiver: TestBoard.receiver, policy: AdaptivePolicy(),
+            demands: [Self.location(.hundredMeters)])
         settle(&t, .stationary, at: 0)
         let plain = t.plan.sensors[0]
         #expect(plain.configuration.rateHz == 10 && plain.configuration.powerMode == .lowPower)
@@ -172,13 +181,15 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
     /// half a milliampere as modelled (EnergyModel); moving, the dedicated magnetometer serves heading at full rate.
     @Test func aCompassAtRestOnTheSimulatedBoardDrawsUnderHalfAMilliampere() {
         let sensors = [
-            PlannedSensor(id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
-                          maximumRateHz: 100, hasMotionWake: true, fifoCapacitySamples: 42),
+            PlannedSensor(
+                id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope, .magnetometer, .thermometer],
+                maximumRateHz: 100, hasMotionWake: true, fifoCapacitySamples: 42),
             PlannedSensor(id: "mag", chip: "lis3mdl", kinds: [.magnetometer, .thermometer], maximumRateHz: 40),
-            PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25),
+            PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25)
         ]
-        let everything = Demand(client: "app", location: LocationDemand(desiredAccuracy: .best), heading: HeadingDemand(),
-                                activity: true, altitude: true)
+        let everything = Demand(
+            client: "app", location: LocationDemand(desiredAccuracy: .best), heading: HeadingDemand(),
+            activity: true, altitude: true)
         var s = Scheduler(sensors: sensors, receiver: TestBoard.receiver, policy: AdaptivePolicy(), demands: [everything])
         settle(&s, .stationary, at: 0)
         #expect(s.plan.gnss?.mode == .off)
@@ -221,7 +232,9 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
             let t = Double(k)
             _ = s.replanIfNeeded(timeS: t)
             let on = s.plan.gnss?.mode.isOn ?? false
-            if !on, offSinceS == nil { offSinceS = t; #expect(s.plan.causes.contains { if case .gnssSignal = $0 { true } else { false } }) }
+            if !on, offSinceS == nil {
+                offSinceS = t; #expect(s.plan.causes.contains { if case .gnssSignal = $0 { true } else { false } })
+            }
             if on, let since = offSinceS { offPeriods.append(t - since); offSinceS = nil }
         }
         // No fix ever: 90 s to the first back-off (a cold start), then off 30, 60, 120, 240, 480 s…
@@ -229,9 +242,9 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         #expect(offPeriods.prefix(4) == [30, 60, 120, 240], "\(offPeriods)")
         // A fix while on resets the back-off.
         var r = walkingScheduler([Self.location(.best)])
-        for k in 0..<100 { _ = r.replanIfNeeded(timeS: Double(k)) }   // backed off at 90 s
+        for k in 0..<100 { _ = r.replanIfNeeded(timeS: Double(k)) } // backed off at 90 s
         #expect(r.plan.gnss?.mode == .off)
-        for k in 100..<121 { _ = r.replanIfNeeded(timeS: Double(k)) }  // back on at 120 s
+        for k in 100..<121 { _ = r.replanIfNeeded(timeS: Double(k)) } // back on at 120 s
         #expect(r.plan.gnss?.mode == .continuous(rateHz: 1))
         #expect(r.plan.causes.contains(.gnssSignal("retrying after signal loss")))
         r.observe(fix: fix(atTimeS: 122))
@@ -331,7 +344,7 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
         var s = walkingScheduler([Self.location(.best)])
         s.observe(fix: fix(atTimeS: 0))
         var stream = AccelerometerStream(seed: 6)
-        drive(&s, from: 0, to: 60) { t in stream.walking(timeS: t) }   // indoors from 0 s: no more fixes
+        drive(&s, from: 0, to: 60) { t in stream.walking(timeS: t) } // indoors from 0 s: no more fixes
         #expect(s.plan.causes.contains(.gnssSignal("no fix: signal lost, receiver off, retrying later")))
         var t = 60.0
         s.observe(activity: .stationary, timeS: t)
@@ -386,12 +399,16 @@ func walkingScheduler(_ demands: [Demand], battery: BatteryState = .externalPowe
 
     @Test func aPolicyPlansFromInputsOnItsOwn() {
         var policy = AdaptivePolicy()
-        var plan = Plan(sensors: TestBoard.sensors.map { SensorPlan(id: $0.id, enabled: true, configuration: SensorConfiguration(), readRateHz: 0) },
-                        gnss: GNSSPlan(id: "gnss", mode: .continuous(rateHz: 1)))
-        let inputs = SchedulerInputs(demand: CombinedDemand([Self.location(.kilometer)]), motion: .drive, timeS: 10,
-                                     sensors: TestBoard.sensors, receiver: TestBoard.receiver, receiverOnSinceS: 0)
+        var plan = Plan(
+            sensors: TestBoard.sensors.map {
+                SensorPlan(id: $0.id, enabled: true, configuration: SensorConfiguration(), readRateHz: 0)
+            },
+            gnss: GNSSPlan(id: "gnss", mode: .continuous(rateHz: 1)))
+        let inputs = SchedulerInputs(
+            demand: CombinedDemand([Self.location(.kilometer)]), motion: .drive, timeS: 10,
+            sensors: TestBoard.sensors, receiver: TestBoard.receiver, receiverOnSinceS: 0)
         policy.plan(inputs, into: &plan)
-        #expect(plan.gnss?.mode == .powerSave(updatePeriodS: 20))   // 0.5 × 1000 m / 20 m/s = 25 s
+        #expect(plan.gnss?.mode == .powerSave(updatePeriodS: 20)) // 0.5 × 1000 m / 20 m/s = 25 s
         #expect(plan.sensors.map(\.enabled) == [true, false, false])
     }
 

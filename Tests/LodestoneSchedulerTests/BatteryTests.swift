@@ -111,7 +111,9 @@ enum UeventFixtures {
     }
 
     @Test func pinePhoneChargingOverUSBIsUnrestricted() {
-        let b = BatteryState(uevents: ["axp20x-battery": UeventFixtures.pinePhoneBattery, "axp20x-usb": UeventFixtures.pinePhoneUSB])
+        let b = BatteryState(uevents: [
+            "axp20x-battery": UeventFixtures.pinePhoneBattery, "axp20x-usb": UeventFixtures.pinePhoneUSB
+        ])
         #expect(b.levelFraction == 0.64)
         #expect(b.charging == .charging)
         #expect(BatteryTierThresholds.default.tier(for: b, previous: .low) == .unrestricted)
@@ -201,13 +203,13 @@ enum UeventFixtures {
 @Suite struct SimulatedBatteryTests {
     @Test func drainsByCoulombCountingAndChargesInItsIntervals() {
         var b = SimulatedBattery(capacityMilliAmpHour: 2000, levelFraction: 1, chargingIntervalsS: [7200...10800])
-        b.drain(milliAmp: 100, untilS: 3600)          // 100 mAh of 2000
+        b.drain(milliAmp: 100, untilS: 3600) // 100 mAh of 2000
         #expect(abs(b.levelFraction - 0.95) < 1e-12)
         #expect(b.state.charging == .discharging)
         b.drain(milliAmp: 100, untilS: 7200)
         #expect(abs(b.levelFraction - 0.90) < 1e-12)
         #expect(b.state.charging == .charging)
-        b.drain(milliAmp: 100, untilS: 7200 + 360)     // charging at 1000 mA for 0.1 h: +100 mAh
+        b.drain(milliAmp: 100, untilS: 7200 + 360) // charging at 1000 mA for 0.1 h: +100 mAh
         #expect(abs(b.levelFraction - 0.95) < 1e-12)
         #expect(b.lifeHours(atMilliAmp: 50) == 40)
         #expect(b.state.source == "simulated 2000 mAh")

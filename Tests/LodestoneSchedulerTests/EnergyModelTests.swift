@@ -5,9 +5,13 @@ import LodestoneDrivers
 import LodestoneScheduler
 
 @Suite struct EnergyModelTests {
-    static func microAmp(_ chip: String, _ rateHz: Double, _ mode: PowerMode, oversampling: Int = 1, enabled: Bool = true) -> Double? {
-        EnergyModel.draw(chip: chip, configuration: SensorConfiguration(rateHz: rateHz, powerMode: mode, oversampling: oversampling),
-                         enabled: enabled).map { $0.milliAmp * 1000 }
+    static func microAmp(_ chip: String, _ rateHz: Double, _ mode: PowerMode, oversampling: Int = 1, enabled: Bool = true)
+        -> Double?
+    {
+        EnergyModel.draw(
+            chip: chip, configuration: SensorConfiguration(rateHz: rateHz, powerMode: mode, oversampling: oversampling),
+            enabled: enabled
+        ).map { $0.milliAmp * 1000 }
     }
 
     // MARK: Coverage
@@ -16,14 +20,18 @@ import LodestoneScheduler
         #expect(Set(EnergyModel.chips) == Set(ChipCatalog.names), "the energy table and ChipCatalog list different chips")
         for chip in ChipCatalog.names {
             for mode in [PowerMode.normal, .lowPower, .suspend] {
-                let draw = try #require(EnergyModel.draw(chip: chip, configuration: SensorConfiguration(rateHz: 25, powerMode: mode),
-                                                         enabled: true), "\(chip) \(mode)")
+                let draw = try #require(
+                    EnergyModel.draw(
+                        chip: chip, configuration: SensorConfiguration(rateHz: 25, powerMode: mode),
+                        enabled: true), "\(chip) \(mode)")
                 #expect(draw.milliAmp.isFinite && draw.milliAmp > 0, "\(chip) \(mode): \(draw.milliAmp) mA")
                 #expect(draw.supplyV >= 1.7 && draw.supplyV <= 3.6, "\(chip): \(draw.supplyV) V")
             }
             let off = try #require(EnergyModel.draw(chip: chip, configuration: SensorConfiguration(rateHz: 25), enabled: false))
-            let suspended = try #require(EnergyModel.draw(chip: chip, configuration: SensorConfiguration(rateHz: 25, powerMode: .suspend),
-                                                          enabled: true))
+            let suspended = try #require(
+                EnergyModel.draw(
+                    chip: chip, configuration: SensorConfiguration(rateHz: 25, powerMode: .suspend),
+                    enabled: true))
             #expect(off == suspended, "\(chip): disabled must draw the suspend current")
             #expect(EnergyModel.draw(chip: chip.uppercased(), configuration: SensorConfiguration(), enabled: true) != nil)
             #expect(EnergyModel.sources.contains { $0.part == chip }, "\(chip) has no cited source")
@@ -32,7 +40,8 @@ import LodestoneScheduler
     }
 
     @Test func theDocumentTablesEveryChipAndReceiver() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let text = try String(contentsOf: repository.appendingPathComponent("docs/energy-model.md"), encoding: .utf8)
         for name in ChipCatalog.names + EnergyModel.receiverModels {
             #expect(text.contains("| \(name) |"), "docs/energy-model.md has no table row for \(name)")
@@ -75,12 +84,16 @@ import LodestoneScheduler
             #expect(zip(normal, normal.dropFirst()).allSatisfy { $0 <= $1 + 1e-9 }, "\(chip) normal: \(normal)")
         }
         // Duty-cycled parts: every sample costs charge.
-        for chip in ["bmp280", "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h", "lis3mdl", "hmc5883l", "qmc5883l",
-                     "mmc5983ma", "ak09916"] {
+        for chip in [
+            "bmp280", "bme280", "bmp388", "bmp390", "ms5611", "lps22hb", "lps25h", "lis3mdl", "hmc5883l", "qmc5883l",
+            "mmc5983ma", "ak09916"
+        ] {
             #expect(try #require(Self.microAmp(chip, 1, .normal)) < (try #require(Self.microAmp(chip, 20, .normal))), "\(chip)")
         }
         for chip in ["mpu6050", "mpu6500", "mpu9250", "icm20948", "lsm6ds3", "lsm6dsl", "lsm6dsox", "adxl345"] {
-            #expect(try #require(Self.microAmp(chip, 12.5, .lowPower)) < (try #require(Self.microAmp(chip, 40, .lowPower))), "\(chip)")
+            #expect(
+                try #require(Self.microAmp(chip, 12.5, .lowPower)) < (try #require(Self.microAmp(chip, 40, .lowPower))), "\(chip)"
+            )
         }
     }
 
@@ -172,7 +185,9 @@ import LodestoneScheduler
                 #expect(save <= previous + 1e-12, "\(model): a longer period must not cost more")
                 previous = save
             }
-            #expect(EnergyModel.draw(receiver: model, mode: .continuous(rateHz: 1)) == EnergyModel.draw(receiver: model, state: .tracking))
+            #expect(
+                EnergyModel.draw(receiver: model, mode: .continuous(rateHz: 1))
+                    == EnergyModel.draw(receiver: model, state: .tracking))
             #expect(EnergyModel.draw(receiver: model, mode: .off) == EnergyModel.draw(receiver: model, state: .off))
         }
         #expect(EnergyModel.draw(receiver: "sirf-3", state: .tracking) == nil)
@@ -191,10 +206,13 @@ import LodestoneScheduler
         #expect(m8.ttffHotS < m8.ttffColdS && m8.cyclicTrackingMaximumPeriodS == 10)
         #expect(EnergyReceiverTables.hotStartMaximumOffS <= EnergyReceiverTables.ephemerisValidityS)
         // Between cyclic-tracking fixes the receiver keeps tracking at low power; between ON/OFF fixes it sleeps.
-        #expect(EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle, mode: .powerSave(updatePeriodS: 5))?.milliAmp == 9.5)
-        #expect(EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle, mode: .powerSave(updatePeriodS: 60))
+        #expect(
+            EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle, mode: .powerSave(updatePeriodS: 5))?.milliAmp == 9.5)
+        #expect(
+            EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle, mode: .powerSave(updatePeriodS: 60))
                 == EnergyModel.draw(receiver: "ublox-m8", state: .powerSaveIdle))
-        #expect(EnergyModel.draw(receiver: "ublox-m8", state: .acquiring, mode: .powerSave(updatePeriodS: 5))
+        #expect(
+            EnergyModel.draw(receiver: "ublox-m8", state: .acquiring, mode: .powerSave(updatePeriodS: 5))
                 == EnergyModel.draw(receiver: "ublox-m8", state: .acquiring))
     }
 }

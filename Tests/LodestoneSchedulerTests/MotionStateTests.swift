@@ -6,7 +6,7 @@ import LodestoneScheduler
     @Test func restNoiseNeverTriggersAndAFirstStepIsDetectedWithin100Milliseconds() {
         var d = AnyMotionDetector()
         var stream = AccelerometerStream(seed: 7)
-        for i in 0..<6000 {   // 60 s at rest
+        for i in 0..<6000 { // 60 s at rest
             let r12 = d.update(accelerationMps2: stream.still(), timeS: Double(i) * 0.01)
             #expect(!r12)
         }
@@ -73,7 +73,9 @@ import LodestoneScheduler
             if i % 100 == 50, s.plan.gnss?.mode.isOn == true { s.observe(fix: fix(atTimeS: t)) }
             let mode = s.plan.gnss?.mode ?? .off
             if t >= 60, t < 200, offAtS == nil, mode == .off { offAtS = t }
-            if t >= 200, backAtS == nil, mode == .continuous(rateHz: 1), TestBoard.sensorPlan(s, "imu").configuration.powerMode == .normal {
+            if t >= 200, backAtS == nil, mode == .continuous(rateHz: 1),
+                TestBoard.sensorPlan(s, "imu").configuration.powerMode == .normal
+            {
                 backAtS = t
             }
             i += 1

@@ -5,15 +5,18 @@ import LodestoneScheduler
 /// separate magnetometer, a BMP280 barometer/thermometer) and a commandable u-blox receiver.
 enum TestBoard {
     static let sensors = [
-        PlannedSensor(id: "imu", chip: "mpu6050", kinds: [.accelerometer, .gyroscope], maximumRateHz: 100,
-                      hasMotionWake: true, fifoCapacitySamples: 85),
+        PlannedSensor(
+            id: "imu", chip: "mpu6050", kinds: [.accelerometer, .gyroscope], maximumRateHz: 100,
+            hasMotionWake: true, fifoCapacitySamples: 85),
         PlannedSensor(id: "mag", chip: "lis3mdl", kinds: [.magnetometer], maximumRateHz: 80),
-        PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25),
+        PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25)
     ]
     static let receiver = PlannedReceiver(id: "gnss", model: "ublox-m8", controllable: true)
 
-    static func scheduler(_ policy: any SchedulingPolicy = AdaptivePolicy(), demands: [Demand],
-                          battery: BatteryState = .externalPower) -> Scheduler {
+    static func scheduler(
+        _ policy: any SchedulingPolicy = AdaptivePolicy(), demands: [Demand],
+        battery: BatteryState = .externalPower
+    ) -> Scheduler {
         Scheduler(sensors: sensors, receiver: receiver, policy: policy, demands: demands, battery: battery, timeS: 0)
     }
 
@@ -61,8 +64,10 @@ struct AccelerometerStream {
 /// Drives a scheduler at 100 Hz from `fromS` to `toS` with `sample(t)`, re-planning after every sample as the
 /// engine does; returns the times of the plans made.
 @discardableResult
-func drive(_ s: inout Scheduler, from fromS: Double, to toS: Double,
-           _ sample: (Double) -> Vector3) -> [Double] {
+func drive(
+    _ s: inout Scheduler, from fromS: Double, to toS: Double,
+    _ sample: (Double) -> Vector3
+) -> [Double] {
     var changes: [Double] = []
     var i = 0
     while true {
@@ -87,8 +92,10 @@ func sin(_ x: Double) -> Double {
     return sum
 }
 
-func fix(atTimeS t: Double, speedMps: Double = 1.5, accuracyM: Double = 4, latitudeDeg: Double = 48.85,
-         longitudeDeg: Double = 2.35) -> ReceiverFix {
+func fix(
+    atTimeS t: Double, speedMps: Double = 1.5, accuracyM: Double = 4, latitudeDeg: Double = 48.85,
+    longitudeDeg: Double = 2.35
+) -> ReceiverFix {
     var f = ReceiverFix(timeS: t, mode: .threeDimensional)
     f.latitudeDeg = latitudeDeg; f.longitudeDeg = longitudeDeg
     f.speedMps = speedMps; f.horizontalAccuracyM = accuracyM; f.satellitesUsed = 9

@@ -59,8 +59,10 @@ import Testing
     /// turn (the board rests on a level table: exactly), at rest; then face up again.
     @Test func sixFacesPutEachAxisUpInTurn() {
         var generator = TrajectoryGenerator(scenario: Self.accelerometerMotion, seed: 1)
-        let expected: [Vector3] = [Vector3(0, 0, 1), Vector3(1, 0, 0), Vector3(0, 0, -1), Vector3(-1, 0, 0), Vector3(0, 1, 0),
-                                   Vector3(0, -1, 0), Vector3(0, 0, 1)]
+        let expected: [Vector3] = [
+            Vector3(0, 0, 1), Vector3(1, 0, 0), Vector3(0, 0, -1), Vector3(-1, 0, 0), Vector3(0, 1, 0),
+            Vector3(0, -1, 0), Vector3(0, 0, 1)
+        ]
         for (k, up) in expected.enumerated() {
             let s = generator.sample(atTimeS: 2 + Double(k) * 6.5 + 2)
             #expect((s.specificForceBoardMps2 / s.gravityMps2 - up).length < 1e-9, "pose \(k)")

@@ -8,9 +8,12 @@ import Testing
 @Suite struct GNSSReceiverPowerTests {
     /// Runs `gnss` over `scenario` from `fromS` to `toS` in 0.1 s steps, calling `control` before each step.
     /// Returns the fixes and the time spent in each power state, s.
-    static func run(_ gnss: inout GNSSSimulator, _ truth: inout TrajectoryGenerator, fromS: Double, toS: Double,
-                    control: (Double, inout GNSSSimulator) -> Void = { _, _ in })
-        -> (fixes: [GNSSFix], stateS: [GNSSPowerState: Double]) {
+    static func run(
+        _ gnss: inout GNSSSimulator, _ truth: inout TrajectoryGenerator, fromS: Double, toS: Double,
+        control: (Double, inout GNSSSimulator) -> Void = { _, _ in }
+    )
+        -> (fixes: [GNSSFix], stateS: [GNSSPowerState: Double])
+    {
         var fixes: [GNSSFix] = []
         var stateS: [GNSSPowerState: Double] = [:]
         var k = Int((fromS * 10).rounded())
@@ -62,7 +65,7 @@ import Testing
     @Test func offBeyondEphemerisValidityWarmStartsInAboutTwentyFiveSeconds() throws {
         var truth = TrajectoryGenerator(scenario: Scenario.named("stationary")!, seed: 2)
         var gnss = GNSSSimulator(seed: 2)
-        _ = Self.run(&gnss, &truth, fromS: 0, toS: 60)        // tracks 58 s: fresh ephemerides
+        _ = Self.run(&gnss, &truth, fromS: 0, toS: 60) // tracks 58 s: fresh ephemerides
         gnss.setMode(.off, timeS: 60)
         let onS = 60 + 5 * 3600.0
         #expect(gnss.startKind(atTimeS: onS) == .warm)
@@ -123,9 +126,11 @@ import Testing
     }
 
     @Test func anOutageKeepsAPowerSavingReceiverAcquiringWithoutFixes() {
-        let scenario = Self.scenario([ScenarioSegment(.stationary, durationS: 100),
-                                      ScenarioSegment(.stationary, durationS: 200, gnssOutage: true),
-                                      ScenarioSegment(.stationary, durationS: 300)])
+        let scenario = Self.scenario([
+            ScenarioSegment(.stationary, durationS: 100),
+            ScenarioSegment(.stationary, durationS: 200, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 300)
+        ])
         var truth = TrajectoryGenerator(scenario: scenario, seed: 7)
         var gnss = GNSSSimulator(seed: 7)
         var statesInOutage: [Double: GNSSPowerState] = [:]
@@ -150,9 +155,11 @@ import Testing
     }
 
     @Test func continuousOutageStaysAcquiringAndReacquiresAsBefore() {
-        let scenario = Self.scenario([ScenarioSegment(.stationary, durationS: 50),
-                                      ScenarioSegment(.stationary, durationS: 50, gnssOutage: true),
-                                      ScenarioSegment(.stationary, durationS: 50)])
+        let scenario = Self.scenario([
+            ScenarioSegment(.stationary, durationS: 50),
+            ScenarioSegment(.stationary, durationS: 50, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 50)
+        ])
         var truth = TrajectoryGenerator(scenario: scenario, seed: 8)
         var gnss = GNSSSimulator(seed: 8)
         var acquiringInOutage = true

@@ -30,7 +30,7 @@ import Testing
             t = (t * 10).rounded() / 10
         }
         #expect(outageFixes == 0)
-        #expect(firstFixAfterOutage.count == 2)            // after the building and after the tunnel
+        #expect(firstFixAfterOutage.count == 2) // after the building and after the tunnel
         #expect(firstFixAfterOutage.allSatisfy { $0 >= 1.5 && $0 <= 3.5 }, "\(firstFixAfterOutage)")
         // 1 Hz: consecutive fixes one second apart, at most one per epoch.
         let gaps = zip(fixes.dropFirst(), fixes).map { $0.timeS - $1.timeS }
@@ -50,9 +50,11 @@ import Testing
             let s = truth.sample(atTimeS: Double(second))
             guard let f = gnss.fix(for: s), f.fixMode == .threeDimensional else { continue }
             let latitudeRad = Angle.radians(fromDegrees: s.latitudeDeg)
-            let north = Angle.radians(fromDegrees: f.latitudeDeg - s.latitudeDeg)
+            let north =
+                Angle.radians(fromDegrees: f.latitudeDeg - s.latitudeDeg)
                 * (Geodesy.meridianRadiusM(latitudeRad: latitudeRad) + s.heightM)
-            let east = Angle.radians(fromDegrees: f.longitudeDeg - s.longitudeDeg)
+            let east =
+                Angle.radians(fromDegrees: f.longitudeDeg - s.longitudeDeg)
                 * (Geodesy.primeVerticalRadiusM(latitudeRad: latitudeRad) + s.heightM) * Double.cosForTests(latitudeRad)
             horizontal += (east * east + north * north) / (f.horizontalAccuracyM * f.horizontalAccuracyM)
             vertical += (f.heightM - s.heightM) * (f.heightM - s.heightM) / (f.verticalAccuracyM * f.verticalAccuracyM)
@@ -83,7 +85,7 @@ import Testing
         var truth = TrajectoryGenerator(scenario: Scenario.named("drive")!, seed: 4)
         var gnss = GNSSSimulator(seed: 4)
         for second in 0..<60 { _ = gnss.fix(for: truth.sample(atTimeS: Double(second))) }
-        let s = truth.sample(atTimeS: 60)                  // driving east at 13 m/s
+        let s = truth.sample(atTimeS: 60) // driving east at 13 m/s
         let maybeFix = gnss.fix(for: s)
         let f = try #require(maybeFix)
         #expect(abs(f.speedMps - 13) < 0.5)
@@ -93,7 +95,7 @@ import Testing
         var g2 = GNSSSimulator(seed: 4)
         var lastCourse: Double?? = .none
         for second in 0..<10 { if let f = g2.fix(for: parked.sample(atTimeS: Double(second))) { lastCourse = f.courseDeg } }
-        #expect(lastCourse == .some(nil))                  // no course at rest
+        #expect(lastCourse == .some(nil)) // no course at rest
     }
 }
 
@@ -112,7 +114,10 @@ import Testing
         #expect(abs(sum / Double(n)) < 0.01)
         #expect(abs(sumSquares / Double(n) - 1) < 0.02)
         var u = SeededGenerator(seed: 2)
-        #expect((0..<10_000).allSatisfy { _ in let x = u.uniform(); return x >= 0 && x < 1 })
+        #expect(
+            (0..<10_000).allSatisfy { _ in
+                let x = u.uniform(); return x >= 0 && x < 1
+            })
     }
 
     @Test func noisePresetsAreTheCitedDatasheetFigures() {
@@ -153,10 +158,10 @@ import Testing
         #expect(jumped.count >= 5)
         for (f, s) in jumped {
             let north = (f.latitudeDeg - s.latitudeDeg) * 111_200
-            let east = (f.longitudeDeg - s.longitudeDeg) * 111_200 * 0.677   // cos 47.4°
+            let east = (f.longitudeDeg - s.longitudeDeg) * 111_200 * 0.677 // cos 47.4°
             let displacement = (north * north + east * east).squareRoot()
             #expect(displacement > 8 && displacement < 75, "\(displacement) m")
-            #expect(f.horizontalAccuracyM < 8)   // the receiver does not know
+            #expect(f.horizontalAccuracyM < 8) // the receiver does not know
         }
     }
 }

@@ -5,15 +5,19 @@ import Testing
 
 /// The simulated board end to end: scenario truth → chip models (registers) → the real drivers → SI values.
 @Suite struct SimulatedBoardTests {
-    static let tilted = Matrix3(rowMajor: [0, -1, 0, 1, 0, 0, 0, 0, 1])!   // chip rotated 90° about z
+    static let tilted = Matrix3(rowMajor: [0, -1, 0, 1, 0, 0, 0, 0, 1])! // chip rotated 90° about z
 
-    func board(noise: SensorNoise, scenario: String = "mixed-day", seed: UInt64 = 5,
-               disturbance: MagneticDisturbance = .none) throws -> SimulatedBoard {
-        try SimulatedBoard(scenario: Scenario.named(scenario)!, placements: [
-            .init(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
-            .init(id: "mag", chip: "lis3mdl", address: 0x1C, mount: Self.tilted, rateHz: 40),
-            .init(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 25),
-        ], disturbance: disturbance, noise: noise, seed: seed)
+    func board(
+        noise: SensorNoise, scenario: String = "mixed-day", seed: UInt64 = 5,
+        disturbance: MagneticDisturbance = .none
+    ) throws -> SimulatedBoard {
+        try SimulatedBoard(
+            scenario: Scenario.named(scenario)!,
+            placements: [
+                .init(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
+                .init(id: "mag", chip: "lis3mdl", address: 0x1C, mount: Self.tilted, rateHz: 40),
+                .init(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 25)
+            ], disturbance: disturbance, noise: noise, seed: seed)
     }
 
     /// With perfect sensors, what the drivers read equals the truth to within the chips' resolution, in
@@ -61,7 +65,8 @@ import Testing
 
     @Test func ironAndNoiseShowUpAsConfigured() throws {
         let hard = Vector3(20, -10, 5)
-        let b = try board(noise: .none, scenario: "stationary", disturbance: MagneticDisturbance(hardIronMicroTesla: hard, softIron: .identity))
+        let b = try board(
+            noise: .none, scenario: "stationary", disturbance: MagneticDisturbance(hardIronMicroTesla: hard, softIron: .identity))
         var mag = try ChipCatalog.makeDriver(chip: "lis3mdl", bus: b.bus, address: 0x1C)
         _ = try mag.probe(); try mag.configure(SensorConfiguration(rateHz: 40))
         b.advance(toTimeS: 1)
@@ -82,7 +87,7 @@ import Testing
         }
         let mean = samples.reduce(0, +) / Double(samples.count)
         let sd = (samples.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(samples.count)).squareRoot()
-        let expected = Angle.radians(fromDegrees: 0.01) * (50.0).squareRoot()   // 0.01 °/s/√Hz over 50 Hz
+        let expected = Angle.radians(fromDegrees: 0.01) * (50.0).squareRoot() // 0.01 °/s/√Hz over 50 Hz
         #expect(sd > 0.6 * expected && sd < 1.6 * expected)
     }
 
@@ -91,7 +96,9 @@ import Testing
             let b = try board(noise: .consumerMEMS, seed: seed)
             var baro = try ChipCatalog.makeDriver(chip: "bmp280", bus: b.bus, address: 0x76)
             _ = try baro.probe(); try baro.configure(SensorConfiguration(rateHz: 25))
-            return try (0..<50).map { i in b.advance(toTimeS: Double(i) * 0.04); return try baro.read(timeS: 0).pressurePa! }
+            return try (0..<50).map { i in
+                b.advance(toTimeS: Double(i) * 0.04); return try baro.read(timeS: 0).pressurePa!
+            }
         }
         #expect(try trace(1) == trace(1))
         #expect(try trace(1) != trace(2))
@@ -99,13 +106,19 @@ import Testing
 
     @Test func unknownChipOrDuplicateAddressIsOneLine() {
         #expect(throws: SimulationError.self) {
-            try SimulatedBoard(scenario: Scenario.named("walk")!, placements: [
-                .init(id: "x", chip: "bme680", address: 0x76, mount: .identity, rateHz: 10)], seed: 1)
+            try SimulatedBoard(
+                scenario: Scenario.named("walk")!,
+                placements: [
+                    .init(id: "x", chip: "bme680", address: 0x76, mount: .identity, rateHz: 10)
+                ], seed: 1)
         }
         #expect(throws: SimulationError.self) {
-            try SimulatedBoard(scenario: Scenario.named("walk")!, placements: [
-                .init(id: "a", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 10),
-                .init(id: "b", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 10)], seed: 1)
+            try SimulatedBoard(
+                scenario: Scenario.named("walk")!,
+                placements: [
+                    .init(id: "a", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 10),
+                    .init(id: "b", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 10)
+                ], seed: 1)
         }
     }
 }

@@ -11,16 +11,20 @@ enum Truth {
         let latitudeRad = Angle.radians(fromDegrees: a.latitudeDeg)
         let m = Geodesy.meridianRadiusM(latitudeRad: latitudeRad) + a.heightM
         let n = (Geodesy.primeVerticalRadiusM(latitudeRad: latitudeRad) + a.heightM) * Double.cosForTests(latitudeRad)
-        return Vector3(Angle.radians(fromDegrees: b.longitudeDeg - a.longitudeDeg) * n,
-                       Angle.radians(fromDegrees: b.latitudeDeg - a.latitudeDeg) * m,
-                       b.heightM - a.heightM)
+        return Vector3(
+            Angle.radians(fromDegrees: b.longitudeDeg - a.longitudeDeg) * n,
+            Angle.radians(fromDegrees: b.latitudeDeg - a.latitudeDeg) * m,
+            b.heightM - a.heightM)
     }
 
     static func allFinite(_ s: TruthSample) -> Bool {
-        let vectors = [s.velocityENUMps, s.accelerationENUMps2, s.angularVelocityBoardRadS, s.specificForceBoardMps2]
+        let vectors =
+            [s.velocityENUMps, s.accelerationENUMps2, s.angularVelocityBoardRadS, s.specificForceBoardMps2]
             + [s.magneticFieldENUMicroTesla, s.magneticFieldBoardMicroTesla].compactMap { $0 }
-        let scalars = [s.timeS, s.latitudeDeg, s.longitudeDeg, s.heightM, s.altitudeMSLM, s.gravityMps2, s.pressurePa,
-                       s.seaLevelPressurePa, s.temperatureC, s.boardToENU.w, s.boardToENU.x, s.boardToENU.y, s.boardToENU.z]
+        let scalars = [
+            s.timeS, s.latitudeDeg, s.longitudeDeg, s.heightM, s.altitudeMSLM, s.gravityMps2, s.pressurePa,
+            s.seaLevelPressurePa, s.temperatureC, s.boardToENU.w, s.boardToENU.x, s.boardToENU.y, s.boardToENU.z
+        ]
         return scalars.allSatisfy(\.isFinite) && vectors.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
     }
 }
@@ -84,13 +88,13 @@ extension Double {
         for name in ["stationary", "mixed-day", "walk", "drive"] {
             let scenario = Scenario.named(name)!
             var generator = TrajectoryGenerator(scenario: scenario, seed: 1)
-            let s = generator.sample(atTimeS: 5)   // every scenario starts at rest
+            let s = generator.sample(atTimeS: 5) // every scenario starts at rest
             #expect(s.segment == .stationary && s.activity == .stationary)
             let expected = scenario.boardMounting.conjugate.rotate(Vector3(0, 0, s.gravityMps2))
             #expect((s.specificForceBoardMps2 - expected).length < 1e-9, "\(name)")
             #expect(s.angularVelocityBoardRadS.length < 1e-12)
             #expect(s.velocityENUMps.length < 1e-12)
-            #expect(abs(s.gravityMps2 - 9.807) < 0.002)   // Zürich, 47.4° N, 455 m
+            #expect(abs(s.gravityMps2 - 9.807) < 0.002) // Zürich, 47.4° N, 455 m
         }
         // Flat on the table: (0, 0, γ) exactly, whatever the heading.
         var table = TrajectoryGenerator(scenario: Scenario.named("stationary")!, seed: 9)
@@ -108,8 +112,8 @@ extension Double {
         var tb = 0.0
         for k in 0...400 {
             let t = Double(k)
-            for sub in 1..<100 { _ = a.sample(atTimeS: t - 1 + Double(sub) / 100) }  // 100 Hz
-            while true {                                                          // variable rate
+            for sub in 1..<100 { _ = a.sample(atTimeS: t - 1 + Double(sub) / 100) } // 100 Hz
+            while true { // variable rate
                 let next = tb + jitter.uniform(in: 0.001...0.05)
                 if next >= t { break }
                 tb = next
@@ -127,7 +131,7 @@ extension Double {
         _ = a.sample(atTimeS: 300.004)
         let stateBefore = a.state
         var fresh = TrajectoryGenerator(scenario: Truth.mixedDay, seed: 8)
-        #expect(a.sample(atTimeS: 299.993) == fresh.sample(atTimeS: 299.993))    // one grid step back
+        #expect(a.sample(atTimeS: 299.993) == fresh.sample(atTimeS: 299.993)) // one grid step back
         #expect(a.state == stateBefore)
         var rest = TrajectoryGenerator(scenario: Truth.mixedDay, seed: 8)
         _ = rest.sample(atTimeS: 3000.0)
@@ -152,14 +156,14 @@ extension Double {
             (10, .stationary, .stationary, 0), (50, .walk, .walk, 0), (95, .stairsUp, .walk, 1),
             (120, .walk, .walk, 2), (140, .liftDown, .stationary, 1), (160, .walk, .walk, 0),
             (185, .run, .run, 0), (230, .cycle, .cycle, 0), (300, .drive, .drive, 0),
-            (400, .stationary, .stationary, 0), (2000, .stationary, .stationary, 0),
+            (400, .stationary, .stationary, 0), (2000, .stationary, .stationary, 0)
         ]
         for (t, segment, activity, floor) in expected {
             let s = g.sample(atTimeS: t)
             #expect(s.segment == segment && s.activity == activity && s.floor == floor, "t=\(t): \(s.segment) \(s.floor)")
         }
         var h = TrajectoryGenerator(scenario: Truth.mixedDay, seed: 2)
-        let upstairs = h.sample(atTimeS: 111)     // just after the stairs: 2 floors × 3 m up
+        let upstairs = h.sample(atTimeS: 111) // just after the stairs: 2 floors × 3 m up
         #expect(abs(upstairs.heightM - start.heightM - 6) < 0.1)
         #expect(upstairs.floor == 2)
         let afterLift = h.sample(atTimeS: 150.5)
@@ -172,11 +176,11 @@ extension Double {
     @Test func outagesFollowTheScenario() {
         var g = TrajectoryGenerator(scenario: Truth.mixedDay, seed: 2)
         #expect(!g.sample(atTimeS: 50).gnssOutage)
-        #expect(g.sample(atTimeS: 100).gnssOutage)       // stairwell
-        #expect(g.sample(atTimeS: 140).gnssOutage)       // lift
+        #expect(g.sample(atTimeS: 100).gnssOutage) // stairwell
+        #expect(g.sample(atTimeS: 140).gnssOutage) // lift
         #expect(!g.sample(atTimeS: 160).gnssOutage)
         #expect(!g.sample(atTimeS: 290).gnssOutage)
-        #expect(g.sample(atTimeS: 315).gnssOutage)       // tunnel 305–325 s
+        #expect(g.sample(atTimeS: 315).gnssOutage) // tunnel 305–325 s
         #expect(!g.sample(atTimeS: 330).gnssOutage)
     }
 
@@ -186,7 +190,7 @@ extension Double {
         #expect(StandardAtmosphere.pressurePa(altitudeMSLM: 0) == 101_325)
         var g = TrajectoryGenerator(scenario: Scenario.named("stairs-and-lift")!, seed: 4)
         let ground = g.sample(atTimeS: 24)
-        let top = g.sample(atTimeS: 72)              // 3 floors up
+        let top = g.sample(atTimeS: 72) // 3 floors up
         let perMetre = (ground.pressurePa - top.pressurePa) / (top.heightM - ground.heightM)
         #expect(top.floor == 3)
         #expect(perMetre > 11.0 && perMetre < 12.5, "\(perMetre) Pa/m at \(ground.altitudeMSLM) m")
@@ -200,7 +204,7 @@ extension Double {
             let t = Double(minute) * 60
             let p = g.seaLevelPressurePa(atTimeS: t)
             low = min(low, p); high = max(high, p)
-            let rate = abs(g.seaLevelPressurePa(atTimeS: t + 60) - p) * 24 * 60    // Pa/day
+            let rate = abs(g.seaLevelPressurePa(atTimeS: t + 60) - p) * 24 * 60 // Pa/day
             largestRate = max(largestRate, rate)
         }
         #expect(largestRate > 100 && largestRate < 1500, "peak drift \(largestRate / 100) hPa/day")
@@ -244,7 +248,7 @@ extension Double {
             let s = g.sample(atTimeS: t)
             peakAcceleration = max(peakAcceleration, abs(s.accelerationENUMps2.z))
             peakSpeed = max(peakSpeed, abs(s.velocityENUMps.z))
-            #expect(abs(s.velocityENUMps.z - previousVertical) < 0.02)   // no jumps
+            #expect(abs(s.velocityENUMps.z - previousVertical) < 0.02) // no jumps
             previousVertical = s.velocityENUMps.z
         }
         #expect(peakAcceleration > 0.3 && peakAcceleration < 1.5, "\(peakAcceleration)")
@@ -273,7 +277,7 @@ extension Double {
         let enu = try #require(s.magneticFieldENUMicroTesla)
         let board = try #require(s.magneticFieldBoardMicroTesla)
         #expect((s.boardToENU.rotate(board) - enu).length < 1e-9)
-        #expect(enu.length > 45 && enu.length < 51)          // Zürich ≈ 48 µT, inclination ≈ 64°
+        #expect(enu.length > 45 && enu.length < 51) // Zürich ≈ 48 µT, inclination ≈ 64°
         #expect(enu.z < -40)
         // Outside WMM2025's validity there is no field, and nothing else breaks.
         var old = Truth.mixedDay
@@ -302,9 +306,11 @@ extension Double {
 
     @Test func hostileScenariosStayFinite() {
         var s = Truth.mixedDay
-        s.segments = [ScenarioSegment(.drive, durationS: .nan, speedMps: -3, headingChangeDeg: .infinity),
-                      ScenarioSegment(.liftUp, durationS: 0, floors: -2),
-                      ScenarioSegment(.stairsDown, durationS: 1, floors: 40)]
+        s.segments = [
+            ScenarioSegment(.drive, durationS: .nan, speedMps: -3, headingChangeDeg: .infinity),
+            ScenarioSegment(.liftUp, durationS: 0, floors: -2),
+            ScenarioSegment(.stairsDown, durationS: 1, floors: 40)
+        ]
         s.startLatitudeDeg = 91
         s.boardMounting = Quaternion(w: 0, x: 0, y: 0, z: 0)
         s.floorHeightM = -1

@@ -32,11 +32,13 @@ import Testing
     /// Values of every magnitude replay and recordings meet and beyond: zeros, halves that round away from zero,
     /// the 9·10¹⁸ limit where the text falls back to `description`, subnormals, random bit patterns.
     static func values(count: Int, seed: UInt64) -> [Double] {
-        var values: [Double] = [0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.125, -0.125, 0.005, -0.005, 0.004, -0.004, 0.006,
-                                -0.006, 359.995, 9.999_999_95, 1e-9, -1e-9, 123_456.789, 100_653.265, 8.999_999_999_999e18,
-                                9e18, 9.000_000_000_000_001e18, 1e19, 1e300, -1e300, .leastNonzeroMagnitude,
-                                .greatestFiniteMagnitude, .nan, .infinity, -.infinity, 4_503_599_627_370_495.5,
-                                9_007_199_254_740_992, 0.1 + 0.2]
+        var values: [Double] = [
+            0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.125, -0.125, 0.005, -0.005, 0.004, -0.004, 0.006,
+            -0.006, 359.995, 9.999_999_95, 1e-9, -1e-9, 123_456.789, 100_653.265, 8.999_999_999_999e18,
+            9e18, 9.000_000_000_000_001e18, 1e19, 1e300, -1e300, .leastNonzeroMagnitude,
+            .greatestFiniteMagnitude, .nan, .infinity, -.infinity, 4_503_599_627_370_495.5,
+            9_007_199_254_740_992, 0.1 + 0.2
+        ]
         var random = SeededGenerator(seed: seed)
         while values.count < count {
             switch random.next() % 3 {
@@ -56,13 +58,14 @@ import Testing
     @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 17, 19])
     func fixedTextMatchesTheFormerFormatFixedExactly(_ digits: Int) {
         for value in Self.values(count: 20_000, seed: UInt64(digits) + 1) {
-            #expect(formatFixed(value, digits: digits) == Self.referenceFormatFixed(value, digits: digits),
-                    "\(value) with \(digits) digits")
+            #expect(
+                formatFixed(value, digits: digits) == Self.referenceFormatFixed(value, digits: digits),
+                "\(value) with \(digits) digits")
         }
     }
 
     @Test func cellsMatchTheFormerAppendCellAndIntegersMatchStringInit() {
-        var line = CSVLine(capacity: 8)   // small: growth is exercised too
+        var line = CSVLine(capacity: 8) // small: growth is exercised too
         var expected = ""
         var random = SeededGenerator(seed: 99)
         for value in Self.values(count: 5_000, seed: 5) {
@@ -90,8 +93,10 @@ import Testing
     @Test func fastCellsWriteExactlyWhatAppendCellWrites() {
         // Property: the stages' cells (`CSVLine`) are the text the former `String.appendCell` (formatFixed) wrote,
         // byte for byte (`referenceCell` is that code).
-        var values: [Double?] = [nil, .nan, .infinity, 0, -0.0, 0.004, -0.004, 0.005, -0.005, 1, -1, 359.995, 1e-9, -1e-9,
-                                 123_456.789, -0.0000001, 9.999_999_95]
+        var values: [Double?] = [
+            nil, .nan, .infinity, 0, -0.0, 0.004, -0.004, 0.005, -0.005, 1, -1, 359.995, 1e-9, -1e-9,
+            123_456.789, -0.0000001, 9.999_999_95
+        ]
         var seed: UInt64 = 42
         for _ in 0..<2000 {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

@@ -40,7 +40,7 @@ import LodestoneTrace
         "+1", "1.", ".5", "-.5", "1e5", "1E-5", "0x1p3", "inf", "-inf", "Infinity", "NaN", "-nan", "1e400", "-1e400",
         // Not numbers.
         "", "-", "+", ".", "-.", "1..2", "1.2.3", "--1", "1-", "1e", "e1", "1,5", " 1", "1 ", "0x", "nana", "na", "١",
-        "1\u{0}", "½", "x2", "NAN(1)",
+        "1\u{0}", "½", "x2", "NAN(1)"
     ])
     func edgeCasesAgreeWithTheStandardLibrary(_ text: String) {
         #expect(Self.agrees(text), "\(text): \(String(describing: Self.parse(text))) vs \(String(describing: Double(text)))")
@@ -68,8 +68,9 @@ import LodestoneTrace
         for _ in 0..<20_000 {
             let value = Double(bitPattern: random.next())
             #expect(Self.agrees("\(value)"), "\(value)")
-            let moderate = Double(sign: random.next() & 1 == 0 ? .plus : .minus,
-                                  exponent: Int(random.next() % 80) - 40, significand: 1 + Double(random.next() >> 11) / 0x1p53)
+            let moderate = Double(
+                sign: random.next() & 1 == 0 ? .plus : .minus,
+                exponent: Int(random.next() % 80) - 40, significand: 1 + Double(random.next() >> 11) / 0x1p53)
             for digits in [0, 2, 3, 4, 5, 6, 7, 9, 12] {
                 let text = formatFixed(moderate, digits: digits)
                 #expect(Self.agrees(text), "\(text)")
@@ -107,7 +108,7 @@ import LodestoneTrace
     @Test(arguments: [
         ("12.5", 12.5), (" 12.5xyz", 12.5), ("+3", 3.0), ("-.5", -0.5), ("5.", 5.0), ("1.5e", 1.5), ("1.5e2,", 150.0),
         ("4807.038", 4807.038), ("0.00320", 0.0032), ("1e-23", 1e-23), ("-0", -0.0),
-        ("123456789012345678901234.5", 123456789012345678901234.5), ("0.1234567890123456789012", 0.1234567890123456789012),
+        ("123456789012345678901234.5", 123456789012345678901234.5), ("0.1234567890123456789012", 0.1234567890123456789012)
     ])
     func leadingNumbersAreReadAsGpsdReadsThem(text: String, value: Double) {
         var text = text

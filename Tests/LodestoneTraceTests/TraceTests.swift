@@ -13,11 +13,11 @@ import LodestoneCore
 
     @Test func datasetHeaderParsesWithUnknownColumnsIgnored() throws {
         let text = """
-        t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,mag_x,mag_y,mag_z,pressure_pa,speed_mps,label,subject
-        0.0000,0.1,0.2,9.8,0.001,0.002,0.003,20.1,-3.2,-40.5,101325.0,,walk,hugadb-01
-        0.0100,0.1,0.2,9.8,,,,,,,,1.25,walk,hugadb-01
+            t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,mag_x,mag_y,mag_z,pressure_pa,speed_mps,label,subject
+            0.0000,0.1,0.2,9.8,0.001,0.002,0.003,20.1,-3.2,-40.5,101325.0,,walk,hugadb-01
+            0.0100,0.1,0.2,9.8,,,,,,,,1.25,walk,hugadb-01
 
-        """
+            """
         let rows = try parseAll(text)
         #expect(rows.count == 2)
         #expect(rows[0].accelerationMps2 == Vector3(0.1, 0.2, 9.8))
@@ -30,7 +30,8 @@ import LodestoneCore
     }
 
     @Test func broadTruthQuaternionAndNanAreRead() throws {
-        let text = "t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,mag_x,mag_y,mag_z,gt_qw,gt_qx,gt_qy,gt_qz,valid\n"
+        let text =
+            "t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,mag_x,mag_y,mag_z,gt_qw,gt_qx,gt_qy,gt_qz,valid\n"
             + "0.0035,0,0,9.81,0,0,0,1,2,3,0.707107,0,0,0.707107,1\n"
             + "0.0070,0,0,9.81,0,0,0,1,2,3,nan,nan,nan,nan,0\n"
         let rows = try parseAll(text)
@@ -58,7 +59,9 @@ import LodestoneCore
     }
 
     @Test func headerWithoutTimeIsAnError() {
-        #expect(throws: TraceError(path: "t.csv", line: 1, problem: "no t_s column in the header; a trace needs t_s (seconds) first")) {
+        #expect(
+            throws: TraceError(path: "t.csv", line: 1, problem: "no t_s column in the header; a trace needs t_s (seconds) first")
+        ) {
             try parseAll("acc_x,acc_y,acc_z\n1,2,3\n")
         }
     }

@@ -23,13 +23,18 @@ struct WireRoundTripTests {
         status.degraded = ["baro"]
         status.truth = .init(activity: "walk", segment: "walk", floor: 0, latDeg: 47.1, lonDeg: 8.2, heightM: 440, headingDeg: 91)
         var summary = Wire.PlanSummary()
-        summary.generation = 2; summary.policy = "adaptive"; summary.predictedMA = 1.2; summary.motion = "walk"; summary.tier = "unrestricted"
+        summary.generation = 2; summary.policy = "adaptive"; summary.predictedMA = 1.2; summary.motion = "walk";
+        summary.tier = "unrestricted"
         status.plan = summary
         var plan = Wire.Plan()
-        plan.tS = 0.01; plan.generation = 1; plan.policy = "adaptive"; plan.causes = ["heading wanted"]; plan.tier = "unrestricted"
+        plan.tS = 0.01; plan.generation = 1; plan.policy = "adaptive"; plan.causes = ["heading wanted"];
+        plan.tier = "unrestricted"
         plan.motion = "unknown"; plan.predictedMA = 4.5; plan.predictedMW = 14.9
-        plan.sensors = [.init(id: "imu", enabled: true, rateHz: 100, readRateHz: 100, powerMode: "normal", oversampling: 1,
-                              fifoDepth: nil, wakeThresholdMps2: nil, predictedMA: 3.2, predictedMW: 10.6)]
+        plan.sensors = [
+            .init(
+                id: "imu", enabled: true, rateHz: 100, readRateHz: 100, powerMode: "normal", oversampling: 1,
+                fifoDepth: nil, wakeThresholdMps2: nil, predictedMA: 3.2, predictedMW: 10.6)
+        ]
         plan.gnss = .init(id: "gnss", mode: "power-save", updatePeriodS: 10, powerState: "tracking", predictedMA: 7)
         plan.battery = .init(levelPercent: 80, charging: "discharging", source: "simulated")
         plan.failures = ["mag: NACK"]
@@ -41,7 +46,8 @@ struct WireRoundTripTests {
         var attitude = Wire.Attitude()
         attitude.tS = 5; attitude.qw = 0.7071; attitude.qz = 0.7071; attitude.yawDeg = 270
         var heading = Wire.Heading()
-        heading.tS = 5; heading.magneticDeg = 91.2; heading.trueDeg = 93.9; heading.accuracyDeg = 4.1; heading.declinationDeg = 2.7
+        heading.tS = 5; heading.magneticDeg = 91.2; heading.trueDeg = 93.9; heading.accuracyDeg = 4.1;
+        heading.declinationDeg = 2.7
         heading.fieldXMicroTesla = 20; heading.fieldYMicroTesla = 1; heading.fieldZMicroTesla = -43
         var activity = Wire.Activity()
         activity.tS = 6; activity.activity = "walk"; activity.confidence = "high"; activity.startTS = 1.5
@@ -51,11 +57,13 @@ struct WireRoundTripTests {
         var altitude = Wire.Altitude()
         altitude.tS = 8; altitude.relativeAltitudeM = 3.1; altitude.pressurePa = 96_500; altitude.altitudeM = 440.2
         altitude.altitudeAccuracyM = 2.5
-        return [.version(Wire.Version(release: "0.1.0", time: "2026-05-01T08:00:00.000Z")), .board(board), .calibration(calibration),
-                .sample(sample), .fix(fix), .status(status), .plan(plan), .delivery(delivery), .location(location),
-                .notice(Wire.Notice(messageClass: "DEGRADED", tS: 3, sensor: "baro", message: "NACK at 0x76")),
-                .notice(Wire.Notice(messageClass: "RECOVERED", tS: 6, sensor: "baro", message: "delivering again")),
-                .attitude(attitude), .heading(heading), .activity(activity), .pedometer(pedometer), .altitude(altitude)]
+        return [
+            .version(Wire.Version(release: "0.1.0", time: "2026-05-01T08:00:00.000Z")), .board(board), .calibration(calibration),
+            .sample(sample), .fix(fix), .status(status), .plan(plan), .delivery(delivery), .location(location),
+            .notice(Wire.Notice(messageClass: "DEGRADED", tS: 3, sensor: "baro", message: "NACK at 0x76")),
+            .notice(Wire.Notice(messageClass: "RECOVERED", tS: 6, sensor: "baro", message: "delivering again")),
+            .attitude(attitude), .heading(heading), .activity(activity), .pedometer(pedometer), .altitude(altitude)
+        ]
     }
 
     @Test func everyClassRoundTrips() throws {
@@ -90,7 +98,8 @@ struct WireRoundTripTests {
         let future = #"{"class":"VISIT","t_s":1,"arrival_t_s":0}"#
         #expect(try Wire.Message.decode(future) == .unknown(class: "VISIT", line: future))
         // Unknown keys of a known class are ignored.
-        let extra = try Wire.Message.decode(#"{"class":"ACTIVITY","t_s":1,"activity":"run","confidence":"low","start_t_s":0,"new_key":3}"#)
+        let extra = try Wire.Message.decode(
+            #"{"class":"ACTIVITY","t_s":1,"activity":"run","confidence":"low","start_t_s":0,"new_key":3}"#)
         guard case .activity(let a) = extra else { Issue.record("not an activity: \(extra)"); return }
         #expect(a.activity == "run")
         #expect(throws: WireError.self) { try Wire.Message.decode("not json") }

@@ -33,23 +33,30 @@ struct MessageSubscriber {
         if options.classes.contains(.delivery), let demand { delivery = LocationDelivery(demand: demand) }
     }
 
-    mutating func afterStep(state: SessionCore.State, engine: Engine, runtime: BoardRuntime, timeS t: Double,
-                            planFailures: [SourceError], buffer: UpdateBuffer<Wire.Message>) {
+    mutating func afterStep(
+        state: SessionCore.State, engine: Engine, runtime: BoardRuntime, timeS t: Double,
+        planFailures: [SourceError], buffer: UpdateBuffer<Wire.Message>
+    ) {
         let classes = options.classes
         if classes.contains(.plan), let s = state.scheduling, s.applied != nil,
-           state.planChangedAtLastStep || sentPlanGeneration < 0 {
+            state.planChangedAtLastStep || sentPlanGeneration < 0
+        {
             sentPlanGeneration = s.scheduler.plan.generation
-            buffer.push(.plan(Wire.Plan(s, timeS: t, failures: state.planChangedAtLastStep ? planFailures : [], time: state.utc(t))))
+            buffer.push(
+                .plan(Wire.Plan(s, timeS: t, failures: state.planChangedAtLastStep ? planFailures : [], time: state.utc(t))))
         }
         if delivery != nil {
             let inputs = state.scheduling?.scheduler.inputs
-            if let d = delivery?.offer(state.fusion.location.latest, timeS: t, stationary: inputs?.motion == .stationary,
-                                       receiverOff: state.scheduling?.receiverState == .off) {
+            if let d = delivery?.offer(
+                state.fusion.location.latest, timeS: t, stationary: inputs?.motion == .stationary,
+                receiverOff: state.scheduling?.receiverState == .off)
+            {
                 buffer.push(.delivery(Wire.Delivery(d, time: state.utc(t))))
             }
         }
         if classes.contains(.activity), let a = state.fusion.context.activity,
-           a.kind != lastActivity?.kind || t >= nextActivityS {
+            a.kind != lastActivity?.kind || t >= nextActivityS
+        {
             lastActivity = a
             nextActivityS = t + options.activityPeriodS
             var m = Wire.Activity()

@@ -40,8 +40,10 @@ public actor Session: SubscriptionSource {
     /// - Parameter beforeEachStep: called in the loop before each step with the loop and the step's time (tests inject
     ///   faults on the simulated bus through `core.runtime.world`).
     /// - Throws: `SessionError.setup` saying what could not be opened or is unknown.
-    public init(configuration: SessionConfiguration, clock: any SessionClock = SystemSessionClock(),
-                beforeEachStep: (@Sendable (SessionCore, Double) -> Void)? = nil) throws(SessionError) {
+    public init(
+        configuration: SessionConfiguration, clock: any SessionClock = SystemSessionClock(),
+        beforeEachStep: (@Sendable (SessionCore, Double) -> Void)? = nil
+    ) throws(SessionError) {
         self.beforeEachStep = beforeEachStep
         self.configuration = configuration
         let registry = SubscriptionRegistry()

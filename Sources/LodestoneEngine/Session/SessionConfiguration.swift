@@ -31,10 +31,13 @@ public struct SessionConfiguration: Sendable {
     /// Where samples come from: the board (default) or a recorded trace.
     public var input: SessionInput = .board
 
-    public init(board: BoardDescription, scenario: String? = nil, seed: UInt64 = 1, durationS: Double? = nil, speed: Double = 1,
-                fusion: FusionConfiguration = FusionConfiguration(), scheduling: SchedulingConfiguration? = SchedulingConfiguration(demands: []),
-                recordPath: String? = nil, export: TrackExport.Paths? = nil, utcAtStartS: Double? = nil,
-                systemBattery: (@Sendable () -> BatteryState?)? = nil) {
+    public init(
+        board: BoardDescription, scenario: String? = nil, seed: UInt64 = 1, durationS: Double? = nil, speed: Double = 1,
+        fusion: FusionConfiguration = FusionConfiguration(),
+        scheduling: SchedulingConfiguration? = SchedulingConfiguration(demands: []),
+        recordPath: String? = nil, export: TrackExport.Paths? = nil, utcAtStartS: Double? = nil,
+        systemBattery: (@Sendable () -> BatteryState?)? = nil
+    ) {
         self.board = board; self.scenario = scenario; self.seed = seed; self.durationS = durationS; self.speed = speed
         self.fusion = fusion; self.scheduling = scheduling; self.recordPath = recordPath; self.export = export
         self.utcAtStartS = utcAtStartS; self.systemBattery = systemBattery

@@ -101,8 +101,9 @@ public struct SessionCore: SubscriptionSource {
         var delivery: LocationDelivery?
         if let s = c.scheduling {
             do {
-                scheduling = try ScheduledSampling(sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
-                                                   configuration: s, systemBattery: c.systemBattery)
+                scheduling = try ScheduledSampling(
+                    sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
+                    configuration: s, systemBattery: c.systemBattery)
             } catch { throw .setup(error.message) }
             delivery = LocationDelivery(demand: scheduling?.scheduler.inputs.demand.location)
         }
@@ -127,11 +128,14 @@ public struct SessionCore: SubscriptionSource {
         board.time = utc.map(TrackExport.isoTime)
         var calibration = Wire.Calibration(c.fusion.calibration)
         calibration.time = board.time
-        let header: [Wire.Message] = [.version(Wire.Version(release: Lodestone.version, time: board.time)), .board(board),
-                                      .calibration(calibration)]
-        state = State(fusion: FusionPipeline(configuration: fusionConfiguration), scheduling: scheduling, delivery: delivery,
-                      recorder: recorder, track: track, trace: trace, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
-                      boardName: c.board.name, header: header)
+        let header: [Wire.Message] = [
+            .version(Wire.Version(release: Lodestone.version, time: board.time)), .board(board),
+            .calibration(calibration)
+        ]
+        state = State(
+            fusion: FusionPipeline(configuration: fusionConfiguration), scheduling: scheduling, delivery: delivery,
+            recorder: recorder, track: track, trace: trace, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
+            boardName: c.board.name, header: header)
     }
 
     /// Whether the loop has ended (duration over, no source left to read, or `finish()` called).
@@ -190,7 +194,8 @@ public struct SessionCore: SubscriptionSource {
             }
         }
         if !state.everDelivered, state.trace == nil {
-            problems.append("no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
+            problems.append(
+                "no sensor delivered a sample: " + engine.statuses.map { "\($0.id): \($0.health)" }.joined(separator: "; "))
         }
         return problems
     }
@@ -215,12 +220,16 @@ public struct SessionCore: SubscriptionSource {
     public var status: SessionStatus { SessionStatus(self) }
 
     /// The wire's STATUS message now.
-    public var statusMessage: Wire.Status { Self.statusMessage(state: state, engine: engine, runtime: runtime, timeS: state.timeS) }
+    public var statusMessage: Wire.Status {
+        Self.statusMessage(state: state, engine: engine, runtime: runtime, timeS: state.timeS)
+    }
 
     // MARK: - The step
 
-    private static func stepEngine(_ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double,
-                                   onEvent: (Engine.Event) -> Void) {
+    private static func stepEngine(
+        _ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double,
+        onEvent: (Engine.Event) -> Void
+    ) {
         state.timeS = t
         if state.trace != nil {
             guard let row = state.trace?.take() else { return }
@@ -233,7 +242,7 @@ public struct SessionCore: SubscriptionSource {
             return
         }
         guard t >= engine.nextDueS - 1e-9 else {
-            runtime.world?.advance(toTimeS: t)   // a heartbeat between sensor reads: the world moves, nothing is read
+            runtime.world?.advance(toTimeS: t) // a heartbeat between sensor reads: the world moves, nothing is read
             return
         }
         engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { event in
@@ -258,18 +267,24 @@ public struct SessionCore: SubscriptionSource {
                 subscribers.offer(fix: f, sensor: sensor, state: state)
             case let .degraded(sensor, message, timeS):
                 state.note("\(sensor) degraded at t=\(formatFixed(timeS, digits: 2)) s: \(message); retrying")
-                subscribers.offer(notice: Wire.Notice(messageClass: "DEGRADED", tS: timeS, time: state.utc(timeS), sensor: sensor,
-                                                            message: message))
+                subscribers.offer(
+                    notice: Wire.Notice(
+                        messageClass: "DEGRADED", tS: timeS, time: state.utc(timeS), sensor: sensor,
+                        message: message))
             case let .recovered(sensor, timeS):
                 state.note("\(sensor) recovered at t=\(formatFixed(timeS, digits: 2)) s")
-                subscribers.offer(notice: Wire.Notice(messageClass: "RECOVERED", tS: timeS, time: state.utc(timeS), sensor: sensor,
-                                                            message: "delivering again"))
-            case .motionWake: break   // the scheduler consumes it (ScheduledSampling.observe)
+                subscribers.offer(
+                    notice: Wire.Notice(
+                        messageClass: "RECOVERED", tS: timeS, time: state.utc(timeS), sensor: sensor,
+                        message: "delivering again"))
+            case .motionWake: break // the scheduler consumes it (ScheduledSampling.observe)
             }
         }
     }
 
-    private static func afterStep(_ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double) {
+    private static func afterStep(
+        _ engine: inout Engine, _ state: inout State, _ subscribers: inout Subscribers, runtime: BoardRuntime, at t: Double
+    ) {
         state.planChangedAtLastStep = false
         state.deliveredAtLastStep = nil
         var failures: [SourceError] = []
@@ -278,20 +293,24 @@ public struct SessionCore: SubscriptionSource {
                 state.planChangedAtLastStep = true
                 failures = f
                 for e in f {
-                    state.note("\(e.sensor) reconfiguration failed at t=\(formatFixed(t, digits: 2)) s, rolled back: \(e.message)")
+                    state.note(
+                        "\(e.sensor) reconfiguration failed at t=\(formatFixed(t, digits: 2)) s, rolled back: \(e.message)")
                 }
             }
             let inputs = state.scheduling?.scheduler.inputs
-            state.deliveredAtLastStep = state.delivery?.offer(state.fusion.location.latest, timeS: t,
-                                                              stationary: inputs?.motion == .stationary,
-                                                              receiverOff: state.scheduling?.receiverState == .off)
+            state.deliveredAtLastStep = state.delivery?.offer(
+                state.fusion.location.latest, timeS: t,
+                stationary: inputs?.motion == .stationary,
+                receiverOff: state.scheduling?.receiverState == .off)
         }
         if let world = runtime.world, state.recorder != nil { state.recorder?.add(truth: world.truthRow, timeS: t) }
         if let e = state.recorder?.error { state.note(e); state.recorder = nil }
         subscribers.afterStep(state: state, engine: engine, runtime: runtime, timeS: t, planFailures: failures)
     }
 
-    private static func updateSubscriptions(_ state: inout State, _ subscribers: inout Subscribers, registry: SubscriptionRegistry, timeS: Double) {
+    private static func updateSubscriptions(
+        _ state: inout State, _ subscribers: inout Subscribers, registry: SubscriptionRegistry, timeS: Double
+    ) {
         var changed = subscribers.pruneEnded()
         if let added = registry.take() {
             for request in added { subscribers.add(request, state: state, timeS: timeS) }
@@ -368,7 +387,8 @@ public struct SessionStatus: Sendable {
         locationAccuracyM = s.fusion.location.latest?.horizontalAccuracyM
         headingAccuracyDeg = s.fusion.orientation.heading.map(\.headingAccuracyDeg)
         headingCalibrationNeeded = s.fusion.orientation.heading?.calibrationNeeded ?? false
-        changes = StateChangeLog.Snapshot(timeS: s.timeS, boardName: s.boardName, statuses: sources, fusion: s.fusion,
-                                          scheduling: s.scheduling, notes: s.notes, noteCount: s.noteCount)
+        changes = StateChangeLog.Snapshot(
+            timeS: s.timeS, boardName: s.boardName, statuses: sources, fusion: s.fusion,
+            scheduling: s.scheduling, notes: s.notes, noteCount: s.noteCount)
     }
 }

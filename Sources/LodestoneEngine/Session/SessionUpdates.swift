@@ -65,8 +65,10 @@ public struct LocationUpdate: Sendable, Hashable {
     /// The daemon's authorization denies locations to this client: `location` is `nil`.
     public var authorizationDenied: Bool
 
-    public init(timeS: Double, location: Location?, ageS: Double? = nil, isStale: Bool = false, isStationary: Bool = false,
-                locationUnavailable: Bool = false, accuracyLimited: Bool = false, authorizationDenied: Bool = false) {
+    public init(
+        timeS: Double, location: Location?, ageS: Double? = nil, isStale: Bool = false, isStationary: Bool = false,
+        locationUnavailable: Bool = false, accuracyLimited: Bool = false, authorizationDenied: Bool = false
+    ) {
         self.timeS = timeS; self.location = location; self.ageS = ageS; self.isStale = isStale
         self.isStationary = isStationary; self.locationUnavailable = locationUnavailable
         self.accuracyLimited = accuracyLimited; self.authorizationDenied = authorizationDenied

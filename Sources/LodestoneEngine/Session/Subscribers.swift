@@ -100,15 +100,18 @@ struct Subscribers {
         case let .location(info, options, buffer):
             location.append(Subscriber(info: info, kind: LocationSubscriber(options: options, startS: timeS), buffer: buffer))
         case let .heading(info, filter, buffer):
-            heading.append(Subscriber(info: info, kind: HeadingSubscriber(filter: HeadingFilter(minimumChangeDeg: filter)), buffer: buffer))
+            heading.append(
+                Subscriber(info: info, kind: HeadingSubscriber(filter: HeadingFilter(minimumChangeDeg: filter)), buffer: buffer))
         case let .deviceMotion(info, rate, buffer):
             deviceMotion.append(Subscriber(info: info, kind: RateLimit(rateHz: rate), buffer: buffer))
         case let .activity(info, buffer):
             activity.append(Subscriber(info: info, kind: ActivitySubscriber(), buffer: buffer))
         case let .pedometer(info, fromS, buffer):
             let estimator = state.fusion.motion.estimator
-            pedometer.append(Subscriber(info: info, kind: PedometerSubscriber(estimator: estimator, fromS: fromS, nowS: timeS),
-                                        buffer: buffer))
+            pedometer.append(
+                Subscriber(
+                    info: info, kind: PedometerSubscriber(estimator: estimator, fromS: fromS, nowS: timeS),
+                    buffer: buffer))
         case let .altitude(info, rate, buffer):
             altitude.append(Subscriber(info: info, kind: AltitudeSubscriber(limit: RateLimit(rateHz: rate)), buffer: buffer))
         case let .sensor(info, ids, buffer):
@@ -130,7 +133,8 @@ struct Subscribers {
             sensor[i].buffer.push(SensorSample(sensor: id, reading: r))
         }
         for i in messages.indices where messages[i].kind.options.classes.contains(.sample) {
-            messages[i].buffer.push(.sample(Wire.Sample(sensor: id, reading: r, messageClass: "SAMPLE", time: state.utc(r.timeS))))
+            messages[i].buffer.push(
+                .sample(Wire.Sample(sensor: id, reading: r, messageClass: "SAMPLE", time: state.utc(r.timeS))))
         }
     }
 
@@ -147,12 +151,15 @@ struct Subscribers {
 
     // MARK: - After each step
 
-    mutating func afterStep(state: SessionCore.State, engine: Engine, runtime: BoardRuntime, timeS t: Double,
-                            planFailures: [SourceError]) {
+    mutating func afterStep(
+        state: SessionCore.State, engine: Engine, runtime: BoardRuntime, timeS t: Double,
+        planFailures: [SourceError]
+    ) {
         let fusion = state.fusion
         if !location.isEmpty {
             let latest = fusion.location.latest
-            let stationary = state.scheduling.map { $0.scheduler.inputs.motion == .stationary }
+            let stationary =
+                state.scheduling.map { $0.scheduler.inputs.motion == .stationary }
                 ?? (fusion.context.activity?.kind == .stationary)
             let receiverOff = state.scheduling?.receiverState == .off
             for i in location.indices {
@@ -171,7 +178,9 @@ struct Subscribers {
         }
         if !activity.isEmpty {
             let a = fusion.motion.estimator.activity
-            for i in activity.indices where activity[i].kind.offer(a) { activity[i].buffer.push(ActivityUpdate(timeS: t, activity: a)) }
+            for i in activity.indices where activity[i].kind.offer(a) {
+                activity[i].buffer.push(ActivityUpdate(timeS: t, activity: a))
+            }
         }
         if !pedometer.isEmpty {
             let estimator = fusion.motion.estimator
@@ -192,8 +201,9 @@ struct Subscribers {
         }
         if !messages.isEmpty {
             for i in messages.indices {
-                messages[i].kind.afterStep(state: state, engine: engine, runtime: runtime, timeS: t, planFailures: planFailures,
-                                           buffer: messages[i].buffer)
+                messages[i].kind.afterStep(
+                    state: state, engine: engine, runtime: runtime, timeS: t, planFailures: planFailures,
+                    buffer: messages[i].buffer)
             }
         }
     }
@@ -203,7 +213,8 @@ struct Subscribers {
         for i in messages.indices {
             let m = messages[i].kind
             if m.options.classes.contains(.status), m.lastStatusS != lastStepS {
-                messages[i].buffer.push(.status(SessionCore.statusMessage(state: state, engine: engine, runtime: runtime, timeS: lastStepS)))
+                messages[i].buffer.push(
+                    .status(SessionCore.statusMessage(state: state, engine: engine, runtime: runtime, timeS: lastStepS)))
             }
         }
         for s in location { s.buffer.finish() }
@@ -232,10 +243,11 @@ struct Subscribers {
         } else {
             accuracy = .uncalibrated
         }
-        return DeviceMotion(timeS: timeS, attitude: q, rollDeg: angles.rollDeg, pitchDeg: angles.pitchDeg, yawDeg: angles.headingDeg,
-                            rotationRateRadS: rate, gravityMps2: gravity, userAccelerationMps2: f + gravity,
-                            magneticFieldMicroTesla: filter.magneticFieldMicroTesla, magneticFieldAccuracy: accuracy,
-                            headingDeg: heading.flatMap { $0.isValid ? $0.magneticHeadingDeg : nil })
+        return DeviceMotion(
+            timeS: timeS, attitude: q, rollDeg: angles.rollDeg, pitchDeg: angles.pitchDeg, yawDeg: angles.headingDeg,
+            rotationRateRadS: rate, gravityMps2: gravity, userAccelerationMps2: f + gravity,
+            magneticFieldMicroTesla: filter.magneticFieldMicroTesla, magneticFieldAccuracy: accuracy,
+            headingDeg: heading.flatMap { $0.isValid ? $0.magneticHeadingDeg : nil })
     }
 }
 
@@ -309,8 +321,9 @@ struct LocationSubscriber {
         if !pausedAnnounced, !unavailableAnnounced, t - lastUpdateS >= Self.unavailableAfterS {
             unavailableAnnounced = true
             let d = delivery.last?.asked(atS: t, maximumAgeS: options.demand.maximumAgeS)
-            return LocationUpdate(timeS: t, location: d?.location, ageS: d?.ageS, isStale: d?.isStale ?? false,
-                                  locationUnavailable: true)
+            return LocationUpdate(
+                timeS: t, location: d?.location, ageS: d?.ageS, isStale: d?.isStale ?? false,
+                locationUnavailable: true)
         }
         return nil
     }
@@ -385,12 +398,13 @@ struct PedometerSubscriber {
         guard event != nil || ((steps != lastSteps || floors != lastFloors) && limit.due(t)) else { return nil }
         lastSteps = steps
         lastFloors = floors
-        let data = PedometerData(startTimeS: startS, endTimeS: t, steps: steps,
-                                 distanceM: now.distanceM - base.distanceM + (earlier?.distanceM ?? 0),
-                                 floorsAscended: now.floorsAscended - base.floorsAscended + (earlier?.floorsAscended ?? 0),
-                                 floorsDescended: now.floorsDescended - base.floorsDescended + (earlier?.floorsDescended ?? 0),
-                                 currentCadenceStepsPerS: now.currentCadenceStepsPerS, currentPaceSPerM: now.currentPaceSPerM,
-                                 averageActivePaceSPerM: now.averageActivePaceSPerM)
+        let data = PedometerData(
+            startTimeS: startS, endTimeS: t, steps: steps,
+            distanceM: now.distanceM - base.distanceM + (earlier?.distanceM ?? 0),
+            floorsAscended: now.floorsAscended - base.floorsAscended + (earlier?.floorsAscended ?? 0),
+            floorsDescended: now.floorsDescended - base.floorsDescended + (earlier?.floorsDescended ?? 0),
+            currentCadenceStepsPerS: now.currentCadenceStepsPerS, currentPaceSPerM: now.currentPaceSPerM,
+            averageActivePaceSPerM: now.averageActivePaceSPerM)
         return PedometerUpdate(timeS: t, data: data, event: event)
     }
 }
@@ -407,7 +421,8 @@ struct AltitudeSubscriber {
             if originM == nil { originM = r }
             relative = r - (originM ?? r)
         }
-        return AltitudeUpdate(timeS: t, relativeAltitudeM: relative, pressurePa: alt.pressurePa, altitudeM: alt.altitudeM,
-                              altitudeAccuracyM: alt.altitudeAccuracyM, verticalSpeedMps: alt.verticalSpeedMps)
+        return AltitudeUpdate(
+            timeS: t, relativeAltitudeM: relative, pressurePa: alt.pressurePa, altitudeM: alt.altitudeM,
+            altitudeAccuracyM: alt.altitudeAccuracyM, verticalSpeedMps: alt.verticalSpeedMps)
     }
 }

@@ -52,8 +52,9 @@ struct TraceInput {
         do {
             guard let row = try parser.next() else { return }
             guard row.timeS >= lastS else {
-                error = TraceError(path: path, line: count + 2, column: "t_s",
-                                   problem: "time goes backwards (\(row.timeS) after \(lastS)); traces must be in time order")
+                error = TraceError(
+                    path: path, line: count + 2, column: "t_s",
+                    problem: "time goes backwards (\(row.timeS) after \(lastS)); traces must be in time order")
                 return
             }
             pending = row

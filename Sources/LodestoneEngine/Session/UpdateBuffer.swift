@@ -174,8 +174,10 @@ public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
     let counters: Counters
     let register: @Sendable (UpdateBuffer<Element>) -> SubscriberRequest
 
-    init(registry: SubscriptionRegistry, buffering: UpdateBuffering,
-         register: @escaping @Sendable (UpdateBuffer<Element>) -> SubscriberRequest) {
+    init(
+        registry: SubscriptionRegistry, buffering: UpdateBuffering,
+        register: @escaping @Sendable (UpdateBuffer<Element>) -> SubscriberRequest
+    ) {
         self.registry = registry; self.buffering = buffering; self.register = register
         counters = Counters()
     }

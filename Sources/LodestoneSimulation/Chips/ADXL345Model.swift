@@ -38,7 +38,9 @@ public final class ADXL345Model: InertialChipModel {
     public var isMeasuring: Bool { F.measure.extract(from: registers[Register.powerCtl.rawValue]) == 1 }
     /// Entries in the FIFO.
     public var fifoEntryCount: Int { fifo.count / 6 }
-    private var fifoMode: D.FIFOMode { D.FIFOMode(rawValue: F.fifoMode.extract(from: registers[Register.fifoCtl.rawValue])) ?? .bypass }
+    private var fifoMode: D.FIFOMode {
+        D.FIFOMode(rawValue: F.fifoMode.extract(from: registers[Register.fifoCtl.rawValue])) ?? .bypass
+    }
 
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
         var touchedData = false
@@ -111,7 +113,8 @@ public final class ADXL345Model: InertialChipModel {
         func clamp(_ v: Double) -> Int16 { v.isNaN ? 0 : Int16(min(max(v.rounded(), -half), half - 1)) }
         let sample = (clamp(accelG.x * lsbPerG), clamp(accelG.y * lsbPerG), clamp(accelG.z * lsbPerG))
         if fifoMode == .bypass {
-            registers.storeLE16(sample.0, at: 0x32); registers.storeLE16(sample.1, at: 0x34); registers.storeLE16(sample.2, at: 0x36)
+            registers.storeLE16(sample.0, at: 0x32); registers.storeLE16(sample.1, at: 0x34);
+            registers.storeLE16(sample.2, at: 0x36)
         } else {
             pushLE16(sample.0); pushLE16(sample.1); pushLE16(sample.2)
             showOldestEntry()

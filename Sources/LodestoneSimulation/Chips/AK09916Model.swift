@@ -76,7 +76,7 @@ public final class AK09916Model: SimulatedMagnetometer {
             case .cntl3:
                 if F.srst.extract(from: value) == 1 { softResetCount += 1; powerOnReset() }
             default:
-                break  // read-only or test registers
+                break // read-only or test registers
             }
         }
     }

@@ -26,8 +26,10 @@ public final class AK8963Model: SimulatedChip {
     weak var host: MPUModel?
 
     /// An AK8963 in its power-on state (power-down). The default `ASA` values are typical of real parts.
-    public init(sensitivityAdjustment: AK8963Datasheet.SensitivityAdjustment = .init(asax: 176, asay: 177, asaz: 165),
-                wia: UInt8 = AK8963Datasheet.wiaValue) {
+    public init(
+        sensitivityAdjustment: AK8963Datasheet.SensitivityAdjustment = .init(asax: 176, asay: 177, asaz: 165),
+        wia: UInt8 = AK8963Datasheet.wiaValue
+    ) {
         self.sensitivityAdjustment = sensitivityAdjustment
         self.wia = wia
         powerOnReset()
@@ -77,7 +79,7 @@ public final class AK8963Model: SimulatedChip {
             case .astc, .i2cdis:
                 registers[r] = value
             default:
-                break  // read-only or test registers
+                break // read-only or test registers
             }
         }
     }
@@ -102,12 +104,15 @@ public final class AK8963Model: SimulatedChip {
         let limit: Int16 = is16Bit ? 32760 : 8190
         let h = magneticFieldMicroTesla
         let adjust = sensitivityAdjustment
-        registers.storeLE16(saturatedRaw(h.x / (lsb * AK8963Datasheet.sensitivityFactor(asa: adjust.asax)), limit: limit),
-                            at: Register.hxl.rawValue)
-        registers.storeLE16(saturatedRaw(h.y / (lsb * AK8963Datasheet.sensitivityFactor(asa: adjust.asay)), limit: limit),
-                            at: Register.hyl.rawValue)
-        registers.storeLE16(saturatedRaw(h.z / (lsb * AK8963Datasheet.sensitivityFactor(asa: adjust.asaz)), limit: limit),
-                            at: Register.hzl.rawValue)
+        registers.storeLE16(
+            saturatedRaw(h.x / (lsb * AK8963Datasheet.sensitivityFactor(asa: adjust.asax)), limit: limit),
+            at: Register.hxl.rawValue)
+        registers.storeLE16(
+            saturatedRaw(h.y / (lsb * AK8963Datasheet.sensitivityFactor(asa: adjust.asay)), limit: limit),
+            at: Register.hyl.rawValue)
+        registers.storeLE16(
+            saturatedRaw(h.z / (lsb * AK8963Datasheet.sensitivityFactor(asa: adjust.asaz)), limit: limit),
+            at: Register.hzl.rawValue)
         let overflow = abs(h.x) + abs(h.y) + abs(h.z) >= AK8963Datasheet.rangeMicroTesla
         registers[Register.st2.rawValue] = F.hofl.inserting(overflow ? 1 : 0, into: F.bitm.inserting(is16Bit ? 1 : 0, into: 0))
         let st1 = registers[Register.st1.rawValue]

@@ -36,8 +36,10 @@ public final class BME280Model: SimulatedChip {
 
     /// A BME280 in its power-on state. Defaults: the BMP280 datasheet example trim, and the humidity trim of the
     /// kernel-VM preset.
-    public init(trim: BMP280Datasheet.Trim = .datasheetExample, humidityTrim: BME280Datasheet.HumidityTrim = .kernelVMPreset,
-                chipID: UInt8 = BME280Datasheet.chipID) {
+    public init(
+        trim: BMP280Datasheet.Trim = .datasheetExample, humidityTrim: BME280Datasheet.HumidityTrim = .kernelVMPreset,
+        chipID: UInt8 = BME280Datasheet.chipID
+    ) {
         core = BMP280Model(trim: trim, chipID: chipID)
         self.humidityTrim = humidityTrim
     }
@@ -58,7 +60,7 @@ public final class BME280Model: SimulatedChip {
                 let r = UInt8(truncatingIfNeeded: Int(register) + i)
                 switch r {
                 case Register.calib25.rawValue: buffer[i] = humidityTrim.digH1
-                case Register.calib26.rawValue ... 0xE7: buffer[i] = e1[Int(r - Register.calib26.rawValue)]
+                case Register.calib26.rawValue...0xE7: buffer[i] = e1[Int(r - Register.calib26.rawValue)]
                 case Register.ctrlHum.rawValue: buffer[i] = ctrlHum
                 case Register.humMsb.rawValue: buffer[i] = UInt8(truncatingIfNeeded: humidityADC >> 8)
                 case Register.humLsb.rawValue: buffer[i] = UInt8(truncatingIfNeeded: humidityADC)

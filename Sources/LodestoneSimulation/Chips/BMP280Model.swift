@@ -82,10 +82,10 @@ public final class BMP280Model: SimulatedChip {
             case .config:
                 if mode != .normal { registers[r] = value }
             default:
-                break  // id, calibration, status and data are read-only; other addresses are reserved
+                break // id, calibration, status and data are read-only; other addresses are reserved
             }
         }
-        clock.restart()   // a timed chip starts the new settings' grid at the next advance
+        clock.restart() // a timed chip starts the new settings' grid at the next advance
     }
 
     /// One conversion in normal mode (forced mode converts when `ctrl_meas` is written).
@@ -122,7 +122,8 @@ public final class BMP280Model: SimulatedChip {
         var adcT = BMP280Datasheet.skippedADC
         var adcP = BMP280Datasheet.skippedADC
         if osrsT != .skipped {
-            adcT = rawADC?.temperature
+            adcT =
+                rawADC?.temperature
                 ?? Self.adcT(forTemperatureC: temperatureC, trim: trim, bits: filterOn ? 20 : osrsT.resolutionBits)
         }
         if osrsP != .skipped {
@@ -130,7 +131,8 @@ public final class BMP280Model: SimulatedChip {
                 adcP = raw.pressure
             } else {
                 // The die has a temperature even when its conversion is skipped; the code depends on it.
-                let exactT = adcT != BMP280Datasheet.skippedADC
+                let exactT =
+                    adcT != BMP280Datasheet.skippedADC
                     ? adcT : Self.adcT(forTemperatureC: temperatureC, trim: trim, bits: 20)
                 let tFine = BMP280Datasheet.compensateTemperature(adcT: Int32(exactT), trim: trim).tFine
                 adcP = Self.adcP(forPressurePa: pressurePa, tFine: tFine, trim: trim, bits: filterOn ? 20 : osrsP.resolutionBits)

@@ -63,11 +63,11 @@ public final class BMP3xxModel: SimulatedChip {
         for i in 0..<buffer.count {
             if r == Register.fifoData.rawValue {
                 buffer[i] = popFIFO()
-                continue  // no auto-increment past FIFO_DATA
+                continue // no auto-increment past FIFO_DATA
             }
             buffer[i] = registers[r]
             switch Register(rawValue: r) {
-            case .errReg, .event, .intStatus: registers[r] = 0  // cleared on read
+            case .errReg, .event, .intStatus: registers[r] = 0 // cleared on read
             case .data0: registers[Register.status.rawValue] &= ~F.drdyPress.mask
             case .data3: registers[Register.status.rawValue] &= ~F.drdyTemp.mask
             default: break
@@ -104,7 +104,7 @@ public final class BMP3xxModel: SimulatedChip {
             case .osr, .odr, .config, .fifoConfig1, .fifoConfig2, .fifoWtm0, .intCtrl, .ifConf:
                 registers[r] = value
             default:
-                break  // read-only or reserved
+                break // read-only or reserved
             }
         }
     }
@@ -134,12 +134,15 @@ public final class BMP3xxModel: SimulatedChip {
         let p = BMP3xxDatasheet.Oversampling(rawValue: min(F.osrP.extract(from: osr), 5)) ?? .x32
         let t = BMP3xxDatasheet.Oversampling(rawValue: min(F.osrT.extract(from: osr), 5)) ?? .x32
         let q = calibration.quantized
-        let ut = temperatureOn ? (rawADC?.temperature ?? Self.uncompensatedTemperature(temperatureC, q, bits: t.resolutionBits)) : nil
+        let ut =
+            temperatureOn ? (rawADC?.temperature ?? Self.uncompensatedTemperature(temperatureC, q, bits: t.resolutionBits)) : nil
         // The pressure code is chosen for the temperature the chip reports (as a driver will compensate with it);
         // with temperature off, for the die's own.
         let tLin = BMP3xxDatasheet.compensateTemperature(
             uncompensated: ut ?? Self.uncompensatedTemperature(temperatureC, q, bits: 24), q)
-        let up = pressureOn ? (rawADC?.pressure ?? Self.uncompensatedPressure(pressurePa, temperatureC: tLin, q, bits: p.resolutionBits)) : nil
+        let up =
+            pressureOn
+            ? (rawADC?.pressure ?? Self.uncompensatedPressure(pressurePa, temperatureC: tLin, q, bits: p.resolutionBits)) : nil
         if let up { store24(up, at: Register.data0.rawValue) }
         if let ut { store24(ut, at: Register.data3.rawValue) }
         var status = registers[Register.status.rawValue]
@@ -169,7 +172,7 @@ public final class BMP3xxModel: SimulatedChip {
             fifo.append(UInt8(truncatingIfNeeded: v)); fifo.append(UInt8(truncatingIfNeeded: v >> 8))
             fifo.append(UInt8(truncatingIfNeeded: v >> 16))
         }
-        append24(withT)  // temperature first (section 3.6.1)
+        append24(withT) // temperature first (section 3.6.1)
         append24(withP)
         let length = UInt16(fifo.count)
         registers[Register.fifoLength0.rawValue] = UInt8(truncatingIfNeeded: length)
@@ -208,9 +211,9 @@ public final class BMP3xxModel: SimulatedChip {
     private func powerOnReset() {
         registers = RegisterFile(autoIncrement: .always)
         registers[Register.chipID.rawValue] = chipID
-        registers[0x01] = chipID == BMP3Variant.bmp390.chipID ? 0x01 : 0x00  // BMP390 REV_ID
+        registers[0x01] = chipID == BMP3Variant.bmp390.chipID ? 0x01 : 0x00 // BMP390 REV_ID
         registers[Register.status.rawValue] = F.cmdRdy.mask
-        registers[Register.event.rawValue] = 0x01       // por_detected
+        registers[Register.event.rawValue] = 0x01 // por_detected
         registers[Register.fifoConfig1.rawValue] = 0x02
         registers[Register.fifoConfig2.rawValue] = 0x02
         registers[Register.intCtrl.rawValue] = 0x02
@@ -220,7 +223,8 @@ public final class BMP3xxModel: SimulatedChip {
         fifo.removeAll(keepingCapacity: true)
         let base = Int(Register.nvmParT1.rawValue)
         registers.bytes.withUnsafeMutableBytes { all in
-            calibration.encode(into: UnsafeMutableRawBufferPointer(rebasing: all[base..<(base + BMP3xxDatasheet.Calibration.byteCount)]))
+            calibration.encode(
+                into: UnsafeMutableRawBufferPointer(rebasing: all[base..<(base + BMP3xxDatasheet.Calibration.byteCount)]))
         }
     }
 
@@ -236,9 +240,12 @@ public final class BMP3xxModel: SimulatedChip {
     }
 
     /// The `bits`-bit code (left-aligned in 24 bits) whose pressure at `temperatureC` is nearest `pressurePa`.
-    public static func uncompensatedPressure(_ pressurePa: Double, temperatureC: Double, _ q: BMP3xxDatasheet.Quantized, bits: Int) -> UInt32 {
+    public static func uncompensatedPressure(
+        _ pressurePa: Double, temperatureC: Double, _ q: BMP3xxDatasheet.Quantized, bits: Int
+    ) -> UInt32 {
         let shift = Int64(24 - min(max(bits, 16), 24))
-        let increasing = BMP3xxDatasheet.compensatePressure(uncompensated: 0x90_0000, temperatureC: temperatureC, q)
+        let increasing =
+            BMP3xxDatasheet.compensatePressure(uncompensated: 0x90_0000, temperatureC: temperatureC, q)
             > BMP3xxDatasheet.compensatePressure(uncompensated: 0x70_0000, temperatureC: temperatureC, q)
         let k = nearestCode(in: 0...((1 << (24 - shift)) - 1), increasing: increasing, target: pressurePa) {
             BMP3xxDatasheet.compensatePressure(uncompensated: UInt32($0 << shift), temperatureC: temperatureC, q)

@@ -78,8 +78,10 @@ enum STPressureModel {
 
     /// Stores one conversion: the pressure code little-endian at `pressure`…+2, the temperature at `temperature`, +1,
     /// and the data-ready and overrun bits (`pDA`, `pOR`, `tDA`, `tOR`) in `status`.
-    static func store(pressureCode: Int32, temperatureCode: Int16, in registers: inout RegisterFile, pressure: UInt8,
-                      temperature: UInt8, status: UInt8, pDA: BitField, pOR: BitField, tDA: BitField, tOR: BitField) {
+    static func store(
+        pressureCode: Int32, temperatureCode: Int16, in registers: inout RegisterFile, pressure: UInt8,
+        temperature: UInt8, status: UInt8, pDA: BitField, pOR: BitField, tDA: BitField, tOR: BitField
+    ) {
         for k in 0..<3 { registers[pressure + UInt8(k)] = UInt8(truncatingIfNeeded: pressureCode >> (8 * k)) }
         registers.storeLE16(temperatureCode, at: temperature)
         var bits = registers[status]

@@ -77,7 +77,7 @@ public final class HMC5883LModel: SimulatedChip {
                     measureIfRunning()
                 }
             default:
-                break  // read-only, or an invalid address (ignored)
+                break // read-only, or an invalid address (ignored)
             }
         }
     }
@@ -97,7 +97,7 @@ public final class HMC5883LModel: SimulatedChip {
         let lsbPerMicroTesla = gain.lsbPerGauss / PhysicalConstants.microTeslaPerGauss
         func raw(_ v: Double) -> Int16 {
             let r = (v * lsbPerMicroTesla).rounded()
-            guard r >= -2048, r <= 2047 else { return HMC5883LDatasheet.overflowValue }  // NaN too
+            guard r >= -2048, r <= 2047 else { return HMC5883LDatasheet.overflowValue } // NaN too
             return Int16(r)
         }
         let m = magneticFieldMicroTesla

@@ -89,10 +89,11 @@ public final class ICM20948Model: InertialChipModel {
         let bank = self.bank
         let master = InvenSenseI2CMasterLayout.icm20948
         if InvenSenseI2CMasterModel.readTouchesExternalData(layout: master, bank: bank, register: register, count: buffer.count) {
-            InvenSenseI2CMasterModel.runSlave0(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
-                                               auxiliaryAddress: AK09916Datasheet.addresses[0],
-                                               get: { banks[Int($0.bank ?? 0)][$0.register] },
-                                               set: { banks[Int($0.bank ?? 0)][$0.register] = $1 })
+            InvenSenseI2CMasterModel.runSlave0(
+                layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                auxiliaryAddress: AK09916Datasheet.addresses[0],
+                get: { banks[Int($0.bank ?? 0)][$0.register] },
+                set: { banks[Int($0.bank ?? 0)][$0.register] = $1 })
         }
         if bank == 0, register == Register.fifoRW.rawValue {
             for i in 0..<buffer.count { buffer[i] = fifo.pop() }
@@ -104,7 +105,7 @@ public final class ICM20948Model: InertialChipModel {
             buffer[i] = r == Register.regBankSel.rawValue ? banks[0][r] : banks[Int(bank)][r]
             guard bank == 0 else { continue }
             switch Register(rawValue: r) {
-            case .intStatus, .intStatus1, .i2cMstStatus: banks[0][r] = 0  // cleared as read
+            case .intStatus, .intStatus1, .i2cMstStatus: banks[0][r] = 0 // cleared as read
             default: break
             }
         }
@@ -128,24 +129,25 @@ public final class ICM20948Model: InertialChipModel {
                         banks[0][r] = value
                     }
                 case .whoAmI, .intStatus, .intStatus1, .intStatus2, .i2cMstStatus, .fifoCountH, .fifoCountL:
-                    break  // read-only
+                    break // read-only
                 case .fifoRst:
                     if F.fifoReset.extract(from: value) != 0 { fifo.removeAll(); updateFIFOCount() }
                     banks[0][r] = value
                 case .fifoRW:
-                    break  // the host does not fill the FIFO here
+                    break // the host does not fill the FIFO here
                 default:
-                    if r >= Register.accelXoutH.rawValue && r < Register.extSlvSensData00.rawValue + 24 { break }  // outputs
+                    if r >= Register.accelXoutH.rawValue && r < Register.extSlvSensData00.rawValue + 24 { break } // outputs
                     banks[0][r] = value
                 }
             } else {
                 banks[bank][r] = value
                 let master = InvenSenseI2CMasterLayout.icm20948
                 if bank == 3, r == master.i2cSlv4Ctrl.register {
-                    InvenSenseI2CMasterModel.runSlave4(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
-                                                       auxiliaryAddress: AK09916Datasheet.addresses[0],
-                                                       get: { banks[Int($0.bank ?? 0)][$0.register] },
-                                                       set: { banks[Int($0.bank ?? 0)][$0.register] = $1 })
+                    InvenSenseI2CMasterModel.runSlave4(
+                        layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                        auxiliaryAddress: AK09916Datasheet.addresses[0],
+                        get: { banks[Int($0.bank ?? 0)][$0.register] },
+                        set: { banks[Int($0.bank ?? 0)][$0.register] = $1 })
                 }
             }
         }
@@ -170,7 +172,8 @@ public final class ICM20948Model: InertialChipModel {
         if ICM20948Datasheet.Field.disableGyro.extract(from: banks[0][Register.pwrMgmt2.rawValue]) != 0b111 {
             return ICM20948Datasheet.gyroBaseRateHz / Double(1 + Int(banks[2][B2.gyroSmplrtDiv.rawValue]))
         }
-        let divider = Int(ICM20948Datasheet.Field.accelSmplrtDivHigh.extract(from: banks[2][B2.accelSmplrtDiv1.rawValue])) << 8
+        let divider =
+            Int(ICM20948Datasheet.Field.accelSmplrtDivHigh.extract(from: banks[2][B2.accelSmplrtDiv1.rawValue])) << 8
             | Int(banks[2][B2.accelSmplrtDiv2.rawValue])
         return ICM20948Datasheet.accelBaseRateHz / Double(1 + divider)
     }
@@ -197,8 +200,9 @@ public final class ICM20948Model: InertialChipModel {
             banks[0].storeBE16(saturatedRaw(gyro[axis]), at: Register.gyroXoutH.rawValue + UInt8(2 * axis))
         }
         if F.tempDis.extract(from: pwr1) == 0 {
-            banks[0].storeBE16(saturatedRaw((temperatureC - D.temperatureOffsetC) * D.temperatureLSBPerC),
-                               at: Register.tempOutH.rawValue)
+            banks[0].storeBE16(
+                saturatedRaw((temperatureC - D.temperatureOffsetC) * D.temperatureLSBPerC),
+                at: Register.tempOutH.rawValue)
         }
         banks[0][Register.intStatus1.rawValue] = F.rawData0RdyInt.inserting(1, into: 0)
         let intel = banks[2][B2.accelIntelCtrl.rawValue]

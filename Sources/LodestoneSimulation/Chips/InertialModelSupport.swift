@@ -51,7 +51,7 @@ struct ByteFIFO {
     var capacity: Int { storage.count }
 
     mutating func push(_ byte: UInt8) {
-        if count == storage.count {  // full: the oldest byte goes
+        if count == storage.count { // full: the oldest byte goes
             head = (head + 1) % storage.count
             count -= 1
             consumed += 1

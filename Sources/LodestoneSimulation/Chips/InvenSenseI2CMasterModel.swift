@@ -13,8 +13,10 @@ enum InvenSenseI2CMasterModel {
     typealias F = InvenSenseI2CMasterLayout.Field
 
     /// Runs the slave-4 transaction the host's registers describe, if `I2C_SLV4_EN` is set.
-    static func runSlave4(layout: InvenSenseI2CMasterLayout, masterEnabled: Bool, auxiliary: (any SimulatedChip)?,
-                          auxiliaryAddress: UInt8, get: (Location) -> UInt8, set: (Location, UInt8) -> Void) {
+    static func runSlave4(
+        layout: InvenSenseI2CMasterLayout, masterEnabled: Bool, auxiliary: (any SimulatedChip)?,
+        auxiliaryAddress: UInt8, get: (Location) -> UInt8, set: (Location, UInt8) -> Void
+    ) {
         let ctrl = get(layout.i2cSlv4Ctrl)
         guard F.slvEn.extract(from: ctrl) == 1 else { return }
         set(layout.i2cSlv4Ctrl, F.slvEn.inserting(0, into: ctrl))
@@ -37,12 +39,15 @@ enum InvenSenseI2CMasterModel {
     }
 
     /// Copies slave 0's bytes into `EXT_SENS_DATA_00…` if slave 0 is enabled and reads the auxiliary chip.
-    static func runSlave0(layout: InvenSenseI2CMasterLayout, masterEnabled: Bool, auxiliary: (any SimulatedChip)?,
-                          auxiliaryAddress: UInt8, get: (Location) -> UInt8, set: (Location, UInt8) -> Void) {
+    static func runSlave0(
+        layout: InvenSenseI2CMasterLayout, masterEnabled: Bool, auxiliary: (any SimulatedChip)?,
+        auxiliaryAddress: UInt8, get: (Location) -> UInt8, set: (Location, UInt8) -> Void
+    ) {
         let ctrl = get(layout.i2cSlv0Ctrl)
         let addressByte = get(layout.i2cSlv0Addr)
         guard masterEnabled, let auxiliary, F.slvEn.extract(from: ctrl) == 1, F.rnw.extract(from: addressByte) == 1,
-              addressByte & 0x7F == auxiliaryAddress else { return }
+            addressByte & 0x7F == auxiliaryAddress
+        else { return }
         let count = Int(F.slvLeng.extract(from: ctrl))
         let register = get(layout.i2cSlv0Reg)
         withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { buffer in

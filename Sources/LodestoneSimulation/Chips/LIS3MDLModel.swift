@@ -77,7 +77,7 @@ public final class LIS3MDLModel: SimulatedChip {
             case .ctrlReg1, .ctrlReg4, .ctrlReg5, .intCfg, .intThsL, .intThsH:
                 registers[r] = value
             default:
-                break  // read-only or reserved
+                break // read-only or reserved
             }
         }
         // Time passes between transfers: a running chip has converted again with the new settings (and keeps the new
@@ -152,8 +152,8 @@ public final class LIS3MDLModel: SimulatedChip {
     private func powerOnReset() {
         registers = RegisterFile(autoIncrement: .whenBit7Set)
         registers[Register.whoAmI.rawValue] = whoAmI
-        registers[Register.ctrlReg1.rawValue] = 0x10  // DO = 10 Hz
-        registers[Register.ctrlReg3.rawValue] = 0x03  // power-down
+        registers[Register.ctrlReg1.rawValue] = 0x10 // DO = 10 Hz
+        registers[Register.ctrlReg3.rawValue] = 0x03 // power-down
         registers[Register.intCfg.rawValue] = 0xE8
     }
 }

@@ -57,7 +57,7 @@ public final class LPS22HBModel: SimulatedChip {
             sideEffects(ofReading: r)
             guard increments else { continue }
             if isFIFOActive && r == Register.tempOutH.rawValue {
-                r = Register.pressOutXL.rawValue  // roll back through the FIFO slots (AN4833)
+                r = Register.pressOutXL.rawValue // roll back through the FIFO slots (AN4833)
             } else {
                 r &+= 1
             }
@@ -78,18 +78,18 @@ public final class LPS22HBModel: SimulatedChip {
                     powerOnReset()
                     return
                 }
-                registers[r] = F.oneShot.inserting(0, into: value & 0x7F)  // BOOT and ONE_SHOT clear themselves
+                registers[r] = F.oneShot.inserting(0, into: value & 0x7F) // BOOT and ONE_SHOT clear themselves
                 if F.oneShot.extract(from: value) == 1 && dataRate == .powerDown { measure() }
             case .fifoCtrl:
                 registers[r] = value
                 if fifoMode == .bypass {
-                    fifo.removeAll(keepingCapacity: true)  // bypass empties the FIFO
+                    fifo.removeAll(keepingCapacity: true) // bypass empties the FIFO
                     fifoOverrun = false
                 }
             case .interruptCfg, .thsPL, .thsPH, .ctrlReg3, .refPXL, .rpdsL, .resConf:
                 registers[r] = value
             default:
-                break  // read-only or reserved
+                break // read-only or reserved
             }
             if increments { r &+= 1 }
         }
@@ -104,9 +104,10 @@ public final class LPS22HBModel: SimulatedChip {
             if watermark > 0 && level >= watermark { status = F.fthFIFO.inserting(1, into: status) }
             return status
         }
-        if (Register.pressOutXL.rawValue ... Register.tempOutH.rawValue).contains(r), isFIFOActive, let head = fifo.first {
+        if (Register.pressOutXL.rawValue...Register.tempOutH.rawValue).contains(r), isFIFOActive, let head = fifo.first {
             let offset = Int(r - Register.pressOutXL.rawValue)
-            return offset < 3 ? UInt8(truncatingIfNeeded: head.pressure >> (8 * offset))
+            return offset < 3
+                ? UInt8(truncatingIfNeeded: head.pressure >> (8 * offset))
                 : UInt8(truncatingIfNeeded: head.temperature >> (8 * (offset - 3)))
         }
         return registers[r]
@@ -131,12 +132,13 @@ public final class LPS22HBModel: SimulatedChip {
     private func measure() {
         let pressure = STPressureModel.pressureCode(pressurePa)
         let temperature = saturatedRaw(temperatureC * LPS22HBDatasheet.temperatureLSBPerC)
-        STPressureModel.store(pressureCode: pressure, temperatureCode: temperature, in: &registers, pressure: Register.pressOutXL.rawValue,
-                              temperature: Register.tempOutL.rawValue, status: Register.status.rawValue,
-                              pDA: F.pDA, pOR: F.pOR, tDA: F.tDA, tOR: F.tOR)
+        STPressureModel.store(
+            pressureCode: pressure, temperatureCode: temperature, in: &registers, pressure: Register.pressOutXL.rawValue,
+            temperature: Register.tempOutL.rawValue, status: Register.status.rawValue,
+            pDA: F.pDA, pOR: F.pOR, tDA: F.tDA, tOR: F.tOR)
         guard isFIFOActive else { return }
         if fifo.count == LPS22HBDatasheet.fifoDepth {
-            guard fifoMode != .fifo else { return }  // FIFO mode stops when full
+            guard fifoMode != .fifo else { return } // FIFO mode stops when full
             fifo.removeFirst()
             fifoOverrun = true
         }

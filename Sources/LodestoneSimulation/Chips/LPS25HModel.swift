@@ -85,7 +85,7 @@ public final class LPS25HModel: SimulatedChip {
                     powerOnReset()
                     return
                 }
-                registers[r] = value & ~(F.boot.mask | F.oneShot.mask)  // BOOT and ONE_SHOT clear themselves
+                registers[r] = value & ~(F.boot.mask | F.oneShot.mask) // BOOT and ONE_SHOT clear themselves
                 if F.oneShot.extract(from: value) == 1 && F.pd.extract(from: registers[Register.ctrlReg1.rawValue]) == 1 {
                     measure()
                 }
@@ -95,7 +95,7 @@ public final class LPS25HModel: SimulatedChip {
             case .refPXL, .resConf, .ctrlReg3, .ctrlReg4, .interruptCfg, .thsPL, .thsPH, .rpdsL, .rpdsH:
                 registers[r] = value
             default:
-                break  // read-only or reserved
+                break // read-only or reserved
             }
         }
     }
@@ -104,13 +104,13 @@ public final class LPS25HModel: SimulatedChip {
         if r == Register.fifoStatus.rawValue {
             let level = UInt8(fifo.count)
             let watermark = F.wtmPoint.extract(from: registers[Register.fifoCtrl.rawValue])
-            var status = F.diffPoint.inserting(level, into: 0)  // 32 reads as 0 in five bits, with FULL_FIFO
+            var status = F.diffPoint.inserting(level, into: 0) // 32 reads as 0 in five bits, with FULL_FIFO
             if Int(level) == LPS25HDatasheet.fifoDepth { status |= F.fullFIFO.mask }
             if level == 0 { status |= F.emptyFIFO.mask }
             if watermark > 0 && level >= watermark { status |= F.wtmFIFO.mask }
             return status
         }
-        if (Register.pressOutXL.rawValue ... 0x2A).contains(r), isFIFOActive, let head = fifo.first {
+        if (Register.pressOutXL.rawValue...0x2A).contains(r), isFIFOActive, let head = fifo.first {
             return UInt8(truncatingIfNeeded: head >> (8 * Int(r - Register.pressOutXL.rawValue)))
         }
         return registers[r]
@@ -132,12 +132,13 @@ public final class LPS25HModel: SimulatedChip {
     private func measure() {
         let pressure = STPressureModel.pressureCode(pressurePa)
         let temperature = saturatedRaw((temperatureC - LPS25HDatasheet.temperatureOffsetC) * LPS25HDatasheet.temperatureLSBPerC)
-        STPressureModel.store(pressureCode: pressure, temperatureCode: temperature, in: &registers, pressure: Register.pressOutXL.rawValue,
-                              temperature: Register.tempOutL.rawValue, status: Register.statusReg.rawValue,
-                              pDA: F.pDA, pOR: F.pOR, tDA: F.tDA, tOR: F.tOR)
+        STPressureModel.store(
+            pressureCode: pressure, temperatureCode: temperature, in: &registers, pressure: Register.pressOutXL.rawValue,
+            temperature: Register.tempOutL.rawValue, status: Register.statusReg.rawValue,
+            pDA: F.pDA, pOR: F.pOR, tDA: F.tDA, tOR: F.tOR)
         guard isFIFOActive else { return }
         if fifo.count == LPS25HDatasheet.fifoDepth {
-            guard fifoMode != .fifo else { return }  // FIFO mode stops when full
+            guard fifoMode != .fifo else { return } // FIFO mode stops when full
             fifo.removeFirst()
         }
         fifo.append(pressure)

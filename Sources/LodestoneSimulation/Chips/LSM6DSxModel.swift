@@ -78,7 +78,7 @@ public final class LSM6DSxModel: InertialChipModel {
     }
 
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
-        if register == fifoPort {  // the window over the oldest word; the address wraps back to its start
+        if register == fifoPort { // the window over the oldest word; the address wraps back to its start
             let wordBytes = variant.hasTaggedFIFO ? 7 : 2
             for i in 0..<buffer.count {
                 let offset = incrementsAddress ? i % wordBytes : 0
@@ -113,12 +113,12 @@ public final class LSM6DSxModel: InertialChipModel {
                     registers[r] = value
                 }
             case .whoAmI, .statusReg, .wakeUpSrc, .fifoStatus1, .fifoDataOutL, .fifoDataOutTagDSOX:
-                break  // read-only
+                break // read-only
             case .fifoMode:
                 registers[r] = value
                 if F.fifoMode.extract(from: value) == D.FIFOMode.bypass.rawValue { fifo.removeAll() }
             default:
-                if (0x20...0x2D).contains(r) || (0x3A...0x3F).contains(r) { break }  // outputs and FIFO status
+                if (0x20...0x2D).contains(r) || (0x3A...0x3F).contains(r) { break } // outputs and FIFO status
                 registers[r] = value
             }
         }
@@ -165,7 +165,8 @@ public final class LSM6DSxModel: InertialChipModel {
             for axis in 0..<3 { registers.storeLE16(saturatedRaw(lsb[axis]), at: Register.outxLG.rawValue + UInt8(2 * axis)) }
             status = F.gda.inserting(1, into: status)
         }
-        registers.storeLE16(saturatedRaw((temperatureC - D.temperatureZeroC) * variant.temperatureLSBPerC), at: Register.outTempL.rawValue)
+        registers.storeLE16(
+            saturatedRaw((temperatureC - D.temperatureZeroC) * variant.temperatureLSBPerC), at: Register.outTempL.rawValue)
         registers[Register.statusReg.rawValue] = F.tda.inserting(1, into: status)
         if F.fifoMode.extract(from: registers[Register.fifoMode.rawValue]) == D.FIFOMode.continuous.rawValue { batch() }
     }
@@ -186,13 +187,21 @@ public final class LSM6DSxModel: InertialChipModel {
     private func batch() {
         if variant.hasTaggedFIFO {
             let ctrl3 = registers[Register.fifoCtrl3DSOX.rawValue]
-            if F.bdrGy.extract(from: ctrl3) != 0, gyroscopeRateCode != 0 { pushWord(tag: .gyroscope, from: Register.outxLG.rawValue) }
-            if F.bdrXL.extract(from: ctrl3) != 0, accelerometerRateCode != 0 { pushWord(tag: .accelerometer, from: Register.outxLXL.rawValue) }
+            if F.bdrGy.extract(from: ctrl3) != 0, gyroscopeRateCode != 0 {
+                pushWord(tag: .gyroscope, from: Register.outxLG.rawValue)
+            }
+            if F.bdrXL.extract(from: ctrl3) != 0, accelerometerRateCode != 0 {
+                pushWord(tag: .accelerometer, from: Register.outxLXL.rawValue)
+            }
         } else {
             let ctrl3 = registers[Register.fifoCtrl3DS3.rawValue]
             // One data set per sensor at decimation 1 (the only setting modelled): gyroscope first, then accelerometer.
-            if F.decFifoGyro.extract(from: ctrl3) == 1 { for i in 0..<6 { fifo.push(registers[Register.outxLG.rawValue + UInt8(i)]) } }
-            if F.decFifoXL.extract(from: ctrl3) == 1 { for i in 0..<6 { fifo.push(registers[Register.outxLXL.rawValue + UInt8(i)]) } }
+            if F.decFifoGyro.extract(from: ctrl3) == 1 {
+                for i in 0..<6 { fifo.push(registers[Register.outxLG.rawValue + UInt8(i)]) }
+            }
+            if F.decFifoXL.extract(from: ctrl3) == 1 {
+                for i in 0..<6 { fifo.push(registers[Register.outxLXL.rawValue + UInt8(i)]) }
+            }
         }
     }
 
@@ -207,12 +216,14 @@ public final class LSM6DSxModel: InertialChipModel {
         let base = Register.fifoStatus1.rawValue
         registers[base] = UInt8(truncatingIfNeeded: words)
         // DIFF_FIFO's high bits: 4 on the DS3, 3 on the DSL, 2 on the DSOX (a full DS3/DSL FIFO does not fit: it reads 0).
-        let highMask: UInt8 = switch variant {
-        case .lsm6ds3: 0b1111
-        case .lsm6dsl: 0b0111
-        case .lsm6dsox: 0b0011
-        }
-        registers[base + 1] = F.fifoOverrun.inserting(fifo.hasOverrun ? 1 : 0, into: UInt8(truncatingIfNeeded: words >> 8) & highMask)
+        let highMask: UInt8 =
+            switch variant {
+            case .lsm6ds3: 0b1111
+            case .lsm6dsl: 0b0111
+            case .lsm6dsox: 0b0011
+            }
+        registers[base + 1] = F.fifoOverrun.inserting(
+            fifo.hasOverrun ? 1 : 0, into: UInt8(truncatingIfNeeded: words >> 8) & highMask)
         if !variant.hasTaggedFIFO {
             let pattern = (fifo.consumed / 2) % 6
             registers[base + 2] = UInt8(pattern)

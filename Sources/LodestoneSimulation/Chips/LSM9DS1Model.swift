@@ -50,7 +50,8 @@ public final class LSM9DS1Model: InertialChipModel {
     }
 
     public func registerAddress(start: UInt8, offset: Int) -> UInt8 {
-        F.ifAddInc.extract(from: registers[Register.ctrlReg8.rawValue]) == 1 ? UInt8(truncatingIfNeeded: Int(start) + offset) : start
+        F.ifAddInc.extract(from: registers[Register.ctrlReg8.rawValue]) == 1
+            ? UInt8(truncatingIfNeeded: Int(start) + offset) : start
     }
 
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
@@ -76,7 +77,7 @@ public final class LSM9DS1Model: InertialChipModel {
             case .whoAmI, .statusReg, .intGenSrcXL:
                 break
             default:
-                if (0x15...0x1D).contains(r) || (0x26...0x2D).contains(r) { break }  // outputs and status
+                if (0x15...0x1D).contains(r) || (0x26...0x2D).contains(r) { break } // outputs and status
                 registers[r] = value
             }
         }
@@ -121,15 +122,17 @@ public final class LSM9DS1Model: InertialChipModel {
             for axis in 0..<3 { registers.storeLE16(saturatedRaw(gyro[axis]), at: Register.outXLG.rawValue + UInt8(2 * axis)) }
             status = F.gda.inserting(1, into: status)
         }
-        registers.storeLE16(saturatedRaw((temperatureC - D.temperatureZeroC) * D.temperatureLSBPerC), at: Register.outTempL.rawValue)
+        registers.storeLE16(
+            saturatedRaw((temperatureC - D.temperatureZeroC) * D.temperatureLSBPerC), at: Register.outTempL.rawValue)
         if F.highEvents.extract(from: registers[Register.intGenCfgXL.rawValue]) != 0,
-           F.hpis1.extract(from: registers[Register.ctrlReg7XL.rawValue]) == 1, let previous = previousAccelerationG {
+            F.hpis1.extract(from: registers[Register.ctrlReg7XL.rawValue]) == 1, let previous = previousAccelerationG
+        {
             let change = accelG - previous
             for axis in 0..<3 {
-                let threshold = registers[Register.intGenThsXXL.rawValue + UInt8(axis)]  // X, Y, Z thresholds in a row
+                let threshold = registers[Register.intGenThsXXL.rawValue + UInt8(axis)] // X, Y, Z thresholds in a row
                 guard threshold > 0, abs(change[axis]) > Double(threshold) * accelFullScale.rangeG / 128 else { continue }
                 registers[Register.intGenSrcXL.rawValue] |= F.iaXL.mask | (0b10 << (2 * axis))
-                status |= 0b0100_0000  // IG_XL
+                status |= 0b0100_0000 // IG_XL
             }
         }
         previousAccelerationG = accelG

@@ -46,7 +46,7 @@ public final class MMC5983MAModel: SimulatedChip {
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
         for i in 0..<buffer.count {
             let r = UInt8(truncatingIfNeeded: Int(register) + i)
-            buffer[i] = registers[r]  // internal control registers read 0: they live in `internalControl`
+            buffer[i] = registers[r] // internal control registers read 0: they live in `internalControl`
             if r <= Register.xyzout2.rawValue {
                 registers[Register.status.rawValue] &= ~F.measMDone.mask
             }
@@ -80,7 +80,7 @@ public final class MMC5983MAModel: SimulatedChip {
             case .internalControl3:
                 internalControl[3] = value
             default:
-                break  // read-only
+                break // read-only
             }
         }
     }
@@ -97,7 +97,7 @@ public final class MMC5983MAModel: SimulatedChip {
         let countsPerMicroTesla = MMC5983MADatasheet.countsPerGauss / PhysicalConstants.microTeslaPerGauss
         func code(_ h: Double, _ offset: Double) -> UInt32 {
             let c = (Double(MMC5983MADatasheet.nullFieldCounts) + (polarity * h + offset) * countsPerMicroTesla).rounded()
-            guard c > 0 else { return 0 }  // NaN too
+            guard c > 0 else { return 0 } // NaN too
             return c >= Double(MMC5983MADatasheet.maximumCounts) ? MMC5983MADatasheet.maximumCounts : UInt32(c)
         }
         let h = magneticFieldMicroTesla, o = bridgeOffsetMicroTesla

@@ -99,17 +99,18 @@ public final class MPUModel: InertialChipModel {
         let clearOnAnyRead = F.intRdClear.extract(from: registers[Register.intPinCfg.rawValue]) == 1
         let master = InvenSenseI2CMasterLayout.mpu9250
         if InvenSenseI2CMasterModel.readTouchesExternalData(layout: master, bank: nil, register: register, count: buffer.count) {
-            InvenSenseI2CMasterModel.runSlave0(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
-                                               auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
-                                               get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
+            InvenSenseI2CMasterModel.runSlave0(
+                layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
+                get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
         }
         for i in 0..<buffer.count {
             let r = UInt8(truncatingIfNeeded: Int(register) + i)
             buffer[i] = registers[r]
             if r == Register.intStatus.rawValue || clearOnAnyRead {
-                registers[Register.intStatus.rawValue] = 0   // DATA_RDY_INT and WOM_INT
+                registers[Register.intStatus.rawValue] = 0 // DATA_RDY_INT and WOM_INT
             }
-            if r == master.i2cMstStatus.register { registers[r] = 0 }  // I2C_MST_STATUS clears as it is read
+            if r == master.i2cMstStatus.register { registers[r] = 0 } // I2C_MST_STATUS clears as it is read
         }
     }
 
@@ -125,25 +126,28 @@ public final class MPUModel: InertialChipModel {
                     registers[r] = value
                 }
             case .intStatus, .whoAmI,
-                 .accelXoutH, .accelXoutL, .accelYoutH, .accelYoutL, .accelZoutH, .accelZoutL, .tempOutH, .tempOutL,
-                 .gyroXoutH, .gyroXoutL, .gyroYoutH, .gyroYoutL, .gyroZoutH, .gyroZoutL:
-                break  // read-only
+                .accelXoutH, .accelXoutL, .accelYoutH, .accelYoutL, .accelZoutH, .accelZoutL, .tempOutH, .tempOutL,
+                .gyroXoutH, .gyroXoutL, .gyroYoutH, .gyroYoutL, .gyroZoutH, .gyroZoutL:
+                break // read-only
             case .accelConfig2, .lpAccelOdr, .accelIntelCtrl:
                 // registers 29–30 do not exist on the 6050, and its register 105 is MOT_DETECT_CTRL (not modelled)
                 if variant != .mpu6050 { registers[r] = value }
             case .accelConfig:
                 registers[r] = value
-                heldAccelMilliG = nil   // ACCEL_HPF hold: the filter holds the next sample
+                heldAccelMilliG = nil // ACCEL_HPF hold: the filter holds the next sample
             default:
                 let master = InvenSenseI2CMasterLayout.mpu9250
-                if r == master.i2cMstStatus.register || (r >= master.extSensData00.register && r < master.extSensData00.register + 24) {
-                    break  // read-only
+                if r == master.i2cMstStatus.register
+                    || (r >= master.extSensData00.register && r < master.extSensData00.register + 24)
+                {
+                    break // read-only
                 }
                 registers[r] = value
                 if r == master.i2cSlv4Ctrl.register {
-                    InvenSenseI2CMasterModel.runSlave4(layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
-                                                       auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
-                                                       get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
+                    InvenSenseI2CMasterModel.runSlave4(
+                        layout: master, masterEnabled: isI2CMasterEnabled, auxiliary: magnetometer,
+                        auxiliaryAddress: MPU6xxxDatasheet.magnetometerAddress,
+                        get: { registers[$0.register] }, set: { registers[$0.register] = $1 })
                 }
             }
         }
@@ -187,8 +191,9 @@ public final class MPUModel: InertialChipModel {
         let pwr1 = registers[Register.pwrMgmt1.rawValue]
         let standby = registers[Register.pwrMgmt2.rawValue]
         let accel = accelerationMps2 * (accelFullScale.sensitivityLSBPerG / PhysicalConstants.standardGravityMps2)
-        detectMotion(accelMilliG: Vector3(Double(saturatedRaw(accel.x)), Double(saturatedRaw(accel.y)), Double(saturatedRaw(accel.z)))
-                     * (1000 / accelFullScale.sensitivityLSBPerG))
+        detectMotion(
+            accelMilliG: Vector3(Double(saturatedRaw(accel.x)), Double(saturatedRaw(accel.y)), Double(saturatedRaw(accel.z)))
+                * (1000 / accelFullScale.sensitivityLSBPerG))
         store(accel.x, at: .accelXoutH, unless: F.stbyXA, in: standby)
         store(accel.y, at: .accelYoutH, unless: F.stbyYA, in: standby)
         store(accel.z, at: .accelZoutH, unless: F.stbyZA, in: standby)

@@ -46,7 +46,7 @@ public final class MS5611Model: SimulatedChip {
     public func finishConversion() {
         guard let r = running else { return }
         running = nil
-        result = r.spoiled ? 0x12_3456 : code(pressure: r.isPressure)  // a spoiled conversion gives a wrong value
+        result = r.spoiled ? 0x12_3456 : code(pressure: r.isPressure) // a spoiled conversion gives a wrong value
     }
 
     public func read(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
@@ -60,25 +60,25 @@ public final class MS5611Model: SimulatedChip {
             let value = result ?? 0
             result = nil
             for i in 0..<min(buffer.count, 3) { buffer[i] = UInt8(truncatingIfNeeded: value >> (16 - 8 * UInt32(i))) }
-        case Command.promRead.rawValue ... 0xAE where register & 1 == 0:
+        case Command.promRead.rawValue...0xAE where register & 1 == 0:
             let word = calibration.word(Int(register - Command.promRead.rawValue) / 2)
             if buffer.count > 0 { buffer[0] = UInt8(truncatingIfNeeded: word >> 8) }
             if buffer.count > 1 { buffer[1] = UInt8(truncatingIfNeeded: word) }
         default:
-            break  // not a read command: the chip sends nothing useful
+            break // not a read command: the chip sends nothing useful
         }
     }
 
     public func write(register: UInt8, bytes: UnsafeRawBufferPointer) {
-        guard bytes.isEmpty else { return }  // commands carry no data
+        guard bytes.isEmpty else { return } // commands carry no data
         switch register {
         case Command.reset.rawValue:
             resetCount += 1
             result = nil
             running = nil
-        case Command.convertD1.rawValue ... 0x48 where register & 1 == 0,
-             Command.convertD2.rawValue ... 0x58 where register & 1 == 0:
-            guard running == nil else { return }  // a command during a conversion is lost
+        case Command.convertD1.rawValue...0x48 where register & 1 == 0,
+            Command.convertD2.rawValue...0x58 where register & 1 == 0:
+            guard running == nil else { return } // a command during a conversion is lost
             let isPressure = register < Command.convertD2.rawValue
             conversionCount += 1
             lastOversampling = MS5611Datasheet.Oversampling(rawValue: (register & 0x0F) / 2)

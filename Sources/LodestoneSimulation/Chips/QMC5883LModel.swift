@@ -42,7 +42,7 @@ public final class QMC5883LModel: SimulatedChip {
         for i in 0..<buffer.count {
             let r = registerAddress(start: register, offset: i)
             buffer[i] = registers[r]
-            if r <= 0x05 {  // reading any data register clears DRDY and DOR
+            if r <= 0x05 { // reading any data register clears DRDY and DOR
                 registers[Register.status.rawValue] &= ~(F.drdy.mask | F.dor.mask)
             }
         }
@@ -65,7 +65,7 @@ public final class QMC5883LModel: SimulatedChip {
             case .setResetPeriod:
                 registers[r] = value
             default:
-                break  // read-only or reserved
+                break // read-only or reserved
             }
         }
     }
@@ -96,6 +96,6 @@ public final class QMC5883LModel: SimulatedChip {
     private func powerOnReset() {
         registers = RegisterFile(autoIncrement: .always)
         registers[Register.chipID.rawValue] = chipID
-        registers[0x0C] = 0x01  // reserved
+        registers[0x0C] = 0x01 // reserved
     }
 }

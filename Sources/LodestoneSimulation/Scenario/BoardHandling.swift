@@ -24,7 +24,7 @@ public enum BoardHandling: Sendable, Hashable, Codable {
     /// The poses of `sixFaces` as (tilt about carrier right, roll about carrier forward), degrees: +z, +x, −z,
     /// −x, +y, −y up, then +z up again. Rolling on through −360° keeps each move a quarter turn.
     static let sixFacePoses: [(tiltDeg: Double, rollDeg: Double)] = [
-        (0, 0), (0, -90), (0, -180), (0, -270), (90, -360), (-90, -360), (0, -360),
+        (0, 0), (0, -90), (0, -180), (0, -270), (90, -360), (-90, -360), (0, -360)
     ]
 
     /// Tilt, roll and spin (rad) with their rates and accelerations at `tau` s into a segment of `durationS`.
@@ -39,8 +39,9 @@ public enum BoardHandling: Sendable, Hashable, Codable {
             let omega = turns * 2 * Double.pi / (d - ramp)
             let u1 = tau / ramp, u2 = (tau - (d - ramp)) / ramp
             let (s1, ds1, _) = Smootherstep.jet(u1), (s2, ds2, _) = Smootherstep.jet(u2)
-            let spin = Jet(omega * ramp * (Self.rampIntegral(u1) - Self.rampIntegral(u2)),
-                           omega * (s1 - s2), omega * (ds1 - ds2) / ramp)
+            let spin = Jet(
+                omega * ramp * (Self.rampIntegral(u1) - Self.rampIntegral(u2)),
+                omega * (s1 - s2), omega * (ds1 - ds2) / ramp)
             return (tilt, .zero, spin)
         case let .sixFaces(holdS, moveS):
             let hold = max(holdS, 0), move = max(moveS, 0.1)
@@ -54,10 +55,12 @@ public enum BoardHandling: Sendable, Hashable, Codable {
             }
             let into = tau - Double(k) * period - hold
             let from = poses[k], to = poses[k + 1]
-            let tilt = Smootherstep.ramp(from: Angle.radians(fromDegrees: from.tiltDeg), to: Angle.radians(fromDegrees: to.tiltDeg),
-                                         tau: into, durationS: move)
-            let roll = Smootherstep.ramp(from: Angle.radians(fromDegrees: from.rollDeg), to: Angle.radians(fromDegrees: to.rollDeg),
-                                         tau: into, durationS: move)
+            let tilt = Smootherstep.ramp(
+                from: Angle.radians(fromDegrees: from.tiltDeg), to: Angle.radians(fromDegrees: to.tiltDeg),
+                tau: into, durationS: move)
+            let roll = Smootherstep.ramp(
+                from: Angle.radians(fromDegrees: from.rollDeg), to: Angle.radians(fromDegrees: to.rollDeg),
+                tau: into, durationS: move)
             return (tilt, roll, .zero)
         }
     }

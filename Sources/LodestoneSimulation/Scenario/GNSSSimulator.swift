@@ -42,9 +42,11 @@ public struct GNSSFix: Sendable, Hashable, Codable {
     public var isMultipath: Bool
 
     /// Memberwise initialiser; see each property for units.
-    public init(timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, altitudeMSLM: Double,
-                speedMps: Double, courseDeg: Double?, horizontalAccuracyM: Double, verticalAccuracyM: Double,
-                speedAccuracyMps: Double, satellitesUsed: Int, fixMode: GNSSFixMode, isMultipath: Bool = false) {
+    public init(
+        timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, altitudeMSLM: Double,
+        speedMps: Double, courseDeg: Double?, horizontalAccuracyM: Double, verticalAccuracyM: Double,
+        speedAccuracyMps: Double, satellitesUsed: Int, fixMode: GNSSFixMode, isMultipath: Bool = false
+    ) {
         self.timeS = timeS; self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg
         self.heightM = heightM; self.altitudeMSLM = altitudeMSLM; self.speedMps = speedMps
         self.courseDeg = courseDeg; self.horizontalAccuracyM = horizontalAccuracyM
@@ -58,7 +60,8 @@ extension GNSSFix {
     /// The fix as a receiver reports it to fusion (`ReceiverFix`, gpsd's TPV fields): quality "simulated",
     /// arrival time `timeS` on the engine's clock (default: the fix's own time), and `utcS` when known.
     public func receiverFix(timeS: Double? = nil, utcS: Double? = nil) -> ReceiverFix {
-        var fix = ReceiverFix(timeS: timeS ?? self.timeS, mode: fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
+        var fix = ReceiverFix(
+            timeS: timeS ?? self.timeS, mode: fixMode == .threeDimensional ? .threeDimensional : .twoDimensional)
         fix.quality = .simulated
         fix.utcS = utcS
         fix.latitudeDeg = latitudeDeg
@@ -118,12 +121,14 @@ public struct GNSSSimulator: Sendable {
         public var multipathJumpRangeM: ClosedRange<Double>
 
         /// Parameters; defaults in parentheses.
-        public init(fixPeriodS: Double = 1, horizontalSigmaM: Double = 1.5, verticalSigmaM: Double = 2.5,
-                    correlationTimeS: Double = 60, speedSigmaMps: Double = 0.05, reacquisitionDelayS: Double = 2,
-                    reacquisitionErrorFactor: Double = 4, convergenceTimeS: Double = 10, nominalSatellites: Int = 12,
-                    minimumCourseSpeedMps: Double = 0.5, multipathMeanIntervalS: Double = 25,
-                    multipathDurationRangeS: ClosedRange<Double> = 3...12,
-                    multipathJumpRangeM: ClosedRange<Double> = 15...60) {
+        public init(
+            fixPeriodS: Double = 1, horizontalSigmaM: Double = 1.5, verticalSigmaM: Double = 2.5,
+            correlationTimeS: Double = 60, speedSigmaMps: Double = 0.05, reacquisitionDelayS: Double = 2,
+            reacquisitionErrorFactor: Double = 4, convergenceTimeS: Double = 10, nominalSatellites: Int = 12,
+            minimumCourseSpeedMps: Double = 0.5, multipathMeanIntervalS: Double = 25,
+            multipathDurationRangeS: ClosedRange<Double> = 3...12,
+            multipathJumpRangeM: ClosedRange<Double> = 15...60
+        ) {
             self.fixPeriodS = fixPeriodS; self.horizontalSigmaM = horizontalSigmaM; self.verticalSigmaM = verticalSigmaM
             self.correlationTimeS = correlationTimeS; self.speedSigmaMps = speedSigmaMps
             self.reacquisitionDelayS = reacquisitionDelayS; self.reacquisitionErrorFactor = reacquisitionErrorFactor
@@ -207,10 +212,12 @@ public struct GNSSSimulator: Sendable {
         public var startsWithValidEphemerides: Bool
 
         /// Power parameters; defaults in parentheses.
-        public init(hotStartTTFFS: Double = 1, warmStartTTFFS: Double = 25, coldStartTTFFS: Double = 26,
-                    ephemerisValidityS: Double = 4 * 3600, ephemerisDownloadS: Double = 30, powerSaveOnTimeS: Double = 1,
-                    cyclicTrackingMaximumPeriodS: Double = 10, hotStartErrorFactor: Double = 1,
-                    startsWithValidEphemerides: Bool = true) {
+        public init(
+            hotStartTTFFS: Double = 1, warmStartTTFFS: Double = 25, coldStartTTFFS: Double = 26,
+            ephemerisValidityS: Double = 4 * 3600, ephemerisDownloadS: Double = 30, powerSaveOnTimeS: Double = 1,
+            cyclicTrackingMaximumPeriodS: Double = 10, hotStartErrorFactor: Double = 1,
+            startsWithValidEphemerides: Bool = true
+        ) {
             self.hotStartTTFFS = hotStartTTFFS; self.warmStartTTFFS = warmStartTTFFS; self.coldStartTTFFS = coldStartTTFFS
             self.ephemerisValidityS = ephemerisValidityS; self.ephemerisDownloadS = ephemerisDownloadS
             self.powerSaveOnTimeS = powerSaveOnTimeS; self.cyclicTrackingMaximumPeriodS = cyclicTrackingMaximumPeriodS
@@ -259,7 +266,7 @@ public struct GNSSSimulator: Sendable {
             p.multipathJumpRangeM = d.multipathJumpRangeM
         }
         self.parameters = p
-        var random = SeededGenerator(seed: seed ^ 0x474E_5353)   // decorrelate from a trajectory on the same seed
+        var random = SeededGenerator(seed: seed ^ 0x474E_5353) // decorrelate from a trajectory on the same seed
         satellitePhaseRad = random.uniform(in: 0...(2 * Double.pi))
         state = State(random: random, unitError: .zero, errorTimeS: nil, nextEpochS: nil, acquiredAtS: nil)
         self.power = power
@@ -418,9 +425,10 @@ public struct GNSSSimulator: Sendable {
     /// A fix of the acquisition in progress; the next acquisition (after an outage) is a reacquisition.
     private mutating func acquiredFix(at t: Double, truth: TruthSample, sinceFixS: Double) -> GNSSFix {
         noteTracking(at: t)
-        let f = fix(at: t, truth: truth, sinceFixS: sinceFixS,
-                    errorFactor: state.acquisitionErrorFactor ?? parameters.reacquisitionErrorFactor,
-                    knowsSatellites: state.acquisitionKnowsSatellites)
+        let f = fix(
+            at: t, truth: truth, sinceFixS: sinceFixS,
+            errorFactor: state.acquisitionErrorFactor ?? parameters.reacquisitionErrorFactor,
+            knowsSatellites: state.acquisitionKnowsSatellites)
         return f
     }
 
@@ -466,9 +474,10 @@ public struct GNSSSimulator: Sendable {
         guard t >= fixS - 1e-9 else { return nil }
         // The cycle's fix (late when an outage or the start delayed it), then sleep until the next cycle.
         let since = t - (state.acquiredAtS ?? t) - (state.acquisitionDelayS ?? 0)
-        let f = fix(at: t, truth: truth, sinceFixS: since,
-                    errorFactor: state.acquisitionErrorFactor ?? parameters.reacquisitionErrorFactor,
-                    knowsSatellites: state.acquisitionKnowsSatellites)
+        let f = fix(
+            at: t, truth: truth, sinceFixS: since,
+            errorFactor: state.acquisitionErrorFactor ?? parameters.reacquisitionErrorFactor,
+            knowsSatellites: state.acquisitionKnowsSatellites)
         state.powerSaveFixS = ((t + 1e-6) / periodS).rounded(.up) * periodS
         if cyclic {
             // Cyclic tracking keeps the satellites (and its ephemerides current) between fixes: the next cycle is a
@@ -480,19 +489,23 @@ public struct GNSSSimulator: Sendable {
         return f
     }
 
-    private mutating func fix(at t: Double, truth: TruthSample, sinceFixS: Double, errorFactor: Double,
-                              knowsSatellites: Bool) -> GNSSFix {
+    private mutating func fix(
+        at t: Double, truth: TruthSample, sinceFixS: Double, errorFactor: Double,
+        knowsSatellites: Bool
+    ) -> GNSSFix {
         let p = parameters
         // Gauss–Markov update, exact discretisation: x ← φx + √(1−φ²)·w, φ = exp(−Δt/τ).
         let dt = max(0, t - (state.errorTimeS ?? t))
         let phi = Double.exp(-dt / p.correlationTimeS)
         let drive = (1 - phi * phi).squareRoot()
-        state.unitError = phi * state.unitError
+        state.unitError =
+            phi * state.unitError
             + drive * Vector3(state.random.gaussian(), state.random.gaussian(), state.random.gaussian())
         state.errorTimeS = t
 
         // Satellites: nominal ± 2 over a 15-minute cycle, climbing one per second from 3 after acquisition.
-        let nominal = p.nominalSatellites
+        let nominal =
+            p.nominalSatellites
             + Int((2 * Double.sin(2 * Double.pi * (t / 900).truncatingRemainder(dividingBy: 1) + satellitePhaseRad)).rounded())
         let satellites = knowsSatellites ? max(3, nominal) : max(3, min(nominal, 3 + Int(sinceFixS.rounded(.down))))
         let mode: GNSSFixMode = satellites < 4 ? .twoDimensional : .threeDimensional
@@ -508,12 +521,14 @@ public struct GNSSSimulator: Sendable {
 
         let latitudeRad = Angle.radians(fromDegrees: truth.latitudeDeg)
         let meridian = Geodesy.meridianRadiusM(latitudeRad: latitudeRad) + truth.heightM
-        let primeVertical = (Geodesy.primeVerticalRadiusM(latitudeRad: latitudeRad) + truth.heightM)
+        let primeVertical =
+            (Geodesy.primeVerticalRadiusM(latitudeRad: latitudeRad) + truth.heightM)
             * max(Double.cos(latitudeRad), 1e-9)
         let velocityEast = truth.velocityENUMps.x + p.speedSigmaMps * state.random.gaussian()
         let velocityNorth = truth.velocityENUMps.y + p.speedSigmaMps * state.random.gaussian()
         let speed = (velocityEast * velocityEast + velocityNorth * velocityNorth).squareRoot()
-        let course: Double? = speed >= p.minimumCourseSpeedMps
+        let course: Double? =
+            speed >= p.minimumCourseSpeedMps
             ? Angle.wrap360(Angle.degrees(fromRadians: Double.atan2(y: velocityEast, x: velocityNorth))) : nil
         return GNSSFix(
             timeS: t,

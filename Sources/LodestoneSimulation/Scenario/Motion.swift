@@ -20,7 +20,8 @@ struct Jet: Sendable {
     static func + (a: Jet, b: Double) -> Jet { Jet(a.value + b, a.rate, a.acceleration) }
     static func * (k: Double, a: Jet) -> Jet { Jet(k * a.value, k * a.rate, k * a.acceleration) }
     static func * (a: Jet, b: Jet) -> Jet {
-        Jet(a.value * b.value,
+        Jet(
+            a.value * b.value,
             a.rate * b.value + a.value * b.rate,
             a.acceleration * b.value + 2 * a.rate * b.rate + a.value * b.acceleration)
     }
@@ -99,35 +100,43 @@ struct MotionProfile: Sendable, Hashable {
     static func typical(for kind: SegmentKind) -> MotionProfile {
         switch kind {
         case .stationary:
-            MotionProfile(cadenceHz: 0, bounceUpM: 0, surgeForwardM: 0, swayRightM: 0, rollRad: 0, pitchRad: 0,
-                          yawRad: 0, vibrationMps2: .zero)
+            MotionProfile(
+                cadenceHz: 0, bounceUpM: 0, surgeForwardM: 0, swayRightM: 0, rollRad: 0, pitchRad: 0,
+                yawRad: 0, vibrationMps2: .zero)
         case .liftUp, .liftDown:
-            MotionProfile(cadenceHz: 0, bounceUpM: 0, surgeForwardM: 0, swayRightM: 0, rollRad: 0, pitchRad: 0,
-                          yawRad: 0, vibrationMps2: SIMD4(0, 0.03, 0, 0.02))
+            MotionProfile(
+                cadenceHz: 0, bounceUpM: 0, surgeForwardM: 0, swayRightM: 0, rollRad: 0, pitchRad: 0,
+                yawRad: 0, vibrationMps2: SIMD4(0, 0.03, 0, 0.02))
         case .walk:
-            MotionProfile(cadenceHz: 1.8, bounceUpM: 0.022, surgeForwardM: 0.012, swayRightM: 0.02, rollRad: 0.035,
-                          pitchRad: 0.026, yawRad: 0.035, vibrationMps2: .zero)
+            MotionProfile(
+                cadenceHz: 1.8, bounceUpM: 0.022, surgeForwardM: 0.012, swayRightM: 0.02, rollRad: 0.035,
+                pitchRad: 0.026, yawRad: 0.035, vibrationMps2: .zero)
         case .stairsUp, .stairsDown:
-            MotionProfile(cadenceHz: 1.6, bounceUpM: 0.02, surgeForwardM: 0.01, swayRightM: 0.02, rollRad: 0.03,
-                          pitchRad: 0.03, yawRad: 0.03, vibrationMps2: .zero)
+            MotionProfile(
+                cadenceHz: 1.6, bounceUpM: 0.02, surgeForwardM: 0.01, swayRightM: 0.02, rollRad: 0.03,
+                pitchRad: 0.03, yawRad: 0.03, vibrationMps2: .zero)
         case .run:
-            MotionProfile(cadenceHz: 2.8, bounceUpM: 0.032, surgeForwardM: 0.015, swayRightM: 0.025, rollRad: 0.05,
-                          pitchRad: 0.035, yawRad: 0.05, vibrationMps2: .zero)
+            MotionProfile(
+                cadenceHz: 2.8, bounceUpM: 0.032, surgeForwardM: 0.015, swayRightM: 0.025, rollRad: 0.05,
+                pitchRad: 0.035, yawRad: 0.05, vibrationMps2: .zero)
         case .cycle:
-            MotionProfile(cadenceHz: 2.8, bounceUpM: 0.002, surgeForwardM: 0.004, swayRightM: 0.01, rollRad: 0.03,
-                          pitchRad: 0.005, yawRad: 0.01, vibrationMps2: SIMD4(0, 0.5, 0.25, 0.1))
+            MotionProfile(
+                cadenceHz: 2.8, bounceUpM: 0.002, surgeForwardM: 0.004, swayRightM: 0.01, rollRad: 0.03,
+                pitchRad: 0.005, yawRad: 0.01, vibrationMps2: SIMD4(0, 0.5, 0.25, 0.1))
         case .drive:
-            MotionProfile(cadenceHz: 1.3, bounceUpM: 0, surgeForwardM: 0, swayRightM: 0, rollRad: 0.005,
-                          pitchRad: 0.004, yawRad: 0, vibrationMps2: SIMD4(0.3, 0.2, 0.1, 0.08))
+            MotionProfile(
+                cadenceHz: 1.3, bounceUpM: 0, surgeForwardM: 0, swayRightM: 0, rollRad: 0.005,
+                pitchRad: 0.004, yawRad: 0, vibrationMps2: SIMD4(0.3, 0.2, 0.1, 0.08))
         }
     }
 
     /// This profile with amplitudes scaled by `amplitude` and the cadence by `cadence` (per-segment variety).
     func scaled(amplitude: Double, cadence: Double) -> MotionProfile {
-        MotionProfile(cadenceHz: cadenceHz * cadence, bounceUpM: bounceUpM * amplitude,
-                      surgeForwardM: surgeForwardM * amplitude, swayRightM: swayRightM * amplitude,
-                      rollRad: rollRad * amplitude, pitchRad: pitchRad * amplitude, yawRad: yawRad * amplitude,
-                      vibrationMps2: vibrationMps2 * amplitude)
+        MotionProfile(
+            cadenceHz: cadenceHz * cadence, bounceUpM: bounceUpM * amplitude,
+            surgeForwardM: surgeForwardM * amplitude, swayRightM: swayRightM * amplitude,
+            rollRad: rollRad * amplitude, pitchRad: pitchRad * amplitude, yawRad: yawRad * amplitude,
+            vibrationMps2: vibrationMps2 * amplitude)
     }
 }
 
@@ -143,12 +152,13 @@ func typicalAccelerationMps2(_ kind: SegmentKind) -> Double {
 
 /// Typical turn rate, rad/s, for a heading change within a segment.
 func typicalTurnRateRadS(_ kind: SegmentKind) -> Double {
-    let degPerS: Double = switch kind {
-    case .stationary, .liftUp, .liftDown: 30
-    case .walk, .run: 60
-    case .stairsUp, .stairsDown: 45
-    case .cycle: 25
-    case .drive: 12
-    }
+    let degPerS: Double =
+        switch kind {
+        case .stationary, .liftUp, .liftDown: 30
+        case .walk, .run: 60
+        case .stairsUp, .stairsDown: 45
+        case .cycle: 25
+        case .drive: 12
+        }
     return Angle.radians(fromDegrees: degPerS)
 }

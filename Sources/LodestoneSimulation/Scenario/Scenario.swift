@@ -76,8 +76,10 @@ public struct ScenarioSegment: Sendable, Hashable, Codable {
     public var gnssMultipath: Bool
 
     /// A segment; see each property for units and defaults.
-    public init(_ kind: SegmentKind, durationS: Double, speedMps: Double? = nil, headingChangeDeg: Double = 0,
-                floors: Int = 0, gnssOutage: Bool = false, gnssMultipath: Bool = false, handling: BoardHandling? = nil) {
+    public init(
+        _ kind: SegmentKind, durationS: Double, speedMps: Double? = nil, headingChangeDeg: Double = 0,
+        floors: Int = 0, gnssOutage: Bool = false, gnssMultipath: Bool = false, handling: BoardHandling? = nil
+    ) {
         self.kind = kind; self.durationS = durationS; self.speedMps = speedMps
         self.headingChangeDeg = headingChangeDeg; self.floors = floors; self.gnssOutage = gnssOutage
         self.gnssMultipath = gnssMultipath
@@ -125,9 +127,11 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var pressureTendencyPaPerHour: Double?
 
     /// A scenario; see each property for units.
-    public init(name: String, summary: String, segments: [ScenarioSegment], startLatitudeDeg: Double,
-                startLongitudeDeg: Double, startHeightM: Double, startHeadingDeg: Double, startDecimalYear: Double,
-                geoidUndulationM: Double, boardMounting: Quaternion, floorHeightM: Double = 3) {
+    public init(
+        name: String, summary: String, segments: [ScenarioSegment], startLatitudeDeg: Double,
+        startLongitudeDeg: Double, startHeightM: Double, startHeadingDeg: Double, startDecimalYear: Double,
+        geoidUndulationM: Double, boardMounting: Quaternion, floorHeightM: Double = 3
+    ) {
         self.name = name; self.summary = summary; self.segments = segments
         self.startLatitudeDeg = startLatitudeDeg; self.startLongitudeDeg = startLongitudeDeg
         self.startHeightM = startHeightM; self.startHeadingDeg = startHeadingDeg
@@ -160,7 +164,8 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// floor counter `stairs`, `lift`, `weather-drift`, and `park-and-walk` (getting out of a vehicle).
     /// All start in Zürich (47.3769° N, 8.5417° E, 408 m above MSL, geoid undulation 47.5 m) on 2026-07-02
     /// (decimal 2026.5), each under 10 minutes long.
-    public static let catalog: [Scenario] = [mixedDay, stationary, walk, drive, stairsAndLift]
+    public static let catalog: [Scenario] =
+        [mixedDay, stationary, walk, drive, stairsAndLift]
         // Guided calibration motions (lodestone calibrate).
         + [calibrateMagnetometer, calibrateAccelerometer]
         // Location (issue 6).
@@ -172,11 +177,14 @@ public struct Scenario: Sendable, Hashable, Codable {
         // Scheduler: a stop and a restart (issue 8).
         + [stopAndGo]
 
-    private static func zurich(_ name: String, _ summary: String, heading: Double, mounting: Quaternion,
-                               _ segments: [ScenarioSegment]) -> Scenario {
-        Scenario(name: name, summary: summary, segments: segments, startLatitudeDeg: 47.3769,
-                 startLongitudeDeg: 8.5417, startHeightM: 455.5, startHeadingDeg: heading, startDecimalYear: 2026.5,
-                 geoidUndulationM: 47.5, boardMounting: mounting)
+    private static func zurich(
+        _ name: String, _ summary: String, heading: Double, mounting: Quaternion,
+        _ segments: [ScenarioSegment]
+    ) -> Scenario {
+        Scenario(
+            name: name, summary: summary, segments: segments, startLatitudeDeg: 47.3769,
+            startLongitudeDeg: 8.5417, startHeightM: 455.5, startHeadingDeg: heading, startDecimalYear: 2026.5,
+            geoidUndulationM: 47.5, boardMounting: mounting)
     }
 
     /// Stand, walk with turns, climb two floors, walk, ride a lift down, run, cycle, drive through a tunnel, stop.
@@ -185,7 +193,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         "mixed-day",
         "stand 20 s, walk 60 s with turns, stairs up 2 floors, walk, lift down 2 floors, run 40 s, cycle 60 s, "
             + "drive 120 s with a 20 s tunnel, stand 30 s; phone hand-held, tilted",
-        heading: 30, mounting: mounting(rollDeg: 5, pitchDeg: 30, yawDeg: 0), [
+        heading: 30, mounting: mounting(rollDeg: 5, pitchDeg: 30, yawDeg: 0),
+        [
             ScenarioSegment(.stationary, durationS: 20),
             ScenarioSegment(.walk, durationS: 20),
             ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
@@ -201,7 +210,7 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.drive, durationS: 20, gnssOutage: true),
             ScenarioSegment(.drive, durationS: 30, headingChangeDeg: -90),
             ScenarioSegment(.drive, durationS: 30, headingChangeDeg: 45),
-            ScenarioSegment(.stationary, durationS: 30),
+            ScenarioSegment(.stationary, durationS: 30)
         ])
 
     /// Five minutes flat on a table, turned 40° from north.
@@ -212,19 +221,21 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// A walk around a square block, phone in a trouser pocket.
     static let walk = zurich(
         "walk", "walk around a square block (4 × 60 s legs, 90° right turns); phone upside down in a trouser pocket",
-        heading: 0, mounting: mounting(pitchDeg: -80), [
+        heading: 0, mounting: mounting(pitchDeg: -80),
+        [
             ScenarioSegment(.stationary, durationS: 10),
             ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
             ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
             ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
             ScenarioSegment(.walk, durationS: 60), ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 90),
-            ScenarioSegment(.stationary, durationS: 10),
+            ScenarioSegment(.stationary, durationS: 10)
         ])
 
     /// Urban driving with turns, a stop at traffic lights, a tunnel and a roundabout; phone on a dashboard mount.
     static let drive = zurich(
         "drive", "urban drive: turns, a stop at lights, a 30 s tunnel, a roundabout; phone on a dashboard mount",
-        heading: 90, mounting: mounting(pitchDeg: 70, yawDeg: 10), [
+        heading: 90, mounting: mounting(pitchDeg: 70, yawDeg: 10),
+        [
             ScenarioSegment(.stationary, durationS: 15),
             ScenarioSegment(.drive, durationS: 60),
             ScenarioSegment(.drive, durationS: 20, speedMps: 8, headingChangeDeg: 90),
@@ -235,13 +246,14 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.drive, durationS: 25, speedMps: 7, headingChangeDeg: 270),
             ScenarioSegment(.drive, durationS: 20, headingChangeDeg: -90),
             ScenarioSegment(.drive, durationS: 60),
-            ScenarioSegment(.stationary, durationS: 20),
+            ScenarioSegment(.stationary, durationS: 20)
         ])
 
     /// Indoors (no GNSS): stairs up three floors, lift down three, stairs down one.
     static let stairsAndLift = zurich(
         "stairs-and-lift", "indoors, no GNSS: stairs up 3 floors, walk, lift down 3 floors, walk, stairs down 1 floor",
-        heading: 0, mounting: mounting(rollDeg: -3, pitchDeg: 25), [
+        heading: 0, mounting: mounting(rollDeg: -3, pitchDeg: 25),
+        [
             ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 15, gnssOutage: true),
             ScenarioSegment(.stairsUp, durationS: 45, headingChangeDeg: 540, floors: 3, gnssOutage: true),
@@ -249,7 +261,7 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.liftDown, durationS: 25, floors: 3, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 10, headingChangeDeg: -90, gnssOutage: true),
             ScenarioSegment(.stairsDown, durationS: 15, headingChangeDeg: 180, floors: 1, gnssOutage: true),
-            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true)
         ])
 
     // MARK: Guided calibration motions (lodestone calibrate)
@@ -259,20 +271,22 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// over once; then holding it still.
     static let calibrateMagnetometer = zurich(
         "calibrate-mag", "hand-held magnetometer calibration: hold 3 s, twirl the board while turning it over once (45 s), hold",
-        heading: 0, mounting: .identity, [
+        heading: 0, mounting: .identity,
+        [
             ScenarioSegment(.stationary, durationS: 3),
             ScenarioSegment(.stationary, durationS: 45, handling: .twirl(turnOverDeg: 360, twirlDegPerS: 150, rampS: 2)),
-            ScenarioSegment(.stationary, durationS: 10),
+            ScenarioSegment(.stationary, durationS: 10)
         ])
 
     /// The accelerometer six-position calibration: the board set down on a level table on each face in turn
     /// (4 s each, 2.5 s between), then left face up.
     static let calibrateAccelerometer = zurich(
         "calibrate-accel", "accelerometer six positions: the board set down on each face for 4 s, then left face up",
-        heading: 0, mounting: .identity, [
+        heading: 0, mounting: .identity,
+        [
             ScenarioSegment(.stationary, durationS: 2),
             ScenarioSegment(.stationary, durationS: 42, handling: .sixFaces(holdS: 4, moveS: 2.5)),
-            ScenarioSegment(.stationary, durationS: 10),
+            ScenarioSegment(.stationary, durationS: 10)
         ])
 
     // MARK: Location (issue 6)
@@ -284,7 +298,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         "urban-drive",
         "city drive: urban canyons with multipath jumps, a 30 s tunnel with a 60° curve and braking from 16 to "
             + "9 m/s inside it; phone on a dashboard mount",
-        heading: 0, mounting: mounting(pitchDeg: 70, yawDeg: -5), [
+        heading: 0, mounting: mounting(pitchDeg: 70, yawDeg: -5),
+        [
             ScenarioSegment(.stationary, durationS: 15),
             ScenarioSegment(.drive, durationS: 50),
             ScenarioSegment(.drive, durationS: 20, speedMps: 8, headingChangeDeg: 90),
@@ -294,14 +309,15 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.drive, durationS: 30, speedMps: 9, headingChangeDeg: 60, gnssOutage: true),
             ScenarioSegment(.drive, durationS: 40, speedMps: 12, headingChangeDeg: -45, gnssMultipath: true),
             ScenarioSegment(.drive, durationS: 30),
-            ScenarioSegment(.stationary, durationS: 15),
+            ScenarioSegment(.stationary, durationS: 15)
         ])
 
     /// A drive that ends in a parking space: the driver sits 20 s, gets out and walks away with the phone in a
     /// trouser pocket (it rode on the seat: the mounting does not change, as in a pocket).
     static let parkAndWalk = zurich(
         "park-and-walk", "drive 150 s with a stop at lights, park, sit 20 s, get out and walk 90 s; phone in a trouser pocket",
-        heading: 0, mounting: mounting(rollDeg: 10, pitchDeg: -80), [
+        heading: 0, mounting: mounting(rollDeg: 10, pitchDeg: -80),
+        [
             ScenarioSegment(.stationary, durationS: 10),
             ScenarioSegment(.drive, durationS: 60),
             ScenarioSegment(.stationary, durationS: 20),
@@ -309,7 +325,7 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.drive, durationS: 30, speedMps: 6),
             ScenarioSegment(.stationary, durationS: 20),
             ScenarioSegment(.walk, durationS: 45),
-            ScenarioSegment(.walk, durationS: 45, headingChangeDeg: -90),
+            ScenarioSegment(.walk, durationS: 45, headingChangeDeg: -90)
         ])
 
     // MARK: Altimeter and floor-counter scenarios (issue 5)
@@ -318,7 +334,8 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// trouser pocket. Truth: 5 floors up, 2 down.
     static let stairs = zurich(
         "stairs", "indoors, no GNSS: stairs up 4 floors, walk, down 2, walk, up 1; phone in a trouser pocket",
-        heading: 0, mounting: mounting(rollDeg: 10, pitchDeg: -75, yawDeg: 20), [
+        heading: 0, mounting: mounting(rollDeg: 10, pitchDeg: -75, yawDeg: 20),
+        [
             ScenarioSegment(.stationary, durationS: 15, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 15, gnssOutage: true),
             ScenarioSegment(.stairsUp, durationS: 60, headingChangeDeg: 720, floors: 4, gnssOutage: true),
@@ -326,34 +343,37 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.stairsDown, durationS: 30, headingChangeDeg: -360, floors: 2, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 20, headingChangeDeg: 180, gnssOutage: true),
             ScenarioSegment(.stairsUp, durationS: 16, headingChangeDeg: 180, floors: 1, gnssOutage: true),
-            ScenarioSegment(.stationary, durationS: 15, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 15, gnssOutage: true)
         ])
 
     /// Indoors: lifts up five floors and down three, walking to and from them; phone hand-held. Truth: no floor
     /// climbed on foot.
     static let lift = zurich(
         "lift", "indoors, no GNSS: walk to a lift, up 5 floors, walk, lift down 3 floors, walk; phone hand-held",
-        heading: 90, mounting: mounting(rollDeg: 3, pitchDeg: 35), [
+        heading: 90, mounting: mounting(rollDeg: 3, pitchDeg: 35),
+        [
             ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 20, gnssOutage: true),
             ScenarioSegment(.liftUp, durationS: 30, floors: 5, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 25, headingChangeDeg: 180, gnssOutage: true),
             ScenarioSegment(.liftDown, durationS: 25, floors: 3, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 20, headingChangeDeg: -90, gnssOutage: true),
-            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 10, gnssOutage: true)
         ])
 
     /// Outdoors on level ground while the sea-level pressure falls 6 hPa per hour (an extreme storm front: the
     /// barometer alone would see a 50 m/h climb). Truth: no floor, no altitude change.
     static let weatherDrift: Scenario = {
         var s = zurich(
-            "weather-drift", "level walks and rests outdoors while the pressure falls 6 hPa/h (storm front); phone in a jacket pocket",
-            heading: 45, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+            "weather-drift",
+            "level walks and rests outdoors while the pressure falls 6 hPa/h (storm front); phone in a jacket pocket",
+            heading: 45, mounting: mounting(rollDeg: 80, pitchDeg: 10),
+            [
                 ScenarioSegment(.stationary, durationS: 60),
                 ScenarioSegment(.walk, durationS: 150, headingChangeDeg: 90),
                 ScenarioSegment(.stationary, durationS: 90),
                 ScenarioSegment(.walk, durationS: 150, headingChangeDeg: -120),
-                ScenarioSegment(.stationary, durationS: 90),
+                ScenarioSegment(.stationary, durationS: 90)
             ])
         s.pressureTendencyPaPerHour = -600
         return s
@@ -370,12 +390,13 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// service again when walking resumes).
     static let stopAndGo = zurich(
         "stop-and-go", "outdoors: walk 90 s, stand 150 s in the open, walk 90 s, stand 30 s; phone in a jacket pocket",
-        heading: 20, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+        heading: 20, mounting: mounting(rollDeg: 80, pitchDeg: 10),
+        [
             ScenarioSegment(.stationary, durationS: 10),
             ScenarioSegment(.walk, durationS: 90, headingChangeDeg: 45),
             ScenarioSegment(.stationary, durationS: 150),
             ScenarioSegment(.walk, durationS: 90, headingChangeDeg: -90),
-            ScenarioSegment(.stationary, durationS: 30),
+            ScenarioSegment(.stationary, durationS: 30)
         ])
 
     /// A working day of 14.5 h, phone in a jacket pocket: home at rest indoors (no GNSS), walk to the car, a 25-minute
@@ -389,7 +410,8 @@ public struct Scenario: Sendable, Hashable, Codable {
             "14.5 h working day: home at rest indoors 45 min, walk to the car, 25 min drive with a 90 s tunnel, walk, "
                 + "stairs up 3 floors, office indoors 3.5 h, lift down, lunch walk and 30 min outdoors, office 3.8 h, "
                 + "bike 25 min, run 30 min, bike back, drive home, evening at rest indoors 3 h",
-            heading: 60, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+            heading: 60, mounting: mounting(rollDeg: 80, pitchDeg: 10),
+            [
                 // Home.
                 ScenarioSegment(.stationary, durationS: 2_700, gnssOutage: indoors),
                 ScenarioSegment(.walk, durationS: 40, headingChangeDeg: 90, gnssOutage: indoors),
@@ -442,7 +464,7 @@ public struct Scenario: Sendable, Hashable, Codable {
                 ScenarioSegment(.stationary, durationS: 30),
                 ScenarioSegment(.walk, durationS: 150, headingChangeDeg: 90),
                 // Evening at home.
-                ScenarioSegment(.stationary, durationS: 10_800, gnssOutage: indoors),
+                ScenarioSegment(.stationary, durationS: 10_800, gnssOutage: indoors)
             ])
     }()
 
@@ -452,7 +474,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         "hour-errands",
         "50 min: rest indoors 5 min, walk 5 min, wait outdoors 2 min, walk 3 min, drive 10 min, shop indoors 6 min, "
             + "drive 10 min, rest indoors 8 min",
-        heading: 0, mounting: mounting(rollDeg: 80, pitchDeg: 10), [
+        heading: 0, mounting: mounting(rollDeg: 80, pitchDeg: 10),
+        [
             ScenarioSegment(.stationary, durationS: 300, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 300, headingChangeDeg: 90),
             ScenarioSegment(.stationary, durationS: 120),
@@ -462,6 +485,6 @@ public struct Scenario: Sendable, Hashable, Codable {
             ScenarioSegment(.stationary, durationS: 300, gnssOutage: true),
             ScenarioSegment(.walk, durationS: 60, headingChangeDeg: 180),
             ScenarioSegment(.drive, durationS: 600, speedMps: 12, headingChangeDeg: -90),
-            ScenarioSegment(.stationary, durationS: 480, gnssOutage: true),
+            ScenarioSegment(.stationary, durationS: 480, gnssOutage: true)
         ])
 }

@@ -47,7 +47,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable, Codabl
 
     /// A standard normal deviate (mean 0, variance 1), Box–Muller transform; one deviate per two uniforms.
     public mutating func gaussian() -> Double {
-        let u1 = 1 - uniform()            // (0, 1]: log is finite
+        let u1 = 1 - uniform() // (0, 1]: log is finite
         let u2 = uniform()
         return (-2 * Double.log(u1)).squareRoot() * Double.cos(2 * Double.pi * u2)
     }

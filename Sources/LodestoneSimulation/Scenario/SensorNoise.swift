@@ -86,8 +86,10 @@ public struct SensorNoise: Sendable, Hashable, Codable {
     public var barometer: BarometerNoise
 
     /// Noise for the four sensor kinds.
-    public init(accelerometer: AccelerometerNoise, gyroscope: GyroscopeNoise, magnetometer: MagnetometerNoise,
-                barometer: BarometerNoise) {
+    public init(
+        accelerometer: AccelerometerNoise, gyroscope: GyroscopeNoise, magnetometer: MagnetometerNoise,
+        barometer: BarometerNoise
+    ) {
         self.accelerometer = accelerometer; self.gyroscope = gyroscope
         self.magnetometer = magnetometer; self.barometer = barometer
     }
@@ -106,14 +108,17 @@ public struct SensorNoise: Sendable, Hashable, Codable {
     ///   ultra-high-resolution mode, absolute accuracy ±1.0 hPa (σ taken as 33 Pa); the offset random walk
     ///   (0.01 Pa/√s) is an assumption consistent with its ±1.0 hPa/year long-term stability.
     public static let consumerMEMS = SensorNoise(
-        accelerometer: AccelerometerNoise(noiseDensityMps2PerRootHz: 300e-6 * PhysicalConstants.standardGravityMps2,
-                                          turnOnBiasSigmaMps2: 0.020 * PhysicalConstants.standardGravityMps2,
-                                          biasRandomWalkMps2PerRootS: 1e-4),
-        gyroscope: GyroscopeNoise(noiseDensityRadSPerRootHz: Angle.radians(fromDegrees: 0.01),
-                                  turnOnBiasSigmaRadS: Angle.radians(fromDegrees: 1.0),
-                                  biasRandomWalkRadSPerRootS: 2e-5),
-        magnetometer: MagnetometerNoise(noiseRMSMicroTesla: 0.32, turnOnOffsetSigmaMicroTesla: 0,
-                                        offsetRandomWalkMicroTeslaPerRootS: 0),
+        accelerometer: AccelerometerNoise(
+            noiseDensityMps2PerRootHz: 300e-6 * PhysicalConstants.standardGravityMps2,
+            turnOnBiasSigmaMps2: 0.020 * PhysicalConstants.standardGravityMps2,
+            biasRandomWalkMps2PerRootS: 1e-4),
+        gyroscope: GyroscopeNoise(
+            noiseDensityRadSPerRootHz: Angle.radians(fromDegrees: 0.01),
+            turnOnBiasSigmaRadS: Angle.radians(fromDegrees: 1.0),
+            biasRandomWalkRadSPerRootS: 2e-5),
+        magnetometer: MagnetometerNoise(
+            noiseRMSMicroTesla: 0.32, turnOnOffsetSigmaMicroTesla: 0,
+            offsetRandomWalkMicroTeslaPerRootS: 0),
         barometer: BarometerNoise(noiseRMSPa: 1.3, turnOnOffsetSigmaPa: 33, offsetRandomWalkPaPerRootS: 0.01))
 
     /// `consumerMEMS` with a BMP388-class barometer (`BarometerNoise.bmp388Class`) instead of the BMP280.
@@ -125,8 +130,9 @@ public struct SensorNoise: Sendable, Hashable, Codable {
     public static let none = SensorNoise(
         accelerometer: AccelerometerNoise(noiseDensityMps2PerRootHz: 0, turnOnBiasSigmaMps2: 0, biasRandomWalkMps2PerRootS: 0),
         gyroscope: GyroscopeNoise(noiseDensityRadSPerRootHz: 0, turnOnBiasSigmaRadS: 0, biasRandomWalkRadSPerRootS: 0),
-        magnetometer: MagnetometerNoise(noiseRMSMicroTesla: 0, turnOnOffsetSigmaMicroTesla: 0,
-                                        offsetRandomWalkMicroTeslaPerRootS: 0),
+        magnetometer: MagnetometerNoise(
+            noiseRMSMicroTesla: 0, turnOnOffsetSigmaMicroTesla: 0,
+            offsetRandomWalkMicroTeslaPerRootS: 0),
         barometer: BarometerNoise(noiseRMSPa: 0, turnOnOffsetSigmaPa: 0, offsetRandomWalkPaPerRootS: 0))
 }
 

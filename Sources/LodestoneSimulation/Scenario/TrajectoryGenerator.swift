@@ -145,12 +145,15 @@ public struct TrajectoryGenerator: Sendable {
         var previousKind = SegmentKind.stationary
         var previousProfile = MotionProfile.typical(for: .stationary)
         var phase = 0.0
-        let hold = ScenarioSegment(.stationary, durationS: .infinity,
-                                   gnssOutage: scenario.segments.last?.gnssOutage ?? false)
+        let hold = ScenarioSegment(
+            .stationary, durationS: .infinity,
+            gnssOutage: scenario.segments.last?.gnssOutage ?? false)
         for (index, segment) in (scenario.segments + [hold]).enumerated() {
             let isHold = index == scenario.segments.count
             let kind = segment.kind
-            let duration = isHold ? Double.infinity
+            let duration =
+                isHold
+                ? Double.infinity
                 : (segment.durationS.isFinite && segment.durationS >= 0.1 ? segment.durationS : 0.1)
             let speed = segment.targetSpeedMps
             let acceleration = max(typicalAccelerationMps2(previousKind), typicalAccelerationMps2(kind))
@@ -216,8 +219,9 @@ public struct TrajectoryGenerator: Sendable {
 
         let latitudeRad = Angle.radians(fromDegrees: latitudeDeg)
         let longitudeRad = Angle.radians(fromDegrees: finite(scenario.startLongitudeDeg))
-        let start = State(gridIndex: 0, latitudeRad: latitudeRad, longitudeRad: longitudeRad,
-                          previousLatitudeRad: latitudeRad, previousLongitudeRad: longitudeRad, segmentIndex: 0)
+        let start = State(
+            gridIndex: 0, latitudeRad: latitudeRad, longitudeRad: longitudeRad,
+            previousLatitudeRad: latitudeRad, previousLongitudeRad: longitudeRad, segmentIndex: 0)
         initialState = start
         state = start
     }
@@ -243,8 +247,9 @@ public struct TrajectoryGenerator: Sendable {
             gridTime = Double(state.gridIndex - 1) * h
         }
         if t > gridTime {
-            (latitude, longitude) = rk4Step(time: gridTime, latitudeRad: latitude, longitudeRad: longitude,
-                                            stepS: t - gridTime, hint: state.segmentIndex)
+            (latitude, longitude) = rk4Step(
+                time: gridTime, latitudeRad: latitude, longitudeRad: longitude,
+                stepS: t - gridTime, hint: state.segmentIndex)
         }
         let index = segmentIndex(containing: t, from: state.segmentIndex)
         let segment = plan[index]
@@ -289,8 +294,9 @@ public struct TrajectoryGenerator: Sendable {
         let north = forward * cosHeading - right * sinHeading
         let pathEast = speed * sinHeading, pathNorth = speed * cosHeading
         let velocity = Vector3(pathEast.value + east.rate, pathNorth.value + north.rate, vertical.rate + up.rate)
-        let acceleration = Vector3(pathEast.rate + east.acceleration, pathNorth.rate + north.acceleration,
-                                   vertical.acceleration + up.acceleration)
+        let acceleration = Vector3(
+            pathEast.rate + east.acceleration, pathNorth.rate + north.acceleration,
+            vertical.acceleration + up.acceleration)
 
         // Position: path + periodic displacement.
         let pathHeight = startHeightM + segment.heightStartM + vertical.value
@@ -327,16 +333,19 @@ public struct TrajectoryGenerator: Sendable {
         let seaLevel = seaLevelPressurePa(atTimeS: t)
         let pressure = StandardAtmosphere.pressurePa(altitudeMSLM: altitudeMSL, seaLevelPressurePa: seaLevel)
         let diurnal = 2 * Double.sin(2 * Double.pi * (t / 86_400).truncatingRemainder(dividingBy: 1) + temperaturePhaseRad)
-        let temperature = temperatureBaseC + diurnal
+        let temperature =
+            temperatureBaseC + diurnal
             - StandardAtmosphere.lapseRateKPerM * (altitudeMSL - (startHeightM - geoidUndulationM))
 
         // Magnetic field (WMM2025), nil outside the model's validity.
         let latitudeDeg = Angle.degrees(fromRadians: latitude)
         let longitudeDeg = Angle.degrees(fromRadians: longitude)
         var fieldENU: Vector3?
-        if let e = try? magneticModel.elements(latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg,
-                                               heightKm: heightM / 1000,
-                                               decimalYear: startDecimalYear + t / Self.secondsPerJulianYear) {
+        if let e = try? magneticModel.elements(
+            latitudeDeg: latitudeDeg, longitudeDeg: longitudeDeg,
+            heightKm: heightM / 1000,
+            decimalYear: startDecimalYear + t / Self.secondsPerJulianYear)
+        {
             fieldENU = e.fieldENUMicroTesla
         }
 
@@ -359,7 +368,7 @@ public struct TrajectoryGenerator: Sendable {
     public func seaLevelPressurePa(atTimeS t: Double) -> Double {
         var p = PhysicalConstants.seaLevelPressurePa + seaLevelOffsetPa
         if let tendency = scenario.pressureTendencyPaPerHour, tendency.isFinite {
-            p += min(max(tendency * t / 3600, -20_000), 20_000)   // at most ±200 hPa: the air stays air
+            p += min(max(tendency * t / 3600, -20_000), 20_000) // at most ±200 hPa: the air stays air
         }
         for k in 0..<4 {
             let cycles = (t / weatherPeriodS[k]).truncatingRemainder(dividingBy: 1)
@@ -376,8 +385,9 @@ public struct TrajectoryGenerator: Sendable {
 
     static func heading(_ s: PlannedSegment, tau: Double) -> Jet {
         if s.headingChangeRad == 0 { return Jet(s.headingStartRad) }
-        return Smootherstep.ramp(from: s.headingStartRad, to: s.headingStartRad + s.headingChangeRad,
-                                 tau: tau - s.turnStartS, durationS: s.turnDurationS)
+        return Smootherstep.ramp(
+            from: s.headingStartRad, to: s.headingStartRad + s.headingChangeRad,
+            tau: tau - s.turnStartS, durationS: s.turnDurationS)
     }
 
     /// Height gained since the segment start (m), vertical speed and acceleration.
@@ -403,8 +413,9 @@ public struct TrajectoryGenerator: Sendable {
         let u = tau / b
         let (sv, ds, _) = Smootherstep.jet(u)
         let cycles = f0 * tau + (f1 - f0) * (b * Smootherstep.integral(u) + max(0, tau - b))
-        return Jet(s.phaseStartRad + 2 * Double.pi * cycles, 2 * Double.pi * (f0 + (f1 - f0) * sv),
-                   2 * Double.pi * (f1 - f0) * ds / b)
+        return Jet(
+            s.phaseStartRad + 2 * Double.pi * cycles, 2 * Double.pi * (f0 + (f1 - f0) * sv),
+            2 * Double.pi * (f1 - f0) * ds / b)
     }
 
     // MARK: - Integration of the smooth path on the ellipsoid
@@ -427,8 +438,10 @@ public struct TrajectoryGenerator: Sendable {
         let meridian = Geodesy.meridianRadiusM(latitudeRad: latitudeRad)
         let primeVertical = Geodesy.primeVerticalRadiusM(latitudeRad: latitudeRad)
         let cosLatitude = max(Double.cos(latitudeRad), 1e-9)
-        return (v * Double.cos(heading) / (meridian + height),
-                v * Double.sin(heading) / ((primeVertical + height) * cosLatitude))
+        return (
+            v * Double.cos(heading) / (meridian + height),
+            v * Double.sin(heading) / ((primeVertical + height) * cosLatitude)
+        )
     }
 
     /// One classical Runge–Kutta step of the path from `time` over `stepS`.
@@ -458,12 +471,13 @@ public struct TrajectoryGenerator: Sendable {
             // At rest the path does not move and RK4 adds exact zeros: jump to the end of the rest directly.
             // (The result is bit-identical to stepping, so sampling patterns cannot change the trajectory.)
             if segment.speedToMps == 0,
-               segment.speedFromMps == 0 || gridTime >= segment.startS + segment.speedRampS {
+                segment.speedFromMps == 0 || gridTime >= segment.startS + segment.speedRampS
+            {
                 let restEnd = segment.durationS.isFinite ? Int((segment.endS / h).rounded(.down)) : Int.max
                 let jump = min(targetIndex, restEnd)
                 if jump > state.gridIndex {
                     state.gridIndex = jump
-                    state.previousLatitudeRad = state.latitudeRad      // the path did not move
+                    state.previousLatitudeRad = state.latitudeRad // the path did not move
                     state.previousLongitudeRad = state.longitudeRad
                     continue
                 }

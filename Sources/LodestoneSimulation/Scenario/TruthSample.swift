@@ -53,12 +53,14 @@ public struct TruthSample: Sendable, Hashable, Codable {
     public var gnssMultipath: Bool
 
     /// Memberwise initialiser; see each property for units and frames.
-    public init(timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, altitudeMSLM: Double,
-                velocityENUMps: Vector3, accelerationENUMps2: Vector3, boardToENU: Quaternion,
-                angularVelocityBoardRadS: Vector3, specificForceBoardMps2: Vector3, gravityMps2: Double,
-                pressurePa: Double, seaLevelPressurePa: Double, temperatureC: Double,
-                magneticFieldENUMicroTesla: Vector3?, magneticFieldBoardMicroTesla: Vector3?,
-                segment: SegmentKind, activity: ActivityKind, floor: Int, gnssOutage: Bool, gnssMultipath: Bool = false) {
+    public init(
+        timeS: Double, latitudeDeg: Double, longitudeDeg: Double, heightM: Double, altitudeMSLM: Double,
+        velocityENUMps: Vector3, accelerationENUMps2: Vector3, boardToENU: Quaternion,
+        angularVelocityBoardRadS: Vector3, specificForceBoardMps2: Vector3, gravityMps2: Double,
+        pressurePa: Double, seaLevelPressurePa: Double, temperatureC: Double,
+        magneticFieldENUMicroTesla: Vector3?, magneticFieldBoardMicroTesla: Vector3?,
+        segment: SegmentKind, activity: ActivityKind, floor: Int, gnssOutage: Bool, gnssMultipath: Bool = false
+    ) {
         self.timeS = timeS; self.latitudeDeg = latitudeDeg; self.longitudeDeg = longitudeDeg
         self.heightM = heightM; self.altitudeMSLM = altitudeMSLM
         self.velocityENUMps = velocityENUMps; self.accelerationENUMps2 = accelerationENUMps2

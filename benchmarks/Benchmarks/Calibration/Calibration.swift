@@ -13,22 +13,26 @@ import LodestoneEngine
 func makeDocument() -> CalibrationDocument {
     let date = "2026-07-02T10:00:00Z"
     let w = Matrix3(rows: Vector3(0.97, -0.02, 0), Vector3(-0.02, 1.03, -0.01), Vector3(0, -0.01, 1.0))
-    let magnetometer = MagnetometerCalibration(date: date, temperatureC: nil, grade: .good, hardIronMicroTesla: Vector3(12, -7.5, 4),
-                                               softIronCorrection: w, fieldStrengthMicroTesla: 48, expectedFieldMicroTesla: nil,
-                                               latitudeDeg: nil, longitudeDeg: nil, residualMicroTesla: 0.3, coveragePercent: 95,
-                                               samples: 1800, outliers: 0, motionS: nil, mountingCheck: "consistent")
+    let magnetometer = MagnetometerCalibration(
+        date: date, temperatureC: nil, grade: .good, hardIronMicroTesla: Vector3(12, -7.5, 4),
+        softIronCorrection: w, fieldStrengthMicroTesla: 48, expectedFieldMicroTesla: nil,
+        latitudeDeg: nil, longitudeDeg: nil, residualMicroTesla: 0.3, coveragePercent: 95,
+        samples: 1800, outliers: 0, motionS: nil, mountingCheck: "consistent")
     var imu = SensorCalibration(id: "imu", chip: "mpu9250")
     imu.magnetometer = magnetometer
-    imu.accelerometer = AccelerometerCalibration(date: date, temperatureC: nil, grade: .good, offsetMps2: Vector3(0.4, 0.4, 0.3),
-                                                 correction: .identity, gravityMps2: 9.8069, residualMps2: 0.01, positions: 6)
-    imu.gyroscope = GyroscopeCalibration(date: date, temperatureC: nil, biasRadS: Vector3(0.01, 0, -0.006), noiseRMSRadS: .zero,
-                                         durationS: 10, noiseDensityRadSPerRootHz: nil, biasInstabilityRadS: nil,
-                                         rateRandomWalkRadSPerRootS: nil)
+    imu.accelerometer = AccelerometerCalibration(
+        date: date, temperatureC: nil, grade: .good, offsetMps2: Vector3(0.4, 0.4, 0.3),
+        correction: .identity, gravityMps2: 9.8069, residualMps2: 0.01, positions: 6)
+    imu.gyroscope = GyroscopeCalibration(
+        date: date, temperatureC: nil, biasRadS: Vector3(0.01, 0, -0.006), noiseRMSRadS: .zero,
+        durationS: 10, noiseDensityRadSPerRootHz: nil, biasInstabilityRadS: nil,
+        rateRandomWalkRadSPerRootS: nil)
     var mag = SensorCalibration(id: "mag", chip: "lis3mdl")
     mag.magnetometer = magnetometer
     var baro = SensorCalibration(id: "baro", chip: "bmp280")
-    baro.barometer = BarometerCalibration(date: date, temperatureC: nil, offsetPa: 30, altitudeMSLM: 408, qnhPa: nil,
-                                          expectedPressurePa: 96_600, measuredPressurePa: 96_630, noisePa: 1.3, durationS: 10)
+    baro.barometer = BarometerCalibration(
+        date: date, temperatureC: nil, offsetPa: 30, altitudeMSLM: 408, qnhPa: nil,
+        expectedPressurePa: 96_600, measuredPressurePa: 96_630, noisePa: 1.3, durationS: 10)
     return CalibrationDocument(board: "Simulated board", sensors: [imu, mag, baro])
 }
 
@@ -36,8 +40,9 @@ func makeDocument() -> CalibrationDocument {
 @inline(__always)
 func reading(_ k: Int) -> SensorReading {
     let a = Double(k % 360) * 0.0174
-    return SensorReading(timeS: Double(k) * 0.01, pressurePa: 96_600 + a, accelerationMps2: Vector3(0.1 * a, 0.2, 9.8),
-                         angularVelocityRadS: Vector3(0.01, a * 0.001, 0), magneticFieldMicroTesla: Vector3(20 + a, -5, -40))
+    return SensorReading(
+        timeS: Double(k) * 0.01, pressurePa: 96_600 + a, accelerationMps2: Vector3(0.1 * a, 0.2, 9.8),
+        angularVelocityRadS: Vector3(0.01, a * 0.001, 0), magneticFieldMicroTesla: Vector3(20 + a, -5, -40))
 }
 
 final class StageFixture {
@@ -92,7 +97,7 @@ let benchmarks: @Sendable () -> Void = {
         for k in benchmark.scaledIterations {
             var sample = FusionSample(reading: reading(k), sensor: fixture.ids[k % 3])
             fixture.stage.apply(to: &sample)
-            var row = FusionSample(reading: reading(k))   // a trace row: corrections by kind
+            var row = FusionSample(reading: reading(k)) // a trace row: corrections by kind
             fixture.stage.apply(to: &row)
             checksum += (sample.reading.magneticFieldMicroTesla?.x ?? 0) + (row.reading.pressurePa ?? 0)
         }
@@ -108,7 +113,8 @@ let benchmarks: @Sendable () -> Void = {
             fixture.k += 1
             let q = Quaternion(axis: Vector3(1, Double(fixture.k % 3), 0.5), angleRad: Double(fixture.k) * 0.05)
             let up = q.rotate(Vector3(0, 0, 9.81))
-            fixture.session.add(fieldMicroTesla: q.rotate(Vector3(0.9, 21.3, -43.3)) + Vector3(12, -7.5, 4), stillUp: up, temperatureC: 21)
+            fixture.session.add(
+                fieldMicroTesla: q.rotate(Vector3(0.9, 21.3, -43.3)) + Vector3(12, -7.5, 4), stillUp: up, temperatureC: 21)
         }
         benchmark.stopMeasurement()
         blackHole(fixture.session.coverage.coveredCount)
@@ -123,8 +129,10 @@ let benchmarks: @Sendable () -> Void = {
             // Four seconds on each face in turn, at 100 Hz: stillness windows fill, faces get captured.
             let face = BoardFace.allCases[(fixture.k / 400) % 6]
             let wobble = Double(fixture.k % 7) * 0.001
-            blackHole(fixture.session.add(timeS: Double(fixture.k) * 0.01, accelerationMps2: face.upVector * 9.81 + Vector3(wobble, 0, 0),
-                                          angularVelocityRadS: Vector3(0.001, 0, wobble), temperatureC: 21))
+            blackHole(
+                fixture.session.add(
+                    timeS: Double(fixture.k) * 0.01, accelerationMps2: face.upVector * 9.81 + Vector3(wobble, 0, 0),
+                    angularVelocityRadS: Vector3(0.001, 0, wobble), temperatureC: 21))
         }
         benchmark.stopMeasurement()
     } setup: {
@@ -137,8 +145,9 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             fixture.k += 1
             let noise = Double(fixture.k % 11) * 1e-4
-            fixture.session.add(timeS: Double(fixture.k) * 0.01, angularVelocityRadS: Vector3(0.01 + noise, -noise, 0.002),
-                                accelerationMps2: Vector3(0, 0, 9.81), temperatureC: 21)
+            fixture.session.add(
+                timeS: Double(fixture.k) * 0.01, angularVelocityRadS: Vector3(0.01 + noise, -noise, 0.002),
+                accelerationMps2: Vector3(0, 0, 9.81), temperatureC: 21)
         }
         benchmark.stopMeasurement()
         blackHole(fixture.session.elapsedS)

@@ -10,9 +10,11 @@ import LodestoneSimulation
 
 /// A probed and configured driver on a fresh bus (logging off) holding `model` at `address`. `maximumReadBytes` makes
 /// the bus split reads as an SMBus-only I2C adapter does (32).
-func running<Driver: SensorDriver>(_ model: some SimulatedChip, at address: UInt8, transport: BusTransport = .i2c,
-                                   maximumReadBytes: Int = .max, _ configuration: SensorConfiguration,
-                                   _ make: (SimulatedBus) -> Driver) throws -> Driver {
+func running<Driver: SensorDriver>(
+    _ model: some SimulatedChip, at address: UInt8, transport: BusTransport = .i2c,
+    maximumReadBytes: Int = .max, _ configuration: SensorConfiguration,
+    _ make: (SimulatedBus) -> Driver
+) throws -> Driver {
     let bus = SimulatedBus(name: "bench", isLogging: false, transport: transport)
     bus.maximumReadBytes = maximumReadBytes
     bus.attach(model, at: address)
@@ -25,8 +27,10 @@ func running<Driver: SensorDriver>(_ model: some SimulatedChip, at address: UInt
 /// One `read(timeS:)` per operation; `prepare(i)` runs first each time (giving a magnetometer a new measurement, say).
 /// With `expectsField`, every reading must carry a field: a benchmark that silently skipped the magnetometer decode
 /// would measure the wrong thing.
-func readBenchmark<Driver: SensorDriver>(_ name: String, _ configuration: Benchmark.Configuration, expectsField: Bool = false,
-                                         _ make: @escaping () throws -> (driver: Driver, prepare: (Int) -> Void)) {
+func readBenchmark<Driver: SensorDriver>(
+    _ name: String, _ configuration: Benchmark.Configuration, expectsField: Bool = false,
+    _ make: @escaping () throws -> (driver: Driver, prepare: (Int) -> Void)
+) {
     Benchmark(name, configuration: configuration) { benchmark in
         var (driver, prepare) = try make()
         var fields = 0
@@ -45,18 +49,21 @@ func readBenchmark<Driver: SensorDriver>(_ name: String, _ configuration: Benchm
 /// One operation: the chip model batches `samples` samples (`batch(k)` for k in 0..<samples makes it take one), then
 /// `drainFIFO` reads them into a buffer of the driver's `fifoCapacitySamples`, allocated once before the measurement.
 /// Every drain must return them all, without an overrun.
-func drainBenchmark<Driver: FIFOBuffering>(_ name: String, _ configuration: Benchmark.Configuration, samples: Int = 8,
-                                           _ make: @escaping () throws -> (driver: Driver, batch: (Int) -> Void)) {
+func drainBenchmark<Driver: FIFOBuffering>(
+    _ name: String, _ configuration: Benchmark.Configuration, samples: Int = 8,
+    _ make: @escaping () throws -> (driver: Driver, batch: (Int) -> Void)
+) {
     Benchmark(name, configuration: configuration) { benchmark in
         var (driver, batch) = try make()
         let buffer = UnsafeMutableBufferPointer<SensorReading>.allocate(capacity: driver.fifoCapacitySamples)
         defer { buffer.deallocate() }
-        _ = try driver.drainFIFO(into: buffer, newestTimeS: 0)   // what configuring made the chip measure
+        _ = try driver.drainFIFO(into: buffer, newestTimeS: 0) // what configuring made the chip measure
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations {
             for k in 0..<samples { batch(k) }
             let drain = try driver.drainFIFO(into: buffer, newestTimeS: Double(i))
-            precondition(drain.count == samples && !drain.overrun, "\(name): the drain gave \(drain), expected \(samples) samples")
+            precondition(
+                drain.count == samples && !drain.overrun, "\(name): the drain gave \(drain), expected \(samples) samples")
             blackHole(buffer[drain.count - 1])
         }
         benchmark.stopMeasurement()

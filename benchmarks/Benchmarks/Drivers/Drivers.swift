@@ -13,7 +13,7 @@ import LodestoneSimulation
 
 let benchmarks: @Sendable () -> Void = {
     let configuration = LodestoneBenchmarkPolicy.configuration
-    imuBenchmarks(configuration)  // issue 3's IMUs: IMUBenchmarks.swift
+    imuBenchmarks(configuration) // issue 3's IMUs: IMUBenchmarks.swift
 
     // MARK: BMP280 compensation
     // Bosch BST-BMP280-DS001 section 3.12: adc_T 519888 and adc_P 415148 give 25.08 °C and 100653.27 Pa with

@@ -39,7 +39,9 @@ func imuBenchmarks(_ configuration: Benchmark.Configuration) {
     for variant in [LSM6DSxVariant.lsm6dsl, .lsm6dsox] {
         drainBenchmark(variant == .lsm6dsl ? "LSM6DSL.drainFIFO" : "LSM6DSOX.drainFIFO", configuration) {
             let model = LSM6DSxModel(variant: variant)
-            let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) { LSM6DSx(bus: $0, variant: variant) }
+            let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) {
+                LSM6DSx(bus: $0, variant: variant)
+            }
             return (driver, { k in model.accelerationMps2 = Vector3(0, Double(k), g) })
         }
     }
@@ -54,7 +56,9 @@ func imuBenchmarks(_ configuration: Benchmark.Configuration) {
     // 90 samples are 1080 bytes: more than one 1 KiB stack burst (`fifoBurstBytes`), so the drain takes two.
     drainBenchmark("LSM6DSL.drainFIFOOverOneKibibyte", configuration, samples: 90) {
         let model = LSM6DSxModel(variant: .lsm6dsl)
-        let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) { LSM6DSx(bus: $0, variant: .lsm6dsl) }
+        let driver = try running(model, at: 0x6A, SensorConfiguration(rateHz: 104, fifo: .stream)) {
+            LSM6DSx(bus: $0, variant: .lsm6dsl)
+        }
         return (driver, { k in model.accelerationMps2 = Vector3(0, Double(k) / 16, g) })
     }
     readBenchmark("LSM9DS1.read", configuration) {

@@ -14,13 +14,16 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("EnergyModel.pricePlan", configuration: configuration) { benchmark in
         let chips = identity(["mpu9250", "bmp280", "lis3mdl", "icm20948", "ms5611", "adxl345"])
         let modes: [PowerMode] = [.normal, .lowPower, .suspend]
-        let receiverModes: [GNSSReceiverMode] = [.continuous(rateHz: 1), .powerSave(updatePeriodS: 5), .powerSave(updatePeriodS: 120), .off]
+        let receiverModes: [GNSSReceiverMode] = [
+            .continuous(rateHz: 1), .powerSave(updatePeriodS: 5), .powerSave(updatePeriodS: 120), .off
+        ]
         let receiver = identity("ublox-m8")
         var total = 0.0, index = 0
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             index &+= 1
-            var config = SensorConfiguration(rateHz: Double(1 + index % 200), powerMode: modes[index % 3], oversampling: 1 << (index % 5))
+            var config = SensorConfiguration(
+                rateHz: Double(1 + index % 200), powerMode: modes[index % 3], oversampling: 1 << (index % 5))
             for chip in chips {
                 config.rateHz += 0.5
                 total += EnergyModel.draw(chip: chip, configuration: config, enabled: index % 7 != 0)?.milliWatt ?? 0

@@ -15,9 +15,10 @@ import LodestoneEngine
 import LodestoneOrientation
 
 /// The trial: `LODESTONE_BROAD_TRIAL` if set, else trial 21 in the shared datasets beside the repository.
-let trialPath = ProcessInfo.processInfo.environment["LODESTONE_BROAD_TRIAL"]
+let trialPath =
+    ProcessInfo.processInfo.environment["LODESTONE_BROAD_TRIAL"]
     ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../../shared/datasets/broad/21_undisturbed_fast_combined.csv.gz").standardized.path
+    .appendingPathComponent("../../../../shared/datasets/broad/21_undisturbed_fast_combined.csv.gz").standardized.path
 
 /// One sample of the trial, as the filter takes it.
 struct Sample {
@@ -33,7 +34,9 @@ let trial: Result<[Sample], TraceError> = {
         var parser = TraceParser(text: try TraceFiles.readText(path: trialPath), path: trialPath)
         var samples: [Sample] = []
         while let row = try parser.next() {
-            guard let g = row.angularVelocityRadS, let a = row.accelerationMps2, let m = row.magneticFieldMicroTesla else { continue }
+            guard let g = row.angularVelocityRadS, let a = row.accelerationMps2, let m = row.magneticFieldMicroTesla else {
+                continue
+            }
             samples.append(Sample(timeS: row.timeS, gyroscopeRadS: g, accelerometerMps2: a, magnetometerMicroTesla: m))
         }
         return .success(samples)
@@ -53,15 +56,18 @@ let benchmarks: @Sendable () -> Void = {
         // Warm the filter past its start-up (fast initialisation, first reference field) before measuring.
         while index < 1_000 {
             let s = samples[index]
-            filter.update(timeS: s.timeS, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
-                          magnetometerMicroTesla: s.magnetometerMicroTesla)
+            filter.update(
+                timeS: s.timeS, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
+                magnetometerMicroTesla: s.magnetometerMicroTesla)
             index += 1
         }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             let s = samples[index]
-            blackHole(filter.update(timeS: s.timeS, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
-                                    magnetometerMicroTesla: s.magnetometerMicroTesla))
+            blackHole(
+                filter.update(
+                    timeS: s.timeS, gyroscopeRadS: s.gyroscopeRadS, accelerometerMps2: s.accelerometerMps2,
+                    magnetometerMicroTesla: s.magnetometerMicroTesla))
             index += 1
             if index == samples.count { index = 0; filter = OrientationFilter() }
         }
@@ -87,8 +93,10 @@ let benchmarks: @Sendable () -> Void = {
         context.decimalYear = fusion.decimalYear
         var stage = OrientationStage(configuration: fusion)
         func sample(_ s: Sample) -> FusionSample {
-            FusionSample(reading: SensorReading(timeS: s.timeS, accelerationMps2: s.accelerometerMps2,
-                                                angularVelocityRadS: s.gyroscopeRadS, magneticFieldMicroTesla: s.magnetometerMicroTesla))
+            FusionSample(
+                reading: SensorReading(
+                    timeS: s.timeS, accelerationMps2: s.accelerometerMps2,
+                    angularVelocityRadS: s.gyroscopeRadS, magneticFieldMicroTesla: s.magnetometerMicroTesla))
         }
         var index = 0
         while index < 1_000 { stage.process(sample(samples[index]), context: &context); index += 1 }

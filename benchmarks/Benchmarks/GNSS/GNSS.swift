@@ -63,7 +63,9 @@ func navPVT(tow: UInt32) -> [UInt8] {
 /// NAV-PVT navigation solution (diffSoln, velD −39 mm/s) followed by ten HNR-PVT high-rate frames, 100 ms apart,
 /// which inherit its status and vertical velocity. Returns the frames in order and marks the HNR-PVT ones.
 func deadReckoningSeconds(_ count: Int) -> [(frame: [UInt8], highRate: Bool)] {
-    func put32(_ v: UInt32, _ p: inout [UInt8], _ o: Int) { for k in 0..<4 { p[o + k] = UInt8(truncatingIfNeeded: v >> (8 * k)) } }
+    func put32(_ v: UInt32, _ p: inout [UInt8], _ o: Int) {
+        for k in 0..<4 { p[o + k] = UInt8(truncatingIfNeeded: v >> (8 * k)) }
+    }
     var out: [(frame: [UInt8], highRate: Bool)] = []
     for s in 0..<count {
         let tow = 344_783_000 + UInt32(s) * 1000
@@ -91,7 +93,9 @@ func deadReckoningSeconds(_ count: Int) -> [(frame: [UInt8], highRate: Bool)] {
 
 /// About 1 MiB of the development logs, concatenated.
 func megabyteOfLogs() -> [UInt8] {
-    let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../shared/datasets/nmea").standardized
+    let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../../../shared/datasets/nmea"
+    ).standardized
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".log") }.sorted()
     var bytes: [UInt8] = []
     while bytes.count < 1 << 20 && !names.isEmpty {

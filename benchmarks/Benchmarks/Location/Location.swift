@@ -53,8 +53,9 @@ final class DriveFixture {
         timeS += 0.01
         let (force, attitude) = specificForce(at: timeS)
         // The gyroscope: the car turns clockwise about up at speed / radius (the vehicle-frame turn model's input).
-        filter.updateInertial(timeS: timeS, specificForceBoardMps2: force, boardToENU: attitude,
-                              angularVelocityBoardRadS: Vector3(0, 0, -speedMps / radiusM), atRest: false)
+        filter.updateInertial(
+            timeS: timeS, specificForceBoardMps2: force, boardToENU: attitude,
+            angularVelocityBoardRadS: Vector3(0, 0, -speedMps / radiusM), atRest: false)
         if step % 4 == 0 { filter.updateBarometer(timeS: timeS, pressurePa: 96_300 + Angle.sinForBenchmark(timeS)) }
         if step % 100 == 0 { filter.update(fix: fix(at: timeS)) }
     }
@@ -105,7 +106,8 @@ let benchmarks: @Sendable () -> Void = {
             // Points all over the globe, some nearly antipodal.
             let lat1 = (k * 37).remainder(dividingBy: 180) / 2, lon1 = (k * 53).remainder(dividingBy: 360)
             let lat2 = -lat1 + (k * 0.001).remainder(dividingBy: 1), lon2 = lon1 + 179.5 + (k * 0.0007).remainder(dividingBy: 1)
-            sum += geodesic.inverse(latitude1Deg: lat1, longitude1Deg: lon1, latitude2Deg: lat2, longitude2Deg: lon2)?.distanceM ?? 0
+            sum +=
+                geodesic.inverse(latitude1Deg: lat1, longitude1Deg: lon1, latitude2Deg: lat2, longitude2Deg: lon2)?.distanceM ?? 0
         }
         benchmark.stopMeasurement()
         blackHole(sum)

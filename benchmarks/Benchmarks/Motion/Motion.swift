@@ -20,16 +20,18 @@ let samplePeriodS = 0.01
 
 /// Samples of a simulated scenario, precomputed (the generator is not what is measured).
 let samples: [SensorReading] = {
-    let scenario = Scenario.named("stairs-and-lift")!   // in the catalog; a missing one is a bug
+    let scenario = Scenario.named("stairs-and-lift")! // in the catalog; a missing one is a bug
     var generator = TrajectoryGenerator(scenario: scenario, seed: 1)
     var out: [SensorReading] = []
     var i = 0
     while Double(i) * samplePeriodS < scenario.totalDurationS {
         let t = Double(i) * samplePeriodS
         let truth = generator.sample(atTimeS: t)
-        out.append(SensorReading(timeS: t, pressurePa: i % 4 == 0 ? truth.pressurePa : nil,
-                                 accelerationMps2: truth.specificForceBoardMps2,
-                                 angularVelocityRadS: truth.angularVelocityBoardRadS))
+        out.append(
+            SensorReading(
+                timeS: t, pressurePa: i % 4 == 0 ? truth.pressurePa : nil,
+                accelerationMps2: truth.specificForceBoardMps2,
+                angularVelocityRadS: truth.angularVelocityBoardRadS))
         i += 1
     }
     return out

@@ -15,7 +15,8 @@ import LodestoneEngine
 
 /// BROAD trial 21, found from this file (benchmarks/Benchmarks/Replay/) as ../shared/datasets/broad.
 let trialPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-    "../../../../shared/datasets/broad/21_undisturbed_fast_combined.csv.gz").standardized.path
+    "../../../../shared/datasets/broad/21_undisturbed_fast_combined.csv.gz"
+).standardized.path
 
 /// Rows per measured iteration (the policy's scaling factor).
 let rowsPerIteration = 1000

@@ -17,16 +17,17 @@ import LodestoneCore
 import LodestoneScheduler
 
 let sensors = [
-    PlannedSensor(id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope], maximumRateHz: 100,
-                  hasMotionWake: true, fifoCapacitySamples: 85),
+    PlannedSensor(
+        id: "imu", chip: "mpu9250", kinds: [.accelerometer, .gyroscope], maximumRateHz: 100,
+        hasMotionWake: true, fifoCapacitySamples: 85),
     PlannedSensor(id: "mag", chip: "lis3mdl", kinds: [.magnetometer], maximumRateHz: 80),
-    PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25),
+    PlannedSensor(id: "baro", chip: "bmp280", kinds: [.barometer, .thermometer], maximumRateHz: 25)
 ]
 let receiver = PlannedReceiver(id: "gnss", model: "ublox-m8", controllable: true)
 let demands = [
     Demand(client: "map", location: LocationDemand(desiredAccuracy: .hundredMeters, distanceFilterM: 50)),
     Demand(client: "compass", heading: HeadingDemand()),
-    Demand(client: "fitness", activity: true, altitude: true),
+    Demand(client: "fitness", activity: true, altitude: true)
 ]
 
 /// One second of a walking carrier's specific force at 100 Hz (board frame, m/s²), precomputed.

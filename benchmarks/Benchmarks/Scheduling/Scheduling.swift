@@ -28,8 +28,9 @@ final class GlueFixture {
             let board = try BoardDescription.load(path: boardPath)
             let runtime = try BoardRuntime.assemble(board, seed: 1, scenario: "stationary")
             var engine = Engine(sources: runtime.sources)
-            var sampling = try ScheduledSampling(sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
-                                                 configuration: SchedulingConfiguration(battery: .none))
+            var sampling = try ScheduledSampling(
+                sensors: runtime.plannedSensors, receiver: runtime.plannedReceiver,
+                configuration: SchedulingConfiguration(battery: .none))
             var t = 0.0
             while t < 30 {
                 t = engine.step(prepare: { runtime.world?.advance(toTimeS: $0) }) { event in sampling.observe(event) }

@@ -48,7 +48,8 @@ final class SessionFixture {
         iterators.append(core.altitudeUpdates(rateHz: 1).makeAsyncIterator())
         iterators.append(core.sensorUpdates(["baro"]).makeAsyncIterator())
         if everyStream {
-            iterators.append(core.messages(Wire.Class.defaultSet, options: SubscriptionOptions(buffering: .newest(64))).makeAsyncIterator())
+            iterators.append(
+                core.messages(Wire.Class.defaultSet, options: SubscriptionOptions(buffering: .newest(64))).makeAsyncIterator())
             iterators.append(core.statusUpdates(periodS: 1).makeAsyncIterator())
         }
     }

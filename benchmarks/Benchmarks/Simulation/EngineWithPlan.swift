@@ -34,8 +34,9 @@ final class EngineFixture {
     }
 
     /// The LSM6DSL board of `Engine.stepWithFIFO`.
-    static let fifoBoard = BoardDescription(name: "LSM6DSL", sensors: [.init(id: "imu", chip: "lsm6dsl", bus: .simulated, address: 0x6A, rateHz: 104)],
-                                            simulation: .init(scenario: Scenario.defaultName))
+    static let fifoBoard = BoardDescription(
+        name: "LSM6DSL", sensors: [.init(id: "imu", chip: "lsm6dsl", bus: .simulated, address: 0x6A, rateHz: 104)],
+        simulation: .init(scenario: Scenario.defaultName))
 
     private static func make(batching: Bool) throws -> (Engine, SimulatedWorld) {
         if batching {
@@ -43,17 +44,22 @@ final class EngineFixture {
             guard let world = runtime.world else { throw SimulationError("the simulated board has no world") }
             var engine = Engine(sources: runtime.sources)
             while engine.nextDueS < 0.1 { engine.step(prepare: { world.advance(toTimeS: $0) }) { _ in } }
-            try engine.apply(SensorPlan(id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 104), readRateHz: 4,
-                                        fifoDepthSamples: 26), timeS: engine.timeS)
+            try engine.apply(
+                SensorPlan(
+                    id: "imu", enabled: true, configuration: SensorConfiguration(rateHz: 104), readRateHz: 4,
+                    fifoDepthSamples: 26), timeS: engine.timeS)
             return (engine, world)
         }
-        let runtime = try BoardRuntime.assemble(LocationTrial.simulatedBoard(scenario: Scenario.defaultName), seed: 1, scenario: nil)
+        let runtime = try BoardRuntime.assemble(
+            LocationTrial.simulatedBoard(scenario: Scenario.defaultName), seed: 1, scenario: nil)
         guard let world = runtime.world else { throw SimulationError("the simulated board has no world") }
         var engine = Engine(sources: runtime.sources)
         while engine.nextDueS < 0.1 { engine.step(prepare: { world.advance(toTimeS: $0) }) { _ in } }
-        try engine.apply(SensorPlan(id: "imu", enabled: true,
-                                    configuration: SensorConfiguration(rateHz: 31.25, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
-                                    readRateHz: 31.25), timeS: engine.timeS)
+        try engine.apply(
+            SensorPlan(
+                id: "imu", enabled: true,
+                configuration: SensorConfiguration(rateHz: 31.25, powerMode: .lowPower, wakeOnMotionThresholdMps2: 0.5),
+                readRateHz: 31.25), timeS: engine.timeS)
         try engine.apply(GNSSPlan(id: "gnss", mode: .powerSave(updatePeriodS: 10)), timeS: engine.timeS)
         return (engine, world)
     }

@@ -16,7 +16,7 @@ import LodestoneSimulation
 /// Sample period of both benchmarks, s (100 Hz, the IMU rate of the board below).
 let samplePeriodS = 0.01
 /// The scenario: `mixed-day` covers every activity the generator models.
-let scenario = Scenario.named(Scenario.defaultName)!  // the catalog's own default; a missing one is a bug
+let scenario = Scenario.named(Scenario.defaultName)! // the catalog's own default; a missing one is a bug
 
 /// A simulated board with a barometer, a magnetometer and a 9-axis IMU, and the drivers an engine runs on it.
 final class BoardFixture {
@@ -29,7 +29,7 @@ final class BoardFixture {
     static let placements = [
         SimulatedBoard.Placement(id: "baro", chip: "bmp280", address: 0x76, mount: .identity, rateHz: 50),
         SimulatedBoard.Placement(id: "mag", chip: "lis3mdl", address: 0x1C, mount: .identity, rateHz: 80),
-        SimulatedBoard.Placement(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100),
+        SimulatedBoard.Placement(id: "imu", chip: "mpu9250", address: 0x68, mount: .identity, rateHz: 100)
     ]
 
     init() throws {
@@ -45,7 +45,8 @@ final class BoardFixture {
     }
 
     private static func makeDrivers(on bus: SimulatedBus) throws
-        -> (BMP280<SimulatedBus>, LIS3MDL<SimulatedBus>, MPU6xxx<SimulatedBus>) {
+        -> (BMP280<SimulatedBus>, LIS3MDL<SimulatedBus>, MPU6xxx<SimulatedBus>)
+    {
         var barometer = BMP280(bus: bus, address: 0x76)
         var magnetometer = LIS3MDL(bus: bus, address: 0x1C)
         var imu = MPU6xxx(bus: bus, address: 0x68, variant: .mpu9250)
@@ -72,7 +73,7 @@ final class GeneratorFixture {
 
 let benchmarks: @Sendable () -> Void = {
     let configuration = LodestoneBenchmarkPolicy.configuration
-    engineBenchmarks()  // the engine with a scheduler's plan applied: EngineWithPlan.swift
+    engineBenchmarks() // the engine with a scheduler's plan applied: EngineWithPlan.swift
 
     Benchmark("SimulatedBoard.step", configuration: configuration) { benchmark, fixture in
         if fixture.timeS > scenario.totalDurationS { try fixture.restart() }

@@ -94,7 +94,8 @@ func features(_ args: Arguments) throws {
                 lastTime = row.timeS
             }
             if extractor.add(specificForceMps2: acc, angularVelocityRadS: gyro, timeS: row.timeS),
-               let end = extractor.windowEndTimeS {
+                let end = extractor.windowEndTimeS
+            {
                 out += "\(session),\(who),\(formatFixed(end, digits: 2)),\(label)"
                 for v in extractor.values { out += v.isNaN ? ",nan" : ",\(v)" }
                 out += "\n"
@@ -121,23 +122,27 @@ func simulate(_ args: Arguments) throws {
             let kind = kinds[Int(random.uniform(in: 0...0.999_999) * Double(kinds.count))]
             let duration = kind.verticalDirection != 0 ? random.uniform(in: 15...40) : random.uniform(in: 20...120)
             let floors = kind.verticalDirection != 0 ? Int(random.uniform(in: 1...3.999)) : 0
-            let speed: Double? = switch kind {
-            case .walk: random.uniform(in: 1.0...1.8)
-            case .run: random.uniform(in: 2.3...4.5)
-            case .cycle: random.uniform(in: 3...8)
-            case .drive: random.uniform(in: 5...25)
-            default: nil
-            }
-            segments.append(ScenarioSegment(kind, durationS: duration, speedMps: speed,
-                                            headingChangeDeg: random.uniform(in: -180...180), floors: floors))
+            let speed: Double? =
+                switch kind {
+                case .walk: random.uniform(in: 1.0...1.8)
+                case .run: random.uniform(in: 2.3...4.5)
+                case .cycle: random.uniform(in: 3...8)
+                case .drive: random.uniform(in: 5...25)
+                default: nil
+                }
+            segments.append(
+                ScenarioSegment(
+                    kind, durationS: duration, speedMps: speed,
+                    headingChangeDeg: random.uniform(in: -180...180), floors: floors))
             total += duration
         }
         let axis = Vector3(random.gaussian(), random.gaussian(), random.gaussian())
         let mounting = Quaternion(axis: axis, angleRad: random.uniform(in: 0...Double.pi))
-        let scenario = Scenario(name: "training-\(seed)-\(n)", summary: "random", segments: segments,
-                                startLatitudeDeg: 47.3769, startLongitudeDeg: 8.5417, startHeightM: 455.5,
-                                startHeadingDeg: random.uniform(in: 0...360), startDecimalYear: 2026.5,
-                                geoidUndulationM: 47.5, boardMounting: mounting)
+        let scenario = Scenario(
+            name: "training-\(seed)-\(n)", summary: "random", segments: segments,
+            startLatitudeDeg: 47.3769, startLongitudeDeg: 8.5417, startHeightM: 455.5,
+            startHeadingDeg: random.uniform(in: 0...360), startDecimalYear: 2026.5,
+            geoidUndulationM: 47.5, boardMounting: mounting)
         var generator = TrajectoryGenerator(scenario: scenario, seed: seed &* 1000 &+ UInt64(n))
         let noise = SensorNoise.consumerMEMS
         let accSigma = noise.accelerometer.noiseDensityMps2PerRootHz * (rateHz / 2).squareRoot()
@@ -149,10 +154,16 @@ func simulate(_ args: Arguments) throws {
         while Double(i) / rateHz < total {
             let t = Double(i) / rateHz
             let truth = generator.sample(atTimeS: t)
-            let f = truth.specificForceBoardMps2 + accBias + Vector3(random.gaussian(), random.gaussian(), random.gaussian()) * accSigma
-            let w = truth.angularVelocityBoardRadS + gyroBias + Vector3(random.gaussian(), random.gaussian(), random.gaussian()) * gyroSigma
-            text += "\(formatFixed(t, digits: 3)),\(formatFixed(f.x, digits: 4)),\(formatFixed(f.y, digits: 4)),\(formatFixed(f.z, digits: 4)),"
-            text += "\(formatFixed(w.x, digits: 5)),\(formatFixed(w.y, digits: 5)),\(formatFixed(w.z, digits: 5)),\(truth.activity.rawValue)\n"
+            let f =
+                truth.specificForceBoardMps2 + accBias + Vector3(random.gaussian(), random.gaussian(), random.gaussian())
+                * accSigma
+            let w =
+                truth.angularVelocityBoardRadS + gyroBias + Vector3(random.gaussian(), random.gaussian(), random.gaussian())
+                * gyroSigma
+            text +=
+                "\(formatFixed(t, digits: 3)),\(formatFixed(f.x, digits: 4)),\(formatFixed(f.y, digits: 4)),\(formatFixed(f.z, digits: 4)),"
+            text +=
+                "\(formatFixed(w.x, digits: 5)),\(formatFixed(w.y, digits: 5)),\(formatFixed(w.z, digits: 5)),\(truth.activity.rawValue)\n"
             i += 1
         }
         try text.write(toFile: "\(directory)/sim_s\(seed)n\(n)_random.csv", atomically: true, encoding: .utf8)
@@ -167,7 +178,8 @@ func record(_ args: Arguments) throws {
     let noise: SensorNoise = args.options["noise"] == "bmp388" ? .consumerMEMSWithBMP388 : .consumerMEMS
     let duration = Double(args.options["duration"] ?? "") ?? scenario.totalDurationS + 10
     var sampler = try SimulatedSampler(scenario: scenario, noise: noise, seed: seed)
-    var text = "t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,pressure_pa,lat_deg,lon_deg,height_m,speed_mps,h_acc_m,"
+    var text =
+        "t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,pressure_pa,lat_deg,lon_deg,height_m,speed_mps,h_acc_m,"
         + "gt_height_m,gt_pressure_pa,gt_activity,gt_floor\n"
     func cell(_ v: Double?, _ digits: Int) -> String { v.map { formatFixed($0, digits: digits) } ?? "" }
     while true {
@@ -176,7 +188,8 @@ func record(_ args: Arguments) throws {
         guard t <= duration else { break }
         let p = r.pressurePa
         let a = r.accelerationMps2 ?? .zero, w = r.angularVelocityRadS ?? .zero
-        text += "\(formatFixed(t, digits: 2)),\(cell(a.x, 4)),\(cell(a.y, 4)),\(cell(a.z, 4)),\(cell(w.x, 5)),\(cell(w.y, 5)),\(cell(w.z, 5)),"
+        text +=
+            "\(formatFixed(t, digits: 2)),\(cell(a.x, 4)),\(cell(a.y, 4)),\(cell(a.z, 4)),\(cell(w.x, 5)),\(cell(w.y, 5)),\(cell(w.z, 5)),"
         text += "\(cell(p, 2)),\(cell(fix?.latitudeDeg, 8)),\(cell(fix?.longitudeDeg, 8)),\(cell(fix?.heightM, 2)),"
         text += "\(cell(fix?.speedMps, 2)),\(cell(fix?.horizontalAccuracyM, 2)),"
         text += "\(cell(truth.heightM, 3)),\(cell(truth.pressurePa, 2)),\(truth.activity.rawValue),\(truth.floor)\n"

@@ -13,10 +13,22 @@ import LodestoneScheduler
 
 /// The demands compared (stated in results.md).
 let demandSets: [(name: String, demands: [Demand])] = [
-    ("foreground-best", [Demand(client: "app", location: LocationDemand(desiredAccuracy: .best, maximumAgeS: 10),
-                                heading: HeadingDemand(headingFilterDeg: 1), activity: true, altitude: true, foreground: true)]),
-    ("background-100m", [Demand(client: "logger", location: LocationDemand(desiredAccuracy: .hundredMeters, maximumAgeS: 30),
-                                activity: true, foreground: false)]),
+    (
+        "foreground-best",
+        [
+            Demand(
+                client: "app", location: LocationDemand(desiredAccuracy: .best, maximumAgeS: 10),
+                heading: HeadingDemand(headingFilterDeg: 1), activity: true, altitude: true, foreground: true)
+        ]
+    ),
+    (
+        "background-100m",
+        [
+            Demand(
+                client: "logger", location: LocationDemand(desiredAccuracy: .hundredMeters, maximumAgeS: 30),
+                activity: true, foreground: false)
+        ]
+    )
 ]
 
 var scenario = "day-commute"
@@ -37,7 +49,10 @@ while let a = arguments.next() {
     case "--demand": demandFilter = arguments.next()
     case "--duration": durationS = arguments.next().flatMap { Double($0) }
     default:
-        FileHandle.standardError.write(Data("scheduler-harness: unknown argument \(a); use --scenario, --seed, --out, --board, --policies, --demand, --duration\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "scheduler-harness: unknown argument \(a); use --scenario, --seed, --out, --board, --policies, --demand, --duration\n"
+                    .utf8))
         exit(2)
     }
 }
@@ -54,28 +69,32 @@ for set in demandSets where demandFilter == nil || demandFilter == set.name {
     for policy in policies {
         // A battery that does not run low over the day (sensors only drain it), so every policy plans in the normal
         // tier; battery life is predicted from the energy account afterwards (SchedulingEvaluation.BatteryModel).
-        let configuration = SchedulingConfiguration(policy: policy, demands: set.demands,
-                                                    battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
-                                                    boardBaselineMilliWatt: 600)
+        let configuration = SchedulingConfiguration(
+            policy: policy, demands: set.demands,
+            battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
+            boardBaselineMilliWatt: 600)
         var drainOnly = configuration
         drainOnly.boardBaselineMilliWatt = 0
         var rows = [SchedulingEvaluation.TimelineRow.header]
         let started = Date()
         do {
-            var summary = try SchedulingEvaluation.run(board: board, scenario: scenario, seed: seed, configuration: drainOnly,
-                                                       demandName: set.name, durationS: durationS,
-                                                       timeline: { rows.append($0.csv) })
+            var summary = try SchedulingEvaluation.run(
+                board: board, scenario: scenario, seed: seed, configuration: drainOnly,
+                demandName: set.name, durationS: durationS,
+                timeline: { rows.append($0.csv) })
             // Battery life with the stated board baseline (the drain above left it out so the tier stays normal).
             summary.boardBaselineMilliWatt = configuration.boardBaselineMilliWatt
-            summary.batteryLifeWithBaselineH = summary.battery.milliWattHours / (summary.meanMilliWatt + configuration.boardBaselineMilliWatt)
+            summary.batteryLifeWithBaselineH =
+                summary.battery.milliWattHours / (summary.meanMilliWatt + configuration.boardBaselineMilliWatt)
             summaries.append(summary)
             writeSummaries()
             let csv = rows.joined(separator: "\n") + "\n"
             try? csv.write(toFile: "\(out)/timeline-\(set.name)-\(policy).csv", atomically: true, encoding: .utf8)
             let wall = Date().timeIntervalSince(started)
-            print("\(set.name) \(policy): \(String(format: "%.1f", summary.totalMilliAmpHours)) mAh "
-                  + "(GNSS \(String(format: "%.1f", summary.gnssMilliAmpHours))), delivered \(summary.delivered), "
-                  + "\(String(format: "%.0f", wall)) s wall")
+            print(
+                "\(set.name) \(policy): \(String(format: "%.1f", summary.totalMilliAmpHours)) mAh "
+                    + "(GNSS \(String(format: "%.1f", summary.gnssMilliAmpHours))), delivered \(summary.delivered), "
+                    + "\(String(format: "%.0f", wall)) s wall")
         } catch {
             FileHandle.standardError.write(Data("scheduler-harness: \(error.description)\n".utf8))
             exit(1)
