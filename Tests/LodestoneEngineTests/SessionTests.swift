@@ -254,7 +254,10 @@ import LodestoneEvaluation
         #expect((195...201).contains(of("ATTITUDE").count))
         #expect((195...201).contains(of("PEDOMETER").count))
 
-        // Heading: the true heading agrees with the truth within its stated accuracy at most seconds once settled.
+        // Heading: the true heading agrees with the truth within its stated accuracy at most seconds once settled. The
+        // walk carries the board pitched -80° in a trouser pocket, where the heading of its y axis is ill-conditioned and
+        // the filter says so (accuracy about 50°). Run without the board's calibration file: with it, the simulated
+        // board's heading is 6–10° off at a claimed 3–4° (issue 17), before and after the session.
         var truthHeading: [Double: Double] = [:]
         for s in of("STATUS") {
             if let t = s["t_s"] as? Double, let truth = s["truth"] as? [String: Any], let h = truth["heading_deg"] as? Double {
