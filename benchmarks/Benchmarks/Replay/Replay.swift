@@ -65,7 +65,7 @@ final class FormatFixture {
                 row.speedMps = 1
                 row.courseDeg = 0
             }
-            pipeline.process(ReplayJob.sample(row))
+            pipeline.process(FusionSample(traceRow: row))
             timeS = row.timeS
         }
         precondition(pipeline.location.latest != nil, "the location stage has no location")
