@@ -1,15 +1,16 @@
-// The session's per-sample path (issue 14): one `SessionCore.step` on the simulated board of boards/simulated.json
-// (`mixed-day`, the adaptive scheduler) with one stream of each kind attached and held open, never read (so each
-// typed update is pushed into a full ring: the oldest is dropped): locations (.fitness), headings (filter 0, at most
-// 20 Hz), device motion at 50 Hz, activity, pedometer, altitude at 1 Hz, raw samples of the barometer.
+// The session's per-sample path (issue 14): `SessionCore.step` on the simulated board of boards/simulated.json (the
+// adaptive scheduler) with one stream of each kind attached and held open, never read (so each typed update is
+// pushed into a full ring: the oldest is dropped): locations (.fitness), headings (filter 0, at most 20 Hz), device
+// motion at 50 Hz, activity, pedometer, altitude at 1 Hz, raw samples of the barometer.
 //
-// `Session.stepWithTypedStreams`: those streams only, 1000 steps (≈ 6 s of the scenario) per measured iteration as in
-// every suite: a step no stream wants and a step whose typed update (a value type) is pushed must both allocate
-// nothing, so that even one allocation per 1000 steps shows.
+// `Session.stepWithTypedStreams`: those streams only, on the `walk` once it walks (after 60 s: the plan no longer
+// changes), 1000 steps (≈ 6 s) per measured iteration as in every suite: a step no stream wants and a step whose
+// typed update (a value type) is pushed must both allocate nothing, so that even one allocation per 1000 steps shows.
 //
 // `Session.stepWithEveryStream`: the same plus the wire (`messages`, every class but SAMPLE, 1 Hz) and a status
-// stream (1 Hz). Those build messages and snapshots once a second, which allocates (strings, arrays) in about 1 step
-// of 165; so each measured iteration here is ONE step, and the p90 is the malloc count of a typical sample.
+// stream (1 Hz), on `mixed-day`. Those build messages and snapshots once a second, which allocates (strings,
+// arrays) in about 1 step of 165, and so does applying a new plan to the chips (motion changes); so each measured
+// iteration here is ONE step, and the p90 is the malloc count of a typical sample.
 
 import Benchmark
 import BenchmarkSupport
@@ -24,18 +25,24 @@ final class SessionFixture {
     private(set) var core: SessionCore
     private var iterators: [Any] = []
     let everyStream: Bool
+    let scenario: String
+    /// Unmeasured session time at the start, s: the streams join, plans settle, fusion and the rings are sized.
+    let warmUpS: Double
+    /// When the scenario is rebuilt, s (before its final stop changes the plan again).
+    let restartS: Double
 
-    init(everyStream: Bool) throws {
+    init(everyStream: Bool, scenario: String, warmUpS: Double, restartS: Double) throws {
         self.everyStream = everyStream
-        core = try Self.make()
-        attach()
-        // Warm up: the streams join, the first plan is applied, fusion and the rings are sized.
-        for _ in 0..<2000 { step() }
+        self.scenario = scenario
+        self.warmUpS = warmUpS
+        self.restartS = restartS
+        core = try Self.make(scenario)
+        try restart()
     }
 
-    private static func make() throws -> SessionCore {
-        let board = LocationTrial.simulatedBoard(scenario: Scenario.defaultName)
-        return try SessionCore(configuration: SessionConfiguration(board: board, seed: 1, speed: 0))
+    private static func make(_ scenario: String) throws -> SessionCore {
+        let board = LocationTrial.simulatedBoard(scenario: scenario)
+        return try SessionCore(configuration: SessionConfiguration(board: board, scenario: scenario, seed: 1, speed: 0))
     }
 
     private func attach() {
@@ -55,9 +62,9 @@ final class SessionFixture {
     }
 
     func restart() throws {
-        core = try Self.make()
+        core = try Self.make(scenario)
         attach()
-        for _ in 0..<2000 { step() }
+        while core.state.timeS < warmUpS { step() }
     }
 
     func step() {
@@ -68,26 +75,27 @@ final class SessionFixture {
 
 let sessionBenchmarks: @Sendable () -> Void = {
     Benchmark("Session.stepWithTypedStreams", configuration: LodestoneBenchmarkPolicy.configuration) { benchmark, fixture in
-        if fixture.core.state.timeS > 3600 { try fixture.restart() }
+        if fixture.core.state.timeS > fixture.restartS { try fixture.restart() }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { fixture.step() }
         benchmark.stopMeasurement()
         blackHole(fixture.core.state.timeS)
     } setup: {
-        try SessionFixture(everyStream: false)
+        // walk: 10 s still, then 300 s walking around a block; its last 10 s are still again.
+        try SessionFixture(everyStream: false, scenario: "walk", warmUpS: 60, restartS: 290)
     }
 
     var perStep = LodestoneBenchmarkPolicy.configuration
     perStep.scalingFactor = .one
     perStep.maxIterations = 20_000
     Benchmark("Session.stepWithEveryStream", configuration: perStep) { benchmark, fixture in
-        if fixture.core.state.timeS > 3600 { try fixture.restart() }
+        if fixture.core.state.timeS > fixture.restartS { try fixture.restart() }
         benchmark.startMeasurement()
         fixture.step()
         benchmark.stopMeasurement()
         blackHole(fixture.core.state.timeS)
     } setup: {
-        try SessionFixture(everyStream: true)
+        try SessionFixture(everyStream: true, scenario: Scenario.defaultName, warmUpS: 12, restartS: 3600)
     }
 }
 
