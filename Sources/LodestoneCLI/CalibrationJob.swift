@@ -458,7 +458,7 @@ struct TraceCalibrationFeed: CalibrationFeed {
         if let p = row.pressurePa { add(.barometer) { $0.pressurePa = p } }
         if let t = row.temperatureC, !readings.isEmpty { for i in readings.indices { readings[i].1.temperatureC = t } }
         for (id, r) in readings { handle(.reading(sensor: id, r)) }
-        let sample = ReplayJob.sample(row)
+        let sample = FusionSample(traceRow: row)
         if let f = sample.fix { handle(.fix(f)) }
         return row.timeS
     }

@@ -62,8 +62,4 @@ public struct ReplayJob {
         if let e = core.exportError { throw TraceError(path: e.path, problem: e.problem) }
         return count
     }
-
-    /// A trace row as a fusion sample: the sensor columns, and the GNSS columns as a receiver fix (2D without
-    /// `height_m`, 3D with it); a `speed_mps` without a position is a receiver's speed alone.
-    public static func sample(_ row: TraceRow) -> FusionSample { FusionSample(traceRow: row) }
 }

@@ -134,44 +134,41 @@ public struct RunJob {
                 if paced { output.flush() }
                 if output.isBroken { await session.stop(); break }
             }
-        } else if options.isTerminal {
-            var view = HumanView(boardName: options.board.name, isTerminal: true, terminalSize: options.terminalSize)
-            let stream = session.statusUpdates(periodS: 0.25, demand: readerDemand ?? Demand(client: "run"))
-            var statuses = stream.makeAsyncIterator()
-            await session.start()
-            var notesShown = 0
-            var last: SessionStatus?
-            while let status = await statuses.next() {
-                notesShown = Self.writeNewNotes(status, shown: notesShown, to: errors)
-                output.writeRaw(view.frame(Self.screen(view, status)))
-                output.flush()
-                last = status
-                if output.isBroken { await session.stop(); break }
-            }
-            await session.waitUntilEnded()
-            let final = await session.status
-            _ = Self.writeNewNotes(final, shown: notesShown, to: errors)
-            if last?.timeS != final.timeS { output.writeRaw(view.frame(Self.screen(view, final))) }
         } else {
-            // No terminal: one log line per state change, never the frame.
+            // A terminal: the live view, fitted to it, four times a second. Without one: a log line per state change,
+            // never the frame (lossless, so that no change is missed).
+            let terminal = options.isTerminal
+            var view = HumanView(boardName: options.board.name, isTerminal: true, terminalSize: options.terminalSize)
             var log = StateChangeLog()
             let stream = session.statusUpdates(
-                periodS: 1, demand: readerDemand ?? Demand(client: "run"),
-                options: SubscriptionOptions(buffering: .lossless(64)))
+                periodS: terminal ? 0.25 : 1, demand: readerDemand ?? Demand(client: "run"),
+                options: SubscriptionOptions(buffering: terminal ? .newest(1) : .lossless(64)))
             var statuses = stream.makeAsyncIterator()
             await session.start()
             var notesShown = 0
-            while let status = await statuses.next() {
+            var lastS: Double?
+            func show(_ status: SessionStatus) {
                 notesShown = Self.writeNewNotes(status, shown: notesShown, to: errors)
-                let lines = log.update(status.changes)
-                for line in lines { output.write(line) }
-                if !lines.isEmpty { output.flush() }
+                if terminal {
+                    output.writeRaw(view.frame(Self.screen(view, status)))
+                } else {
+                    for line in log.update(status.changes) { output.write(line) }
+                }
+                output.flush()
+                lastS = status.timeS
+            }
+            while let status = await statuses.next() {
+                show(status)
                 if output.isBroken { await session.stop(); break }
             }
             await session.waitUntilEnded()
             let final = await session.status
-            _ = Self.writeNewNotes(final, shown: notesShown, to: errors)
-            for line in log.update(final.changes) + [log.endLine(timeS: final.timeS)] { output.write(line) }
+            if lastS != final.timeS {
+                show(final)
+            } else {
+                notesShown = Self.writeNewNotes(final, shown: notesShown, to: errors)
+            }
+            if !terminal { output.write(log.endLine(timeS: final.timeS)) }
         }
         await session.waitUntilEnded()
         output.flush()

@@ -130,13 +130,3 @@ extension Wire {
         return s
     }
 }
-
-extension Optional where Wrapped == Double {
-    /// `nil` for NaN or infinite values: the wire never carries NaN.
-    @inlinable public var wireFinite: Double? { flatMap { $0.isFinite ? $0 : nil } }
-}
-
-extension Double {
-    /// `nil` for NaN or infinite values: the wire never carries NaN.
-    @inlinable public var wireFinite: Double? { isFinite ? self : nil }
-}

@@ -102,7 +102,7 @@ public actor Session: SubscriptionSource {
                 // lossless consumer that has fallen a buffer behind.
                 steps += 1
                 if steps % 64 == 0 { await Task.yield() }
-                if core.subscribers.hasLossless, let full = core.subscribers.fullLosslessBuffer() { await full.waitForSpace() }
+                if let full = core.subscribers.fullLosslessBuffer() { await full.waitForSpace() }
             }
             if stopRequested { break }
             beforeEachStep?(core, t)

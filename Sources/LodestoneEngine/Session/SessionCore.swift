@@ -362,14 +362,8 @@ public struct SessionStatus: Sendable {
     /// The latest notes (degraded, recovered, failed reconfigurations), and how many were made since the start.
     public var notes: [String]
     public var noteCount: Int
-    /// The wire's STATUS.
-    public var message: Wire.Status
-    /// The activity, the latest location's horizontal accuracy (95 %, m) and the heading's validity, for change logs.
-    public var activity: MotionActivity?
-    public var locationAccuracyM: Double?
-    public var headingAccuracyDeg: Double?
-    public var headingCalibrationNeeded: Bool
-    /// What the quiet log compares from one second to the next.
+    /// What the quiet log compares from one second to the next: activity, location accuracy, heading validity, plan,
+    /// each sensor's health and the notes.
     public var changes: StateChangeLog.Snapshot
 
     init(_ core: SessionCore) { self.init(state: core.state, engine: core.engine, runtime: core.runtime) }
@@ -382,11 +376,6 @@ public struct SessionStatus: Sendable {
         planLines = s.planLines
         notes = s.notes
         noteCount = s.noteCount
-        message = SessionCore.statusMessage(state: s, engine: engine, runtime: runtime, timeS: s.timeS)
-        activity = s.fusion.context.activity
-        locationAccuracyM = s.fusion.location.latest?.horizontalAccuracyM
-        headingAccuracyDeg = s.fusion.orientation.heading.map(\.headingAccuracyDeg)
-        headingCalibrationNeeded = s.fusion.orientation.heading?.calibrationNeeded ?? false
         changes = StateChangeLog.Snapshot(
             timeS: s.timeS, boardName: s.boardName, statuses: sources, fusion: s.fusion,
             scheduling: s.scheduling, notes: s.notes, noteCount: s.noteCount)

@@ -72,15 +72,6 @@ struct Subscribers {
         return nil
     }
 
-    /// True when any subscriber has a lossless buffer (the actor checks for full ones only then).
-    var hasLossless: Bool {
-        messages.contains { $0.buffer.isLossless } || location.contains { $0.buffer.isLossless }
-            || sensor.contains { $0.buffer.isLossless } || heading.contains { $0.buffer.isLossless }
-            || deviceMotion.contains { $0.buffer.isLossless } || activity.contains { $0.buffer.isLossless }
-            || pedometer.contains { $0.buffer.isLossless } || altitude.contains { $0.buffer.isLossless }
-            || status.contains { $0.buffer.isLossless }
-    }
-
     /// Drops subscribers whose consumer has gone; true when any was dropped. Reads one atomic flag per subscriber.
     mutating func pruneEnded() -> Bool {
         var any = false

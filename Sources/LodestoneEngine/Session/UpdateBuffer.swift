@@ -55,7 +55,6 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     private let cancelledFlag = Atomic<Bool>(false)
     private let finishedFlag = Atomic<Bool>(false)
     private let dropped = Atomic<Int>(0)
-    private let pushed = Atomic<Int>(0)
 
     init(buffering: UpdateBuffering) {
         capacity = buffering.capacity
@@ -69,8 +68,6 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// Updates dropped because the consumer was behind.
     var droppedCount: Int { dropped.load(ordering: .relaxed) }
-    /// Updates handed to the buffer (delivered, waiting or dropped later).
-    var pushedCount: Int { pushed.load(ordering: .relaxed) }
 
     /// True when a lossless buffer is full: a session on virtual time waits (`waitForSpace`) before going on.
     var isFull: Bool { state.withLock { $0.count >= capacity } }
@@ -98,7 +95,6 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
         case .droppedOldest: dropped.add(1, ordering: .relaxed)
         case .delivered, .enqueued: break
         }
-        pushed.add(1, ordering: .relaxed)
         consumer?.resume(returning: element)
         return result
     }
