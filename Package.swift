@@ -23,6 +23,9 @@
 //   LodestoneGNSSSources   GNSS receivers as sources: serial port, gpsd, recorded log, GPX — Core, Sources, Location, Linux
 //   LodestoneEngine        the runtime: board files, the sampling engine, driver and IIO sources, the scheduler's glue,
 //                          trace and calibration files, the JSON wire — everything above
+//   LodestoneSockets       sockets, poll, peer credentials, accounts, systemd's notify/listen protocols — Glibc (and a
+//                          small C target for what Glibc's module hides); no libiio, so clients link it
+//   LodestoneDaemon        `lodestone serve`: server, native and gpsd protocols, authorization — Engine, Sockets, swift-log
 //   LodestoneCLI           the command line's testable core: one job per command, the live views (not a product)
 //   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy) — CLI, Engine; a product only because
 //                          the harness packages under benchmarks/ can import nothing else; not for apps
@@ -59,6 +62,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // RealModule only: elementary functions (sin, atan2, exp, …) without importing Foundation or Glibc.
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        // The daemon's logging (issue 15): to standard error, with journald priority prefixes under systemd.
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         .target(name: "LodestoneCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
@@ -130,6 +135,18 @@ let package = Package(
                            "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire"],
             swiftSettings: strict),
 
+        // Sockets, poll, peer credentials, accounts, systemd's notify and listen protocols (issue 15): Glibc, beside
+        // LodestoneLinux; no libiio, so that a client links it without the board's libraries.
+        .target(name: "CLodestoneSockets"),
+        .target(name: "LodestoneSockets", dependencies: ["CLodestoneSockets"], swiftSettings: strict),
+
+        // `lodestone serve` (issue 15): the server, the native and gpsd protocols, authorization, systemd.
+        .target(
+            name: "LodestoneDaemon",
+            dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneSockets", "LodestoneLocation",
+                           "LodestoneScheduler", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+
         // The command line's testable core (issue 14): every job and the live views. Not a product.
         .target(
             name: "LodestoneCLI",
@@ -174,6 +191,10 @@ let package = Package(
         .testTarget(name: "LodestoneTraceTests", dependencies: ["LodestoneTrace", "LodestoneSimulation"], swiftSettings: strict),
         .testTarget(name: "LodestoneGNSSSourcesTests",
                     dependencies: ["LodestoneGNSSSources", "LodestoneSources", "LodestoneLocation", "LodestoneLinux"],
+                    swiftSettings: strict),
+        .testTarget(name: "LodestoneDaemonTests",
+                    dependencies: ["LodestoneDaemon", "LodestoneSockets", "LodestoneEngine", "LodestoneWire", "LodestoneLocation",
+                                   "LodestoneScheduler", "lodestone", .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),
         .testTarget(name: "LodestoneEngineTests",
                     dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneCLI", "LodestoneEvaluation", "LodestoneFusion",
