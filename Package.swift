@@ -21,6 +21,8 @@
 //   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
 //   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio — Core
 //   LodestoneGNSSSources   GNSS receivers as sources: serial port, gpsd, recorded log, GPX — Core, Sources, Location, Linux
+//   LodestoneService       the API a program uses: live streams, their updates, the protocol Session and the daemon's
+//                          client share — Core, Location, Orientation, Motion, Scheduler, Trace
 //   LodestoneEngine        the runtime: board files, the sampling engine, driver and IIO sources, the scheduler's glue,
 //                          trace and calibration files, the JSON wire — everything above
 //   LodestoneSockets       sockets, poll, peer credentials, accounts, systemd's notify/listen protocols — Glibc (and a
@@ -55,6 +57,7 @@ let package = Package(
         .library(name: "LodestoneFusion", targets: ["LodestoneFusion"]),
         .library(name: "LodestoneGNSSSources", targets: ["LodestoneGNSSSources"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
+        .library(name: "LodestoneService", targets: ["LodestoneService"]),
         // For the harness packages under benchmarks/accuracy (another package can import products only); not for apps.
         .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
     ],
@@ -122,6 +125,13 @@ let package = Package(
         // The wire: versioned Codable messages (Foundation's JSON only), shared by `run --json`, the daemon and clients.
         .target(name: "LodestoneWire", swiftSettings: strict),
 
+        // The API a program uses (issue 15): the live streams and their updates, and the protocol both the in-process
+        // Session and the daemon's client conform to. No Glibc, no board libraries.
+        .target(name: "LodestoneService",
+                dependencies: ["LodestoneCore", "LodestoneLocation", "LodestoneOrientation", "LodestoneMotion", "LodestoneScheduler",
+                               "LodestoneTrace"],
+                swiftSettings: strict),
+
         // GNSS receivers as sources (issue 14).
         .target(name: "LodestoneGNSSSources",
                 dependencies: ["LodestoneCore", "LodestoneSources", "LodestoneLocation", "LodestoneLinux"],
@@ -132,7 +142,8 @@ let package = Package(
             name: "LodestoneEngine",
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
                            "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
-                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire"],
+                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire",
+                           "LodestoneService"],
             swiftSettings: strict),
 
         // Sockets, poll, peer credentials, accounts, systemd's notify and listen protocols (issue 15): Glibc, beside
