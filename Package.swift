@@ -58,6 +58,7 @@ let package = Package(
         .library(name: "LodestoneGNSSSources", targets: ["LodestoneGNSSSources"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
         .library(name: "LodestoneService", targets: ["LodestoneService"]),
+        .library(name: "LodestoneClient", targets: ["LodestoneClient"]),
         // For the harness packages under benchmarks/accuracy (another package can import products only); not for apps.
         .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
     ],
@@ -129,7 +130,7 @@ let package = Package(
         // Session and the daemon's client conform to. No Glibc, no board libraries.
         .target(name: "LodestoneService",
                 dependencies: ["LodestoneCore", "LodestoneLocation", "LodestoneOrientation", "LodestoneMotion", "LodestoneScheduler",
-                               "LodestoneTrace"],
+                               "LodestoneTrace", "LodestoneWire"],
                 swiftSettings: strict),
 
         // GNSS receivers as sources (issue 14).
@@ -151,11 +152,15 @@ let package = Package(
         .target(name: "CLodestoneSockets"),
         .target(name: "LodestoneSockets", dependencies: ["CLodestoneSockets"], swiftSettings: strict),
 
+        // The daemon's client (issue 15): a LodestoneService over the Unix socket. Links no board library.
+        .target(name: "LodestoneClient", dependencies: ["LodestoneService", "LodestoneSockets", "LodestoneWire"],
+                swiftSettings: strict),
+
         // `lodestone serve` (issue 15): the server, the native and gpsd protocols, authorization, systemd.
         .target(
             name: "LodestoneDaemon",
             dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneSockets", "LodestoneLocation",
-                           "LodestoneScheduler", .product(name: "Logging", package: "swift-log")],
+                           "LodestoneScheduler", "LodestoneLinux", "LodestoneService", "LodestoneClient", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The command line's testable core (issue 14): every job and the live views. Not a product.
@@ -177,8 +182,9 @@ let package = Package(
         .executableTarget(
             name: "lodestone",
             dependencies: ["LodestoneCore", "LodestoneCLI", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers",
-                           "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion", "LodestoneDaemon", "LodestoneClient",
+                           "LodestoneService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // Examples (README): built with the package, run briefly by the tests.

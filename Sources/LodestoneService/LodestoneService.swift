@@ -121,7 +121,9 @@ extension Subscription where Element == ActivityUpdate {
     public static var activity: Subscription { make(SubscriptionSpec(kind: .activity)) }
 }
 extension Subscription where Element == PedometerUpdate {
-    public static func pedometer(from fromS: Double? = nil) -> Subscription { make(SubscriptionSpec(kind: .pedometer, fromS: fromS)) }
+    public static func pedometer(from fromS: Double? = nil) -> Subscription {
+        make(SubscriptionSpec(kind: .pedometer, fromS: fromS))
+    }
 }
 extension Subscription where Element == AltitudeUpdate {
     public static func altitude(rateHz: Double = 1) -> Subscription { make(SubscriptionSpec(kind: .altitude, rateHz: rateHz)) }
@@ -145,7 +147,8 @@ extension LodestoneService {
         options: SubscriptionOptions = SubscriptionOptions()
     ) -> Updates<LocationUpdate> {
         updates(
-            .location(configuration, desiredAccuracy: desiredAccuracy, distanceFilterM: distanceFilterM, maximumAgeS: maximumAgeS),
+            .location(
+                configuration, desiredAccuracy: desiredAccuracy, distanceFilterM: distanceFilterM, maximumAgeS: maximumAgeS),
             options: options)
     }
 

@@ -171,7 +171,9 @@ public struct PedometerUpdate: Sendable, Hashable, Codable {
     /// Set on a pause or resume.
     public var event: Event?
 
-    public init(timeS: Double, data: PedometerData, event: Event? = nil) { self.timeS = timeS; self.data = data; self.event = event }
+    public init(timeS: Double, data: PedometerData, event: Event? = nil) {
+        self.timeS = timeS; self.data = data; self.event = event
+    }
 }
 
 /// Altitude (`Session.altitudeUpdates`), like `CMAltitudeData` and `CMAbsoluteAltitudeData`.

@@ -245,13 +245,17 @@ public final class EventLoop: Sendable {
     public func stop() {
         shared.withLock { $0.stopping = true }
         wake()
-        if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) { pthread_join(tid, nil) }
+        if let tid = thread.withLock({ t -> pthread_t? in
+            defer { t = nil }; return t
+        }) {
+            pthread_join(tid, nil)
+        }
     }
 
     /// Wakes the loop (new output to flush, a connection to close).
     public func wake() {
         var one: UInt8 = 1
-        _ = Glibc.write(wakeWriteFD, &one, 1)  // a full pipe already wakes the loop
+        _ = Glibc.write(wakeWriteFD, &one, 1) // a full pipe already wakes the loop
     }
 
     private final class Entry {
@@ -299,7 +303,7 @@ public final class EventLoop: Sendable {
                 fds.append(pollfd(fd: fd, events: events, revents: 0))
             }
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), -1) }
-            if n < 0 { continue }  // EINTR
+            if n < 0 { continue } // EINTR
 
             if fds[0].revents != 0 {
                 var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
@@ -328,7 +332,7 @@ public final class EventLoop: Sendable {
                     closeEntry(p.fd, got == 0 ? "disconnected" : "read error")
                     continue
                 }
-                if e.connection.isClosing { continue }  // closing: input is no longer read into lines
+                if e.connection.isClosing { continue } // closing: input is no longer read into lines
                 var bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<got])
                 while let nl = bytes.firstIndex(of: 10) {
                     if e.inbound.isEmpty {

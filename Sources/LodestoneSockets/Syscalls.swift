@@ -50,7 +50,9 @@ public enum Sockets {
     /// A listening Unix stream socket at `path` (mode 0666: the daemon authorizes each peer by its credentials, not by
     /// the file's mode). A stale socket file nobody listens on is replaced; a live one is an error (another daemon).
     public static func listenUnix(path: String, backlog: Int32 = 128) throws(SocketError) -> Int32 {
-        guard path.utf8.count < 108 else { throw SocketError(call: "bind", subject: path, errno: 0, detail: "the path is longer than 107 bytes") }
+        guard path.utf8.count < 108 else {
+            throw SocketError(call: "bind", subject: path, errno: 0, detail: "the path is longer than 107 bytes")
+        }
         if (try? connectUnix(path: path)).map({ close($0) }) != nil {
             throw SocketError(call: "bind", subject: path, errno: EADDRINUSE, detail: "another process already listens there")
         }
@@ -60,7 +62,9 @@ public enum Sockets {
             var addr = unixAddress(path)
             try retrying("bind", path) {
                 withUnsafePointer(to: &addr) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
                 }
             }
             chmod(path, 0o666)
@@ -83,7 +87,9 @@ public enum Sockets {
         do {
             try retrying("connect", path) {
                 withUnsafePointer(to: &addr) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
                 }
             }
         } catch {
@@ -105,7 +111,8 @@ public enum Sockets {
 
         /// Parses `127.0.0.1:2947`, `[::1]:2947`, `0.0.0.0:2947`.
         public static func parse(_ text: String) throws(SocketError) -> TCPAddress {
-            let bad = SocketError(call: "parse", subject: text, errno: 0, detail: "expected HOST:PORT, e.g. 127.0.0.1:2947 or [::1]:2947")
+            let bad = SocketError(
+                call: "parse", subject: text, errno: 0, detail: "expected HOST:PORT, e.g. 127.0.0.1:2947 or [::1]:2947")
             guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { throw bad }
             var host = String(text[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") {
@@ -138,7 +145,8 @@ public enum Sockets {
                 return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + ":\(port)"
             case .v6(var a):
                 inet_ntop(AF_INET6, &a.sin6_addr, &buffer, 64)
-                return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "]:\(port)"
+                return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    + "]:\(port)"
             }
         }
     }
@@ -155,14 +163,18 @@ public enum Sockets {
             case .v4(var a):
                 try retrying("bind", subject) {
                     withUnsafePointer(to: &a) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        }
                     }
                 }
             case .v6(var a):
                 setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
                 try retrying("bind", subject) {
                     withUnsafePointer(to: &a) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                        }
                     }
                 }
             }
@@ -185,13 +197,17 @@ public enum Sockets {
             case .v4(var a):
                 try retrying("connect", subject) {
                     withUnsafePointer(to: &a) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        }
                     }
                 }
             case .v6(var a):
                 try retrying("connect", subject) {
                     withUnsafePointer(to: &a) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                        }
                     }
                 }
             }
@@ -277,3 +293,14 @@ public enum Sockets {
         return addr
     }
 }
+
+/// This process's user.
+public enum ProcessIdentity {
+    public static var uid: UInt32 { getuid() }
+}
+
+/// True when something exists at `path`.
+public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// Removes the file at `path` (errors ignored).
+public func removeFile(_ path: String) { unlink(path) }

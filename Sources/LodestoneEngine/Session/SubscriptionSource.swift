@@ -68,7 +68,6 @@ extension SubscriptionSource {
         }
     }
 
-
     /// The wire (`LodestoneWire`): VERSION, BOARD and CALIBRATION first, then the `classes` chosen as the session
     /// produces them (see `Wire.Class`); periodic classes at `rateHz`, ACTIVITY on change and every
     /// `activityPeriodS`. `demand`: what the stream's reader needs served (default: what its classes imply).
