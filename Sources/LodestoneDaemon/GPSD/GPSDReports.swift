@@ -285,12 +285,20 @@ public enum GPSDReport {
             o.number("acc_y", f.y, digits: 3)
             o.number("acc_z", f.z, digits: 3)
         }
-        if let g = a.rotationRateDegS {
+        if let g = a.rotationRateDegS, g.x.isFinite, g.y.isFinite, g.z.isFinite {
             o.number("gyro_x", g.x, digits: 3)
             o.number("gyro_y", g.y, digits: 3)
             o.number("gyro_z", g.z, digits: 3)
         }
         return o.line
+    }
+
+    /// The magnetic variation (declination, deg, + east, (−180, 180]) a heading implies: true − magnetic; `nil`
+    /// until the true heading is known. The TPV's `magvar`.
+    public static func magneticVariationDeg(from heading: HeadingUpdate?) -> Double? {
+        guard let heading, heading.headingAccuracyDeg >= 0, let t = heading.trueHeadingDeg else { return nil }
+        let v = Angle.wrap180(t - heading.magneticHeadingDeg)
+        return v.isFinite ? v : nil
     }
 
     // MARK: - Parts
