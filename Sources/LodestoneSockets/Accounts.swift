@@ -10,8 +10,8 @@ public struct Account: Sendable, Hashable {
     /// The user's login name (`getpwuid_r`); `nil` when the uid has no passwd entry (a container's or systemd's
     /// dynamic user, a deleted account).
     public var name: String?
-    /// Names of the groups the user is in: the peer's own gid first, then the user's supplementary groups in the
-    /// group database (`getgrouplist`), without repeats. Groups without a name (a gid with no group entry) are left out.
+    /// Names of the groups the user is in: the peer's own gid first, then the user's primary group (passwd) and
+    /// supplementary groups (the group database, `getgrouplist`), without repeats. Groups without a name (a gid with no group entry) are left out.
     public var groupNames: [String]
 
     /// An account as given (tests, and a server that learns groups another way).
@@ -19,8 +19,8 @@ public struct Account: Sendable, Hashable {
         self.uid = uid; self.name = name; self.groupNames = groupNames
     }
 
-    /// The account of `uid`, with the name of `gid` (the peer's group at `connect()`) and the user's supplementary
-    /// groups from the group database.
+    /// The account of `uid`, with the name of `gid` (the peer's group at `connect()`), the user's primary group
+    /// (passwd) and supplementary groups (the group database).
     ///
     /// The supplementary groups are the database's (as `id USER` prints them), not the peer process's own: a user
     /// added to a group counts as a member at once, without logging in again, and a process that dropped its
@@ -30,27 +30,31 @@ public struct Account: Sendable, Hashable {
     /// Blocks while NSS answers (a file read for local accounts; a network round trip with LDAP or SSSD). Never
     /// fails: an unknown uid gives an account with no name, and an unknown group is left out.
     public static func lookup(uid: UInt32, gid: UInt32) -> Account {
-        let name = userName(uid: uid)
+        let user = passwdEntry(uid: uid)
         var gids: [UInt32] = [gid]
-        if let name {
-            for g in supplementaryGroupIDs(userName: name, gid: gid) where !gids.contains(g) { gids.append(g) }
+        if let user {
+            // The passwd entry's group too: a set-group-id program's gid is another, and the user's own is still theirs.
+            for g in supplementaryGroupIDs(userName: user.name, gid: user.gid) where !gids.contains(g) { gids.append(g) }
         }
         var names: [String] = []
         for g in gids {
             if let n = groupName(gid: g), !names.contains(n) { names.append(n) }
         }
-        return Account(uid: uid, name: name, groupNames: names)
+        return Account(uid: uid, name: user?.name, groupNames: names)
     }
 
     /// The login name of `uid` (`getpwuid_r`), or `nil` when it has none.
-    public static func userName(uid: UInt32) -> String? {
+    public static func userName(uid: UInt32) -> String? { passwdEntry(uid: uid)?.name }
+
+    /// The name and primary group of `uid` in the passwd database.
+    static func passwdEntry(uid: UInt32) -> (name: String, gid: UInt32)? {
         withGrowingBuffer(sizeHint: Int(_SC_GETPW_R_SIZE_MAX)) { buffer, size in
             var entry = passwd()
             var result: UnsafeMutablePointer<passwd>? = nil
             let rc = getpwuid_r(uid, &entry, buffer, size, &result)
             if rc == ERANGE { return .grow }
             guard rc == 0, result != nil, let p = entry.pw_name else { return .done(nil) }
-            return .done(String(cString: p))
+            return .done((String(cString: p), entry.pw_gid))
         }
     }
 

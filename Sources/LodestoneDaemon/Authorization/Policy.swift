@@ -126,13 +126,13 @@ public struct Policy: Sendable, Hashable {
         let matches: [(rule: Rule, label: String)] = rules.compactMap { rule in
             rule.match(peer: peer, account: account).map { (rule, "\(origin):\(rule.line) (\($0))") }
         }
-        var contributors: [Rule] = []
+        var contributors: [Int] = [] // indices into matches
         var fromDefault = false
         func decide<T>(_ key: KeyPath<Rule, T?>, default value: T) -> T {
             for level in Rule.Level.allCases.reversed() {
-                for m in matches.reversed() where m.rule.level == level {
-                    if let v = m.rule[keyPath: key] {
-                        if !contributors.contains(m.rule) { contributors.append(m.rule) }
+                for i in matches.indices.reversed() where matches[i].rule.level == level {
+                    if let v = matches[i].rule[keyPath: key] {
+                        if !contributors.contains(i) { contributors.append(i) }
                         return v
                     }
                 }
@@ -144,8 +144,8 @@ public struct Policy: Sendable, Hashable {
         let accuracy = decide(\.accuracy, default: defaultAuthorization.accuracy)
         let motion = decide(\.motion, default: defaultAuthorization.motion)
         // Most specific first; within a level, the later rule (the one that wins) first.
-        contributors.sort { ($0.level, $0.line) > ($1.level, $1.line) }
-        var labels = contributors.map { rule in "\(origin):\(rule.line) (\(rule.match(peer: peer, account: account) ?? ""))" }
+        contributors.sort { (matches[$0].rule.level, $0) > (matches[$1].rule.level, $1) }
+        var labels = contributors.map { matches[$0].label }
         if fromDefault { labels.append(defaultAuthorization.decidedBy) }
         return Authorization(location: location, accuracy: accuracy, motion: motion, decidedBy: labels.joined(separator: ", "))
     }

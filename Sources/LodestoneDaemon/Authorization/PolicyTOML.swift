@@ -24,11 +24,11 @@ struct PolicyTOML {
             }
         }
 
-        /// How an error names the value's type: "a string", "true or false", "a number", "an array".
+        /// How an error names the value's type: "a string", "a boolean", "a number", "an array".
         var typeName: String {
             switch self {
             case .string: "a string"
-            case .bool: "true or false"
+            case .bool: "a boolean"
             case .integer: "a number"
             case .array: "an array"
             }

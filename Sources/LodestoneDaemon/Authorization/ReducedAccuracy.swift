@@ -4,7 +4,8 @@ import LodestoneEngine
 import LodestoneLocation
 
 /// Approximate location, as iOS gives an app with reduced accuracy (`CLAccuracyAuthorization.reducedAccuracy`),
-/// done by the daemon for a client whose `Authorization.accuracy` is `reduced`: one per location subscription.
+/// done by the daemon for a client whose `Authorization.accuracy` is `reduced`: one per location subscription. Its
+/// state is the time of the last position passed on (`Codable`, so a subscription can be saved and restored).
 ///
 /// A position becomes the centre of the fixed grid cell holding it (about 5 km on a side), with no altitude, speed,
 /// course, climb or floor, and at most one position passes per 15 minutes of session time. The grid is a pure function
@@ -15,7 +16,7 @@ import LodestoneLocation
 /// equal longitude cells, as many as make a cell ≈ 5 km wide at the band's centre (at least one, so the polar bands
 /// are single cells of at most ≈ 7.5 km around). Cells run east from −180°, so longitude ±180° is the west edge of
 /// each band's first cell and no cell straddles the antimeridian.
-public struct ReducedAccuracy: Sendable, Hashable {
+public struct ReducedAccuracy: Sendable, Hashable, Codable {
     /// The nominal side of a cell, m (iOS's approximate locations are a few kilometres).
     public static let cellSizeM = 5000.0
     /// The least session time between two positions passed on, s (iOS updates approximate locations about every
