@@ -49,8 +49,8 @@ enum GPSDClientRunner {
         p.arguments = arguments
         let tag = UUID().uuidString
         let out = dir.appendingPathComponent("\(tag).out"), err = dir.appendingPathComponent("\(tag).err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: out)
         p.standardError = try FileHandle(forWritingTo: err)
         p.standardInput = FileHandle.nullDevice
@@ -74,8 +74,8 @@ enum GPSDClientRunner {
         p.executableURL = URL(fileURLWithPath: which(program) ?? program)
         p.arguments = arguments
         let out = dir.appendingPathComponent("\(name).out"), err = dir.appendingPathComponent("\(name).err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: out)
         p.standardError = try FileHandle(forWritingTo: err)
         p.standardInput = FileHandle.nullDevice
