@@ -21,11 +21,15 @@ DELAY=0.05
 GPSD_S=$("$PY" -c "print(int($LINES*$DELAY+8))")
 LODE_S=${LODESTONE_SECONDS:-$("$PY" - "$LOG" <<'PYEOF'
 import re, sys
+# The log's first stretch without a gap over 5 s (nmea-rtk.log pauses 11 minutes after 10 s).
 ts = []
 for line in open(sys.argv[1], 'rb'):
     m = re.match(rb'\$..(?:GGA|RMC),(\d\d)(\d\d)(\d\d(?:\.\d+)?),', line)
     if m:
-        ts.append(int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
+        t = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+        if ts and abs(t - ts[-1]) > 5:
+            break
+        ts.append(t)
 span = (max(ts) - min(ts)) if ts else 30
 print(int(min(span, 600) + 10))
 PYEOF
