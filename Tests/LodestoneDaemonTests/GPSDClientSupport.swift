@@ -15,6 +15,12 @@ enum GPSDClientRunner {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : which("python3") ?? "python3"
     }
 
+    /// The lines of a text, without their LF or CR LF (Swift's `split(separator: "\n")` does not split at CR LF,
+    /// which is one `Character`).
+    static func lines(_ text: String) -> [Substring] {
+        text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
+
     struct Result {
         var status: Int32
         var stdout: String
@@ -121,23 +127,12 @@ enum GPSDClientRunner {
         return exe
     }
 
-    /// Runs `cgps -s` against `port` in a detached tmux session on a private tmux socket, and returns the screen once
-    /// it shows `expected` (or after `timeoutS`, the last screen).
+    /// Runs `cgps -s` against `port` in a detached tmux session (Tests/Integration/gpsd/cgps_screen.sh) and returns
+    /// the screen once it shows every `expected` text (or after `timeoutS`, the last screen).
     static func cgpsScreen(port: Int, expected: [String], timeoutS: Double, in dir: URL) throws -> String {
-        let socket = dir.appendingPathComponent("tmux.sock").path
-        let session = "cgps"
-        let cgps = which("cgps") ?? "cgps"
-        _ = try run(
-            "tmux", ["-S", socket, "new-session", "-d", "-s", session, "-x", "100", "-y", "45", "\(cgps) -s 127.0.0.1:\(port)"],
-            timeoutS: 10, in: dir)
-        defer { _ = try? run("tmux", ["-S", socket, "kill-server"], timeoutS: 10, in: dir) }
-        var screen = ""
-        let deadline = Date().addingTimeInterval(timeoutS)
-        while Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.5)
-            screen = (try? run("tmux", ["-S", socket, "capture-pane", "-p", "-t", session], timeoutS: 10, in: dir).stdout) ?? ""
-            if expected.allSatisfy({ screen.contains($0) }) { break }
-        }
-        return screen
+        let r = try run(
+            "/bin/bash", [scripts.appendingPathComponent("cgps_screen.sh").path, "\(port)", "\(Int(timeoutS))"] + expected,
+            timeoutS: timeoutS + 10, in: dir)
+        return r.stdout
     }
 }

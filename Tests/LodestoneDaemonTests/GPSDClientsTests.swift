@@ -28,7 +28,7 @@ import Testing
         defer { R.stop(server) }
         let port = try #require(R.waitForFile(portFile, timeoutS: 10).flatMap { Int($0) }, "serve_lines.py did not start")
 
-        let ourTPVs = transcript.split(separator: "\n").filter { $0.hasPrefix(#"{"class":"TPV""#) }.map { $0.dropLast() }
+        let ourTPVs = R.lines(transcript).filter { $0.hasPrefix(#"{"class":"TPV""#) }
         #expect(ourTPVs.count == Self.epochs)
         let expectedPositions = (0..<Self.epochs).map {
             "lat=" + formatFixed(GPSDTestData.latitude($0), digits: 9) + " lon="
@@ -38,7 +38,10 @@ import Testing
         // gpspipe prints every line it gets: the banner, the reply to its WATCH, then the stream, byte for byte.
         let pipe = try R.run("gpspipe", ["-w", "-n", "\(3 + 3 * Self.epochs)", "127.0.0.1:\(port)"], timeoutS: 20, in: dir)
         #expect(pipe.status == 0 && !pipe.timedOut, "gpspipe: \(pipe.stderr)")
-        let piped = pipe.stdout.split(separator: "\n").map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        let piped = R.lines(pipe.stdout)
+        #expect(
+            pipe.stdout.components(separatedBy: "\n").dropLast().allSatisfy { $0.hasSuffix("\r") }, "not every line ends in CR LF"
+        )
         #expect(piped.first?.hasPrefix(#"{"class":"VERSION","release":"3.22""#) == true)
         for tpv in ourTPVs { #expect(piped.contains(tpv), "gpspipe did not print \(tpv)") }
 
@@ -46,7 +49,7 @@ import Testing
         let py = try R.run(
             R.python, [R.scripts.appendingPathComponent("py_client.py").path, "\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
         #expect(py.status == 0, "py_client.py: \(py.stderr)")
-        let pyTPVs = py.stdout.split(separator: "\n").filter { $0.hasPrefix("TPV ") }
+        let pyTPVs = R.lines(py.stdout).filter { $0.hasPrefix("TPV ") }
         #expect(pyTPVs.map(String.init) == expectedPositions.map { "TPV mode=3 " + $0 }, "\(py.stdout)")
         #expect(py.stdout.contains("SKY uSat=9 nSat=11") && py.stdout.contains("ATT heading=45.0"), "\(py.stdout)")
 
@@ -54,7 +57,7 @@ import Testing
         let exe = try R.buildLibgpsClient(in: dir)
         let c = try R.run(exe, ["\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
         #expect(c.status == 0, "libgps_client: \(c.stderr)")
-        let cTPVs = c.stdout.split(separator: "\n").filter { $0.hasPrefix("TPV ") }
+        let cTPVs = R.lines(c.stdout).filter { $0.hasPrefix("TPV ") }
         #expect(cTPVs.map(String.init) == expectedPositions.map { "TPV mode=3 " + $0 + " alt=34.5000" }, "\(c.stdout)")
         #expect(c.stdout.contains("SKY used=9") && c.stdout.contains("ATT heading=45.000"), "\(c.stdout)")
 

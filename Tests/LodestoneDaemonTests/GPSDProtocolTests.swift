@@ -43,7 +43,7 @@ import Testing
         s.cache(tpv: tpv, sky: sky)
         let poll = s.receive(line: "?POLL;\n", nowUnixS: GPSDTestData.startUnixS + 1.25)
         let head = #"{"class":"POLL","time":"2026-06-01T12:00:01.250Z","active":1,"tpv":["#
-        let expected: String = head + String(tpv.dropLast(2)) + #"],"sky":["# + String(sky.dropLast(2)) + "]}\r\n"
+        let expected: String = head + String(tpv.dropLast()) + #"],"sky":["# + String(sky.dropLast()) + "]}\r\n"
         #expect(poll == [expected])
         #expect(
             s.receive(line: "?FOO;\n", nowUnixS: 0) == [#"{"class":"ERROR","message":"Unrecognized request '?FOO;\n'"}"# + "\r\n"]

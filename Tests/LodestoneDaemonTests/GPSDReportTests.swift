@@ -79,7 +79,7 @@ import Testing
         let line = GPSDReport.tpv(location: reduced, fix: nil, device: "gnss")
         #expect(
             line
-                == #"{"class":"TPV","device":"gnss","status":6,"mode":2,"time":"2026-06-01T12:00:05.000Z","ept":0.005,"lat":52.520000000,"lon":13.380000000,"epx":2402.194,"epy":2402.194,"eph":3000.000}"#
+                == #"{"class":"TPV","device":"gnss","status":6,"mode":2,"time":"2026-06-01T12:00:05.000Z","ept":0.005,"lat":52.520000000,"lon":13.380000000,"epx":2402.165,"epy":2402.165,"eph":3000.000}"#
                 + "\r\n")
         #expect(
             Set(try Self.object(line).keys) == [
@@ -148,7 +148,7 @@ import Testing
         let line = GPSDReport.att(D.attitude(0), device: "gnss", utcS: D.startUnixS)
         #expect(
             line
-                == #"{"class":"ATT","device":"gnss","time":"2026-06-01T12:00:00.000Z","heading":45.000,"mag_st":"N","mheading":40.500,"pitch":1.500,"yaw":40.500,"roll":-2.250,"mag_len":49.800,"mag_x":12.000,"mag_y":18.000,"mag_z":-45.000,"acc_len":9.803,"acc_x":0.100,"acc_y":0.200,"acc_z":9.800,"gyro_x":0.000,"gyro_y":0.000,"gyro_z":1.500}"#
+                == #"{"class":"ATT","device":"gnss","time":"2026-06-01T12:00:00.000Z","heading":45.000,"mag_st":"N","mheading":40.500,"pitch":1.500,"yaw":40.500,"roll":-2.250,"mag_len":49.930,"mag_x":12.000,"mag_y":18.000,"mag_z":-45.000,"acc_len":9.803,"acc_x":0.100,"acc_y":0.200,"acc_z":9.800,"gyro_x":0.000,"gyro_y":0.000,"gyro_z":1.500}"#
                 + "\r\n")
         let documented: Set<String> = [
             "class", "device", "time", "timeTag", "heading", "mag_st", "mheading", "pitch", "pitch_st", "rot", "yaw", "yaw_st",
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func driveTranscriptIsWellFormed() throws {
-        let lines = D.driveTranscript(epochs: 3).split(separator: "\n").filter { $0 != "#REPLY-END" }
+        let lines = GPSDClientRunner.lines(D.driveTranscript(epochs: 3)).filter { $0 != "#REPLY-END" }
         #expect(lines.count == 1 + 2 + 9)
         for l in lines { _ = try Self.object(String(l) + "\n") }
     }

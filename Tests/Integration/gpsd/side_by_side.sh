@@ -21,11 +21,15 @@ DELAY=0.05
 GPSD_S=$("$PY" -c "print(int($LINES*$DELAY+8))")
 LODE_S=${LODESTONE_SECONDS:-$("$PY" - "$LOG" <<'PYEOF'
 import re, sys
+# The log's first stretch without a gap over 5 s (nmea-rtk.log pauses 11 minutes after 10 s).
 ts = []
 for line in open(sys.argv[1], 'rb'):
     m = re.match(rb'\$..(?:GGA|RMC),(\d\d)(\d\d)(\d\d(?:\.\d+)?),', line)
     if m:
-        ts.append(int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
+        t = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+        if ts and abs(t - ts[-1]) > 5:
+            break
+        ts.append(t)
 span = (max(ts) - min(ts)) if ts else 30
 print(int(min(span, 600) + 10))
 PYEOF
@@ -33,11 +37,15 @@ PYEOF
 
 # 1. Debian's gpsd through gpsfake (-n: start feeding at once; -1: one pass).
 P1=$(free_port)
-timeout $((GPSD_S + 10)) gpsfake -n -1 -q -P "$P1" -c "$DELAY" "$LOG" >"$OUT/gpsfake.log" 2>&1 &
+# gpsfake ignores SIGTERM: timeout sends SIGKILL 3 s later.
+timeout -k 3 $((GPSD_S + 10)) gpsfake -n -1 -q -P "$P1" -c "$DELAY" "$LOG" >"$OUT/gpsfake.log" 2>&1 &
 GF=$!
 wait_port "$P1" || { echo "gpsfake did not listen on $P1" >&2; kill "$GF" 2>/dev/null; exit 2; }
 timeout "$GPSD_S" gpspipe -w "127.0.0.1:$P1" >"$OUT/gpsd.json" 2>"$OUT/gpspipe-gpsd.err"
-kill "$GF" 2>/dev/null; wait "$GF" 2>/dev/null
+# The private gpsd gpsfake started (the one listening on P1; a killed gpsfake leaves it running), then gpsfake.
+GPSD_PID=$(ss -ltnpH "sport = :$P1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+[ -n "$GPSD_PID" ] && kill "$GPSD_PID" 2>/dev/null
+kill -9 "$GF" 2>/dev/null; pkill -9 -P "$GF" 2>/dev/null; wait "$GF" 2>/dev/null
 
 # 2. lodestone serve with the log as its receiver.
 P2=$(free_port)
