@@ -1,6 +1,7 @@
 import LodestoneCore
 import LodestoneEngine
 import LodestoneLinux
+import LodestoneLocation
 import LodestoneScheduler
 import LodestoneWire
 import LodestoneSockets
@@ -72,16 +73,21 @@ final class GPSDConnection: ConnectionHandler, Sendable {
         let who = "gpsd \(client.connection.peer.address) #\(client.connection.id)"
         var tasks: [Task<Void, Never>] = []
         if auth.allowsLocation(foreground: true) {
-            // gpsd's clients expect a report every epoch, moving or not: the airborne configuration never pauses.
-            let locations = session.locationUpdates(
-                .airborne, desiredAccuracy: auth.accuracy == .reduced ? .reduced : .best,
+            // gpsd reports every fix, whatever its accuracy, moving or not: the session's LOCATION messages (every
+            // fused location, once a second), with the client's demand on the scheduler (best, or reduced).
+            let accuracy: DesiredAccuracy = auth.accuracy == .reduced ? .reduced : .best
+            let locations = session.messages(
+                [.location], rateHz: 1,
+                demand: Demand(client: who, location: LocationDemand(desiredAccuracy: accuracy)),
                 options: SubscriptionOptions(client: who, buffering: .newest(16)))
             tasks.append(
                 Task { [self] in
                     var reducer = ReducedAccuracy()
-                    for await var u in locations {
+                    for await m in locations {
+                        guard case .location(let w) = m else { continue }
                         let a = client.authorization
                         guard a.allowsLocation(foreground: true) else { continue }
+                        var u = LocationUpdate(timeS: w.tS, location: Location(w))
                         if a.accuracy == .reduced {
                             guard let r = reducer.filter(u) else { continue }
                             u = r
@@ -134,5 +140,20 @@ final class GPSDConnection: ConnectionHandler, Sendable {
                 })
         }
         state.withLock { $0.tasks += tasks }
+    }
+}
+
+extension Location {
+    /// The location a `LOCATION` message describes (what the wire carries of it).
+    init(_ w: Wire.Location) {
+        let utc = w.time.flatMap { GPXReader.parseISO8601($0) }.map { Double($0.seconds) + Double($0.nanoseconds) * 1e-9 }
+        self.init(
+            coordinate: Coordinate(latitudeDeg: w.latDeg, longitudeDeg: w.lonDeg), altitudeMSLM: w.altMSLM,
+            ellipsoidalAltitudeM: w.altHAEM, horizontalAccuracyM: w.horizontalAccuracyM, verticalAccuracyM: w.verticalAccuracyM,
+            speedMps: w.speedMps, speedAccuracyMps: w.speedAccuracyMps, courseDeg: w.courseDeg,
+            courseAccuracyDeg: w.courseAccuracyDeg, climbMps: w.climbMps, timeS: w.tS, utcS: utc, sinceFixS: w.sinceFixS,
+            sourceInformation: LocationSourceInformation(
+                isSimulatedBySoftware: w.simulated, isProducedByAccessory: true,
+                method: LocationSourceInformation.Method(rawValue: w.method) ?? .gnss))
     }
 }

@@ -61,7 +61,7 @@ enum LodestoneServe {
         ProcessInfo.processInfo.environment["LODESTONE_NMEA_DATASETS"] ?? "/work/shared/datasets/nmea"
     }
 
-    @Test(.enabled(if: LodestoneServe.exists, LodestoneServe.skipMessage))
+    @Test
     func debianClientsReadRealFixesFromLodestoneServe() throws {
         try R.require(["gpspipe", "cgps", "cc", "tmux"])
         let log = "\(Self.datasets)/ublox-zed-f9p-nmea.log"
@@ -118,7 +118,7 @@ enum LodestoneServe {
 
     /// One log to Debian's gpsd (gpsfake) and to `lodestone serve`; both read with `gpspipe -w`; TPV time, mode,
     /// lat/lon, altHAE/altMSL and speed compared epoch by epoch (Tests/Integration/gpsd/side_by_side.sh).
-    @Test(.enabled(if: LodestoneServe.exists, LodestoneServe.skipMessage))
+    @Test
     func lodestoneServeAgreesWithDebiansGpsdOnTheSameLog() throws {
         try R.require(["gpsfake", "gpspipe"])
         let log = "\(Self.datasets)/nmea-rtk.log"
