@@ -181,7 +181,7 @@ public final class Daemon: Sendable {
         return EventLoop.Listener(
             fd: fd, name: endpoint.rawValue, limits: limits,
             identify: { fd in
-                Sockets.family(fd) == 1 /* AF_UNIX */
+                Sockets.family(fd) == 1 // AF_UNIX
                     ? PeerIdentity.ofUnixPeer(fd: fd) : PeerIdentity(address: Sockets.peerAddress(fd))
             },
             makeHandler: { [self] connection in
