@@ -57,7 +57,6 @@ public final class Client: Sendable {
     var subscriptionEntries: [(id: Int, kind: String, demand: String)] {
         state.withLock { s in s.subscriptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value.kind, $0.value.demand) } }
     }
-    var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
 
     /// Adds a subscription under `id`; false when the id is taken or the client holds too many.
     func addSubscription(id: Int, kind: String, demand: String, limit: Int) -> Bool {

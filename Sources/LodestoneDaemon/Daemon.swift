@@ -67,7 +67,6 @@ public final class Daemon: Sendable {
     public let listening: [String]
     /// The gpsd endpoint's receiver.
     let gpsdDevice: GPSDDevice?
-    let startUnixS: Double
 
     /// Opens the listeners and reads the policy; nothing is served before `start()`.
     /// - Throws: `DaemonError` naming the socket or file that failed.
@@ -75,12 +74,11 @@ public final class Daemon: Sendable {
         self.configuration = configuration; self.session = session; self.logger = logger
         do { loop = try EventLoop() } catch { throw DaemonError("cannot make the event loop: \(error)") }
         policy = Mutex(try Self.loadPolicy(configuration, logger: logger))
-        startUnixS = RealtimeClock.unixS()
-        let gnss = session.configuration.board.sensors.first { BoardDescription.gnssChips.contains($0.chip) }
-        let simulated = session.configuration.board.sensors.contains { $0.bus == .simulated }
-        gpsdDevice =
-            gnss.map { GPSDDevice(path: $0.bus.description, activatedUnixS: RealtimeClock.unixS()) }
-            ?? (simulated ? GPSDDevice(path: "simulated", activatedUnixS: RealtimeClock.unixS()) : nil)
+        let sensors = session.configuration.board.sensors
+        let gnssPath =
+            sensors.first { BoardDescription.gnssChips.contains($0.chip) }?.bus.description
+            ?? (sensors.contains { $0.bus == .simulated } ? "simulated" : nil)
+        gpsdDevice = gnssPath.map { GPSDDevice(path: $0, activatedUnixS: RealtimeClock.unixS()) }
 
         var listeners: [(fd: Int32, endpoint: Client.Endpoint, name: String)] = []
         do {

@@ -55,14 +55,7 @@ public struct ServeJob: Sendable {
         logger.notice(
             "ready: board \(session.board.name), listening on \(d.listening.joined(separator: ", "))")
 
-        // The watchdog's pulse: the session's time advances (a hung engine stops it; an ended input does not count).
-        var lastTimeS = -1.0
-        while !stop.isRequested {
-            try? await Task.sleep(for: .milliseconds(250))
-            let t = await s.timeS
-            let ended = await s.hasEnded
-            if t != lastTimeS || ended { lastTimeS = t }
-        }
+        while !stop.isRequested { try? await Task.sleep(for: .milliseconds(250)) }
         logger.notice("stopping: \(d.clientCount) clients connected")
         d.stop()
         await s.stop()

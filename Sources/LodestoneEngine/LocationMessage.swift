@@ -23,3 +23,18 @@ extension Wire.Location {
         simulated = l.sourceInformation.isSimulatedBySoftware
     }
 }
+
+extension LodestoneLocation.Location {
+    /// The location a `LOCATION` message describes (what the wire carries of it; `utcS` from its `time`).
+    public init(_ w: Wire.Location) {
+        let utc = w.time.flatMap { GPXReader.parseISO8601($0) }.map { Double($0.seconds) + Double($0.nanoseconds) * 1e-9 }
+        self.init(
+            coordinate: Coordinate(latitudeDeg: w.latDeg, longitudeDeg: w.lonDeg), altitudeMSLM: w.altMSLM,
+            ellipsoidalAltitudeM: w.altHAEM, horizontalAccuracyM: w.horizontalAccuracyM, verticalAccuracyM: w.verticalAccuracyM,
+            speedMps: w.speedMps, speedAccuracyMps: w.speedAccuracyMps, courseDeg: w.courseDeg,
+            courseAccuracyDeg: w.courseAccuracyDeg, climbMps: w.climbMps, timeS: w.tS, utcS: utc, sinceFixS: w.sinceFixS,
+            sourceInformation: LocationSourceInformation(
+                isSimulatedBySoftware: w.simulated, isProducedByAccessory: true,
+                method: LocationSourceInformation.Method(rawValue: w.method) ?? .gnss))
+    }
+}

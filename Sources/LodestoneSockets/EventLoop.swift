@@ -122,9 +122,6 @@ public final class Connection: Sendable {
     /// True once closed or closing.
     public var isClosing: Bool { out.withLock { $0.closeReason != nil } }
 
-    /// Bytes waiting to be written.
-    public var pendingBytes: Int { out.withLock { $0.pending } }
-
     /// Bytes written so far.
     public var sentBytes: Int { out.withLock { $0.sentBytes } }
 
@@ -197,8 +194,6 @@ public final class EventLoop: Sendable {
     private struct Shared {
         var newListeners: [Listener] = []
         var stopping = false
-        var connectionCount = 0
-        var acceptedCount = 0
     }
     private let shared = Mutex(Shared())
     /// The self-pipe that wakes `poll()`: read end, write end.
@@ -220,11 +215,6 @@ public final class EventLoop: Sendable {
         shared.withLock { $0.newListeners.append(listener) }
         wake()
     }
-
-    /// Connections open now.
-    public var connectionCount: Int { shared.withLock { $0.connectionCount } }
-    /// Connections accepted since the start.
-    public var acceptedCount: Int { shared.withLock { $0.acceptedCount } }
 
     /// Starts the loop's thread.
     public func start() {
@@ -277,7 +267,6 @@ public final class EventLoop: Sendable {
             guard let e = entries.removeValue(forKey: fd) else { return }
             e.connection.markClosed(reason)
             Sockets.close(fd)
-            shared.withLock { $0.connectionCount = entries.count }
             e.handler.closed(e.connection, reason: reason)
         }
 
@@ -316,10 +305,6 @@ public final class EventLoop: Sendable {
                     nextID += 1
                     let entry = Entry(connection: connection, handler: l.makeHandler(connection))
                     entries[fd] = entry
-                    shared.withLock {
-                        $0.connectionCount = entries.count
-                        $0.acceptedCount += 1
-                    }
                     entry.handler.connected(connection)
                 }
             }

@@ -88,53 +88,56 @@ final class NativeConnection: ConnectionHandler {
         client.send(NativeProtocol.line(NativeProtocol.Subscribed(id: s.id, kind: spec.kind)))
         let name = clientName(s.id)
         let options = SubscriptionOptions(client: name, foreground: foreground, buffering: .newest(64))
-        let task: Task<Void, Never>
+        let task: Task<Void, Never>?
+        let serve = Serving(spec: spec, id: s.id, foreground: foreground, options: options, connection: self)
         switch spec.kind {
         case .location, .request:
             if !auth.allowsLocation(foreground: foreground) {
                 task = Task { [client, daemon] in
-                    var u = NativeProtocol.Update(id: s.id)
-                    u.location = LocationUpdate(timeS: await daemon.session.timeS, location: nil, authorizationDenied: true)
-                    client.send(NativeProtocol.line(u))
+                    client.send(deniedLocationLine(id: s.id, timeS: await daemon.session.timeS))
                     client.send(NativeProtocol.line(NativeProtocol.Ended(id: s.id, reason: "location is denied to this client")))
                     client.removeSubscription(s.id)
                 }
             } else {
-                task = stream(Subscription<LocationUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                    $0.location = $1
-                }
+                task = serve.start(LocationUpdate.self) { $0.location = $1 }
             }
-        case .heading:
-            task = stream(Subscription<HeadingUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                $0.heading = $1
-            }
-        case .motion:
-            task = stream(Subscription<DeviceMotion>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                $0.motion = $1
-            }
-        case .activity:
-            task = stream(Subscription<ActivityUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                $0.activity = $1
-            }
-        case .pedometer:
-            task = stream(Subscription<PedometerUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                $0.pedometer = $1
-            }
-        case .altitude:
-            task = stream(Subscription<AltitudeUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                $0.altitude = $1
-            }
-        case .sensors:
-            task = stream(Subscription<SensorSample>.received(spec)!, id: s.id, foreground: foreground, options: options) {
-                $0.sensor = $1
-            }
+        case .heading: task = serve.start(HeadingUpdate.self) { $0.heading = $1 }
+        case .motion: task = serve.start(DeviceMotion.self) { $0.motion = $1 }
+        case .activity: task = serve.start(ActivityUpdate.self) { $0.activity = $1 }
+        case .pedometer: task = serve.start(PedometerUpdate.self) { $0.pedometer = $1 }
+        case .altitude: task = serve.start(AltitudeUpdate.self) { $0.altitude = $1 }
+        case .sensors: task = serve.start(SensorSample.self) { $0.sensor = $1 }
+        }
+        guard let task else {
+            // Each kind above names its own update type, so `received` always matches: kept as an error, not a trap.
+            client.removeSubscription(s.id)
+            client.send(
+                NativeProtocol.line(NativeProtocol.ErrorMessage(.badRequest, "internal: no stream for \(spec.kind)", id: s.id)))
+            return
         }
         client.attach(task, to: s.id)
     }
 
+    /// What starts a subscription's stream once its update type is named.
+    private struct Serving {
+        let spec: SubscriptionSpec
+        let id: Int
+        let foreground: Bool
+        let options: SubscriptionOptions
+        let connection: NativeConnection
+
+        /// The stream's task, or nil when `E` is not the spec's update type.
+        func start<E: Sendable>(_: E.Type, _ put: @escaping @Sendable (inout NativeProtocol.Update, E) -> Void)
+            -> Task<Void, Never>?
+        {
+            guard let subscription = Subscription<E>.received(spec) else { return nil }
+            return connection.stream(subscription, id: id, foreground: foreground, options: options, put: put)
+        }
+    }
+
     /// Streams one subscription to the client until it ends, is removed, or the client's authorization no longer
     /// allows it. Location updates of a reduced client go through `ReducedAccuracy`.
-    private func stream<E: Sendable>(
+    fileprivate func stream<E: Sendable>(
         _ subscription: Subscription<E>, id: Int, foreground: Bool, options: SubscriptionOptions,
         put: @escaping @Sendable (inout NativeProtocol.Update, E) -> Void
     ) -> Task<Void, Never> {
@@ -146,12 +149,7 @@ final class NativeConnection: ConnectionHandler {
             for await element in updates {
                 let auth = client.authorization
                 guard auth.allows(kind, foreground: foreground) else {
-                    if kind.isLocation {
-                        var u = NativeProtocol.Update(id: id)
-                        u.location = LocationUpdate(
-                            timeS: (element as? LocationUpdate)?.timeS ?? 0, location: nil, authorizationDenied: true)
-                        client.send(NativeProtocol.line(u))
-                    }
+                    if let l = element as? LocationUpdate { client.send(deniedLocationLine(id: id, timeS: l.timeS)) }
                     reason = "the client's authorization changed (\(auth.decidedBy))"
                     break
                 }
@@ -210,4 +208,11 @@ final class NativeConnection: ConnectionHandler {
         case .sensors: "raw sensors \((s.sensorIDs ?? []).isEmpty ? "(all)" : (s.sensorIDs ?? []).joined(separator: ", "))"
         }
     }
+}
+
+/// The one update a location subscription gets when its client may not see locations.
+private func deniedLocationLine(id: Int, timeS: Double) -> String {
+    var u = NativeProtocol.Update(id: id)
+    u.location = LocationUpdate(timeS: timeS, location: nil, authorizationDenied: true)
+    return NativeProtocol.line(u)
 }
