@@ -46,14 +46,14 @@ struct TestDaemon {
     func rawConnection() throws -> RawConnection { RawConnection(fd: try Sockets.connectUnix(path: socketPath)) }
 }
 
-/// A blocking socket with line reading and a receive timeout.
+/// A raw client socket, read without blocking a thread: a test that blocked in `read` would hold one of the
+/// concurrency pool's threads (two on this machine) and starve the daemon's session, which runs on the same pool.
 final class RawConnection {
     let fd: Int32
     private var pending: [UInt8] = []
     init(fd: Int32) {
         self.fd = fd
-        var tv = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        Sockets.configure(fd)
     }
     deinit { close(fd) }
 
@@ -61,23 +61,23 @@ final class RawConnection {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Sockets.write(fd, $0) }
-            if n <= 0 { return }
+            if n < 0 { return }
             bytes = bytes.dropFirst(n)
         }
     }
 
-    /// Lines until `until` says stop or `timeoutS` passes; nil at the end of the stream with nothing read.
-    func lines(timeoutS: Double, until: ([String]) -> Bool = { _ in false }) -> (lines: [String], closed: Bool) {
+    /// Lines until `until` says stop or `timeoutS` passes; `closed` when the daemon closed the connection.
+    func lines(timeoutS: Double, until: ([String]) -> Bool = { _ in false }) async -> (lines: [String], closed: Bool) {
         var out: [String] = []
         let end = Date().addingTimeInterval(timeoutS)
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
+        defer { buffer.deallocate() }
         while Date() < end {
-            let n = read(fd, &buffer, buffer.count)
-            if n == 0 { return (out, true) }
-            if n < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return (out, true)
+            guard let n = Sockets.read(fd, into: buffer) else {
+                try? await Task.sleep(for: .milliseconds(20))
+                continue
             }
+            if n <= 0 { return (out, true) }
             pending += buffer[0..<n]
             while let nl = pending.firstIndex(of: 10) {
                 out.append(String(decoding: pending[..<nl], as: UTF8.self))
@@ -141,7 +141,8 @@ let repositoryRoot: String = {
             return listed
         }
         #expect(listed, "the clients list shows the location subscription")
-        #expect(await d.session.subscriberCount > baseline)
+        try await waitUntil(timeoutS: 5) { await d.session.subscriberCount > baseline }
+        #expect(await d.session.subscriberCount > baseline, "the session serves it")
         client.close()
         task.cancel()
         let closedAt = Date()
@@ -153,20 +154,20 @@ let repositoryRoot: String = {
         let d = try await TestDaemon.start()
         defer { Task { await d.stop() } }
         let c = try d.rawConnection()
-        _ = c.lines(timeoutS: 2) { $0.count >= 2 } // VERSION, AUTHORIZATION
+        _ = await c.lines(timeoutS: 2) { $0.count >= 2 } // VERSION, AUTHORIZATION
         c.send("this is not json\n")
         c.send(#"{"class":"FROBNICATE"}"# + "\n")
         c.send(#"{"class":"SUBSCRIBE","kind":"location"}"# + "\n")
         c.send(#"{"class":"SUBSCRIBE","id":1,"kind":"teleport"}"# + "\n")
         c.send(#"{"class":"UNSUBSCRIBE","id":42}"# + "\n")
         c.send(#"{"class":"SUBSCRIBE","id":7,"kind":"heading","rate_hz":-1}"# + "\n")
-        let errors = c.lines(timeoutS: 3) { $0.count >= 6 }.lines
+        let errors = await c.lines(timeoutS: 3) { $0.count >= 6 }.lines
         let codes = errors.compactMap { try? NativeProtocol.decodeDaemonMessage(Array($0.utf8)) }.compactMap {
             if case .error(let e) = $0 { e.code } else { nil }
         }
         #expect(codes == [.badJSON, .unknownClass, .badRequest, .badRequest, .unknownSubscription, .badRequest])
         c.send(#"{"class":"SUBSCRIBE","id":2,"kind":"heading","filter_deg":0}"# + "\n")
-        let after = c.lines(timeoutS: 5) { $0.filter { $0.contains(#""class":"UPDATE""#) }.count >= 2 }.lines
+        let after = await c.lines(timeoutS: 5) { $0.filter { $0.contains(#""class":"UPDATE""#) }.count >= 2 }.lines
         #expect(after.first?.contains("SUBSCRIBED") == true)
         #expect(after.filter { $0.contains("UPDATE") }.count >= 2)
     }
@@ -183,9 +184,9 @@ let repositoryRoot: String = {
         }
         let c = try d.rawConnection()
         c.send(String(repeating: "x", count: NativeProtocol.maxLineBytes + 10))
-        let r = c.lines(timeoutS: 5) { $0.contains { $0.contains("line-too-long") } }
+        let r = await c.lines(timeoutS: 5) { $0.contains { $0.contains("line-too-long") } }
         #expect(r.lines.contains { $0.contains("line-too-long") })
-        let end = c.lines(timeoutS: 3)
+        let end = await c.lines(timeoutS: 3)
         #expect(end.closed, "the connection is closed after the error")
         try await Task.sleep(for: .seconds(1))
         good.close()
@@ -198,6 +199,8 @@ let repositoryRoot: String = {
         defer { Task { await d.stop() } }
         let c = try d.rawConnection()
         c.send(#"{"class":"SUBSCRIBE","id":1,"kind":"sensors"}"# + "\n")
+        try await waitUntil(timeoutS: 10) { d.daemon.clientCount == 1 }
+        #expect(d.daemon.clientCount == 1, "the connection was accepted")
         // Never read: raw samples at 20× real time fill the kernel's buffer, then the daemon's 1 MiB, then it cuts off.
         try await waitUntil(timeoutS: 60) { d.daemon.clientCount == 0 }
         #expect(d.daemon.clientCount == 0)

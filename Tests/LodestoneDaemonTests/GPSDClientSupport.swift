@@ -48,8 +48,9 @@ enum GPSDClientRunner {
     }
 
     /// Runs a program to its end, at most `timeoutS` (then SIGKILL), with stdout and stderr captured through files
-    /// (no pipe can fill up).
-    static func run(_ program: String, _ arguments: [String], timeoutS: Double, in dir: URL) throws -> Result {
+    /// (no pipe can fill up). It waits by sleeping the task, not the thread: a blocked test would hold one of the
+    /// pool's threads (two on this machine) and starve the in-process daemons of the other suites.
+    static func run(_ program: String, _ arguments: [String], timeoutS: Double, in dir: URL) async throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: which(program) ?? program)
         p.arguments = arguments
@@ -61,17 +62,36 @@ enum GPSDClientRunner {
         p.standardError = try FileHandle(forWritingTo: err)
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let deadline = Date().addingTimeInterval(timeoutS)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        var timedOut = false
-        if p.isRunning {
-            timedOut = true
-            kill(p.processIdentifier, SIGKILL)
-        }
-        p.waitUntilExit()
+        let (status, timedOut) = await waitForExit(p, timeoutS: timeoutS)
         return Result(
-            status: p.terminationStatus, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "", timedOut: timedOut)
+    }
+
+    /// Waits for `p` to end (SIGKILL after `timeoutS`) and returns its exit status. The child is reaped here with
+    /// `waitpid` as well as by Foundation: Foundation's own notice of a child's end was seen to never come (a
+    /// `<defunct>` child, `isRunning` true for good) when the child had left a daemon behind (tmux's server).
+    static func waitForExit(_ p: Process, timeoutS: Double) async -> (status: Int32, timedOut: Bool) {
+        let pid = p.processIdentifier
+        let deadline = Date().addingTimeInterval(timeoutS)
+        var raw: Int32 = 0
+        func reaped() -> Int32? {
+            let r = waitpid(pid, &raw, WNOHANG)
+            if r == pid { return (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f) }
+            if r < 0 || !p.isRunning { return p.isRunning ? nil : p.terminationStatus } // Foundation reaped it
+            return nil
+        }
+        while Date() < deadline {
+            if let s = reaped() { return (s, false) }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        kill(pid, SIGKILL)
+        let killDeadline = Date().addingTimeInterval(5)
+        while Date() < killDeadline {
+            if let s = reaped() { return (s, true) }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return (128 + SIGKILL, true)
     }
 
     /// Starts a program in the background (its output to files in `dir`); the caller stops it with `stop`.
@@ -89,22 +109,26 @@ enum GPSDClientRunner {
         return p
     }
 
-    /// Stops a process started by `start` (SIGTERM, then SIGKILL after a second).
+    /// Stops a process started by `start` (SIGTERM, then SIGKILL after a second). Synchronous, for a `defer`: it holds
+    /// its thread for at most that second.
     static func stop(_ p: Process) {
-        guard p.isRunning else { return }
+        let pid = p.processIdentifier
+        var raw: Int32 = 0
+        guard p.isRunning, waitpid(pid, &raw, WNOHANG) == 0 else { return }
         p.terminate()
         let deadline = Date().addingTimeInterval(1)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        while Date() < deadline, p.isRunning, waitpid(pid, &raw, WNOHANG) == 0 { Thread.sleep(forTimeInterval: 0.05) }
+        guard p.isRunning, waitpid(pid, &raw, WNOHANG) == 0 else { return }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &raw, 0) // a killed child ends at once (or Foundation reaped it: ECHILD)
     }
 
     /// Waits at most `timeoutS` for a file to exist with content; returns it.
-    static func waitForFile(_ url: URL, timeoutS: Double) -> String? {
+    static func waitForFile(_ url: URL, timeoutS: Double) async -> String? {
         let deadline = Date().addingTimeInterval(timeoutS)
         while Date() < deadline {
             if let s = try? String(contentsOf: url, encoding: .utf8), !s.isEmpty { return s }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
     }
@@ -118,9 +142,9 @@ enum GPSDClientRunner {
     }
 
     /// `cc` builds our libgps client into `dir`.
-    static func buildLibgpsClient(in dir: URL) throws -> String {
+    static func buildLibgpsClient(in dir: URL) async throws -> String {
         let exe = dir.appendingPathComponent("libgps_client").path
-        let r = try run(
+        let r = try await run(
             "cc", ["-Wall", "-o", exe, scripts.appendingPathComponent("libgps_client.c").path, "-lgps", "-lm"], timeoutS: 60,
             in: dir)
         #expect(r.status == 0, "cc: \(r.stderr)")
@@ -129,8 +153,8 @@ enum GPSDClientRunner {
 
     /// Runs `cgps -s` against `port` in a detached tmux session (Tests/Integration/gpsd/cgps_screen.sh) and returns
     /// the screen once it shows every `expected` text (or after `timeoutS`, the last screen).
-    static func cgpsScreen(port: Int, expected: [String], timeoutS: Double, in dir: URL) throws -> String {
-        let r = try run(
+    static func cgpsScreen(port: Int, expected: [String], timeoutS: Double, in dir: URL) async throws -> String {
+        let r = try await run(
             "/bin/bash", [scripts.appendingPathComponent("cgps_screen.sh").path, "\(port)", "\(Int(timeoutS))"] + expected,
             timeoutS: timeoutS + 10, in: dir)
         return r.stdout

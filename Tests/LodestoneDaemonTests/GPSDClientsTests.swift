@@ -11,7 +11,7 @@ import Testing
     typealias R = GPSDClientRunner
     static let epochs = 8
 
-    @Test func debianClientsReadOurPositions() throws {
+    @Test func debianClientsReadOurPositions() async throws {
         try R.require(["gpspipe", "cgps", "cc", "tmux"])
         let dir = try R.temporaryDirectory("lodestone-gpsd-clients")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -26,7 +26,7 @@ import Testing
                 "--interval", "0.05", "--max-seconds", "90"
             ], in: dir, name: "server")
         defer { R.stop(server) }
-        let port = try #require(R.waitForFile(portFile, timeoutS: 10).flatMap { Int($0) }, "serve_lines.py did not start")
+        let port = try #require(await R.waitForFile(portFile, timeoutS: 10).flatMap { Int($0) }, "serve_lines.py did not start")
 
         let ourTPVs = R.lines(transcript).filter { $0.hasPrefix(#"{"class":"TPV""#) }
         #expect(ourTPVs.count == Self.epochs)
@@ -36,7 +36,7 @@ import Testing
         }
 
         // gpspipe prints every line it gets: the banner, the reply to its WATCH, then the stream, byte for byte.
-        let pipe = try R.run("gpspipe", ["-w", "-n", "\(3 + 3 * Self.epochs)", "127.0.0.1:\(port)"], timeoutS: 20, in: dir)
+        let pipe = try await R.run("gpspipe", ["-w", "-n", "\(3 + 3 * Self.epochs)", "127.0.0.1:\(port)"], timeoutS: 20, in: dir)
         #expect(pipe.status == 0 && !pipe.timedOut, "gpspipe: \(pipe.stderr)")
         let piped = R.lines(pipe.stdout)
         #expect(
@@ -46,7 +46,7 @@ import Testing
         for tpv in ourTPVs { #expect(piped.contains(tpv), "gpspipe did not print \(tpv)") }
 
         // python3-gps: `gps.gps()` streaming TPVs.
-        let py = try R.run(
+        let py = try await R.run(
             R.python, [R.scripts.appendingPathComponent("py_client.py").path, "\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
         #expect(py.status == 0, "py_client.py: \(py.stderr)")
         let pyTPVs = R.lines(py.stdout).filter { $0.hasPrefix("TPV ") }
@@ -54,8 +54,8 @@ import Testing
         #expect(py.stdout.contains("SKY uSat=9 nSat=11") && py.stdout.contains("ATT heading=45.0"), "\(py.stdout)")
 
         // libgps: gps_open / gps_stream / gps_read, as cgps, navit and foxtrotgps.
-        let exe = try R.buildLibgpsClient(in: dir)
-        let c = try R.run(exe, ["\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
+        let exe = try await R.buildLibgpsClient(in: dir)
+        let c = try await R.run(exe, ["\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
         #expect(c.status == 0, "libgps_client: \(c.stderr)")
         let cTPVs = R.lines(c.stdout).filter { $0.hasPrefix("TPV ") }
         #expect(cTPVs.map(String.init) == expectedPositions.map { "TPV mode=3 " + $0 + " alt=34.5000" }, "\(c.stdout)")
@@ -67,7 +67,7 @@ import Testing
         let lat = formatFixed(GPSDTestData.latitude(last), digits: 8) + " N"
         let lon = formatFixed(GPSDTestData.longitude(last), digits: 8) + " E"
         let expected = ["3D GNSSDR FIX", lat, lon, "Seen 11/Used  9"]
-        let screen = try R.cgpsScreen(port: port, expected: expected, timeoutS: 15, in: dir)
+        let screen = try await R.cgpsScreen(port: port, expected: expected, timeoutS: 15, in: dir)
         for text in expected { #expect(screen.contains(text), "cgps screen lacks \(text):\n\(screen)") }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The built `lodestone` executable and whether it has `serve` yet.
+/// The built `lodestone` executable, and the loopback helpers of its tests.
 enum LodestoneServe {
     /// The executable beside the test bundle (as LodestoneEngineTests' `CLI.executable` finds it).
     static var executable: URL {
@@ -12,31 +12,17 @@ enum LodestoneServe {
         return dir.appendingPathComponent("lodestone")
     }
 
-    /// True when `lodestone serve --help` succeeds and names `--gpsd-listen` (an executable without `serve` prints
-    /// its general help instead). Until the server lands these tests are skipped with `skipMessage`; to make them
-    /// mandatory, remove the `.enabled(if:)` traits below.
-    static let exists: Bool = {
-        guard FileManager.default.isExecutableFile(atPath: executable.path),
-            let dir = try? GPSDClientRunner.temporaryDirectory("lodestone-serve-help")
-        else { return false }
-        defer { try? FileManager.default.removeItem(at: dir) }
-        guard let r = try? GPSDClientRunner.run(executable.path, ["serve", "--help"], timeoutS: 20, in: dir) else { return false }
-        return r.status == 0 && r.stdout.contains("--gpsd-listen")
-    }()
-
-    static let skipMessage: Comment = "`lodestone serve` does not exist yet (issue 15): skipped until the server lands"
-
     /// A free loopback port (bound and released at once: another process could take it meanwhile, which the tests
     /// would see as a failure to listen).
-    static func freePort(in dir: URL) throws -> Int {
-        let r = try GPSDClientRunner.run(
+    static func freePort(in dir: URL) async throws -> Int {
+        let r = try await GPSDClientRunner.run(
             GPSDClientRunner.python,
             ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"], timeoutS: 10, in: dir)
         return try #require(Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
     /// Waits until something accepts connections on the port.
-    static func waitForPort(_ port: Int, timeoutS: Double, in dir: URL) throws -> Bool {
+    static func waitForPort(_ port: Int, timeoutS: Double, in dir: URL) async throws -> Bool {
         let script = """
             import socket, sys, time
             end = time.time() + \(timeoutS)
@@ -47,7 +33,8 @@ enum LodestoneServe {
                     time.sleep(0.1)
             sys.exit(1)
             """
-        return try GPSDClientRunner.run(GPSDClientRunner.python, ["-c", script], timeoutS: timeoutS + 5, in: dir).status == 0
+        return try await GPSDClientRunner.run(GPSDClientRunner.python, ["-c", script], timeoutS: timeoutS + 5, in: dir).status
+            == 0
     }
 }
 
@@ -62,7 +49,7 @@ enum LodestoneServe {
     }
 
     @Test
-    func debianClientsReadRealFixesFromLodestoneServe() throws {
+    func debianClientsReadRealFixesFromLodestoneServe() async throws {
         try R.require(["gpspipe", "cgps", "cc", "tmux"])
         let log = "\(Self.datasets)/ublox-zed-f9p-nmea.log"
         try #require(FileManager.default.fileExists(atPath: log), "no receiver log at \(log)")
@@ -72,7 +59,7 @@ enum LodestoneServe {
         try
             #"{"format":"lodestone-board/1","name":"gpsd-clients","sensors":[{"id":"gnss","chip":"nmea","bus":{"file":"\#(log)"}}]}"#
             .write(to: board, atomically: true, encoding: .utf8)
-        let port = try LodestoneServe.freePort(in: dir)
+        let port = try await LodestoneServe.freePort(in: dir)
         let serve = try R.start(
             LodestoneServe.executable.path,
             [
@@ -80,7 +67,7 @@ enum LodestoneServe {
                 "127.0.0.1:\(port)", "--gpsd-access", "full", "--state-dir", dir.path
             ], in: dir, name: "serve")
         defer { R.stop(serve) }
-        #expect(try LodestoneServe.waitForPort(port, timeoutS: 20, in: dir), "lodestone serve did not listen on \(port)")
+        #expect(try await LodestoneServe.waitForPort(port, timeoutS: 20, in: dir), "lodestone serve did not listen on \(port)")
 
         // The log is near 45.878 S, 170.500 E (Dunedin).
         func plausible(_ line: Substring) -> Bool {
@@ -93,7 +80,7 @@ enum LodestoneServe {
                 && abs((fields["lon"] ?? 0) - 170.5) < 0.01
         }
 
-        let pipe = try R.run("gpspipe", ["-w", "-n", "25", "127.0.0.1:\(port)"], timeoutS: 40, in: dir)
+        let pipe = try await R.run("gpspipe", ["-w", "-n", "25", "127.0.0.1:\(port)"], timeoutS: 40, in: dir)
         #expect(pipe.status == 0 && !pipe.timedOut, "gpspipe: \(pipe.stderr)")
         let lines = R.lines(pipe.stdout)
         #expect(lines.first?.hasPrefix(#"{"class":"VERSION""#) == true)
@@ -102,30 +89,30 @@ enum LodestoneServe {
             pipe.stdout.components(separatedBy: "\n").dropLast().allSatisfy { $0.hasSuffix("\r") }, "not every line ends in CR LF"
         )
 
-        let py = try R.run(
+        let py = try await R.run(
             R.python, [R.scripts.appendingPathComponent("py_client.py").path, "\(port)", "5"], timeoutS: 40, in: dir)
         #expect(py.status == 0, "py_client.py: \(py.stderr)")
         #expect(R.lines(py.stdout).filter { $0.hasPrefix("TPV ") }.contains(where: plausible), "\(py.stdout)")
 
-        let exe = try R.buildLibgpsClient(in: dir)
-        let c = try R.run(exe, ["\(port)", "5"], timeoutS: 40, in: dir)
+        let exe = try await R.buildLibgpsClient(in: dir)
+        let c = try await R.run(exe, ["\(port)", "5"], timeoutS: 40, in: dir)
         #expect(c.status == 0, "libgps_client: \(c.stderr)")
         #expect(R.lines(c.stdout).filter { $0.hasPrefix("TPV ") }.contains(where: plausible), "\(c.stdout)")
 
-        let screen = try R.cgpsScreen(port: port, expected: ["FIX", "45.87", "170.50"], timeoutS: 20, in: dir)
+        let screen = try await R.cgpsScreen(port: port, expected: ["FIX", "45.87", "170.50"], timeoutS: 20, in: dir)
         for text in ["FIX", "45.87", "170.50"] { #expect(screen.contains(text), "cgps screen lacks \(text):\n\(screen)") }
     }
 
     /// One log to Debian's gpsd (gpsfake) and to `lodestone serve`; both read with `gpspipe -w`; TPV time, mode,
     /// lat/lon, altHAE/altMSL and speed compared epoch by epoch (Tests/Integration/gpsd/side_by_side.sh).
     @Test
-    func lodestoneServeAgreesWithDebiansGpsdOnTheSameLog() throws {
+    func lodestoneServeAgreesWithDebiansGpsdOnTheSameLog() async throws {
         try R.require(["gpsfake", "gpspipe"])
         let log = "\(Self.datasets)/nmea-rtk.log"
         try #require(FileManager.default.fileExists(atPath: log), "no receiver log at \(log)")
         let dir = try R.temporaryDirectory("lodestone-gpsd-side-by-side")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try R.run(
+        let r = try await R.run(
             "/bin/bash",
             [
                 R.scripts.appendingPathComponent("side_by_side.sh").path, log, LodestoneServe.executable.path, dir.path,
