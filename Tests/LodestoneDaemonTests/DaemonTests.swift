@@ -72,8 +72,10 @@ final class RawConnection {
         let end = Date().addingTimeInterval(timeoutS)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
         defer { buffer.deallocate() }
-        while Date() < end {
+        while true {
             guard let n = Sockets.read(fd, into: buffer) else {
+                // Reads once more after the deadline: a task resumed late must still see what came in time.
+                if Date() >= end { break }
                 try? await Task.sleep(for: .milliseconds(20))
                 continue
             }
@@ -83,7 +85,7 @@ final class RawConnection {
                 out.append(String(decoding: pending[..<nl], as: UTF8.self))
                 pending.removeSubrange(...nl)
             }
-            if until(out) { break }
+            if until(out) || Date() >= end { break }
         }
         return (out, false)
     }
@@ -294,8 +296,9 @@ let repositoryRoot: String = {
 /// Polls `condition` every 50 ms until it holds or `timeoutS` passes.
 func waitUntil(timeoutS: Double, _ condition: () async -> Bool) async throws {
     let end = Date().addingTimeInterval(timeoutS)
-    while Date() < end {
+    while true {
         if await condition() { return }
+        if Date() >= end { return }
         try await Task.sleep(for: .milliseconds(50))
     }
 }

@@ -126,11 +126,12 @@ enum GPSDClientRunner {
     /// Waits at most `timeoutS` for a file to exist with content; returns it.
     static func waitForFile(_ url: URL, timeoutS: Double) async -> String? {
         let deadline = Date().addingTimeInterval(timeoutS)
-        while Date() < deadline {
+        // Looks once more after the deadline: a task resumed late (a busy pool) must still see a file written in time.
+        while true {
             if let s = try? String(contentsOf: url, encoding: .utf8), !s.isEmpty { return s }
+            if Date() >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return nil
     }
 
     /// A fresh temporary directory.
