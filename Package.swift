@@ -21,6 +21,8 @@
 //   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
 //   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio — Core
 //   LodestoneGNSSSources   GNSS receivers as sources: serial port, gpsd, recorded log, GPX — Core, Sources, Location, Linux
+//   LodestoneService       the API a program uses: live streams, their updates, the protocol Session and the daemon's
+//                          client share — Core, Location, Orientation, Motion, Scheduler, Trace
 //   LodestoneEngine        the runtime: board files, the sampling engine, driver and IIO sources, the scheduler's glue,
 //                          trace and calibration files, the JSON wire — everything above
 //   LodestoneSockets       sockets, poll, peer credentials, accounts, systemd's notify/listen protocols — Glibc (and a
@@ -55,6 +57,8 @@ let package = Package(
         .library(name: "LodestoneFusion", targets: ["LodestoneFusion"]),
         .library(name: "LodestoneGNSSSources", targets: ["LodestoneGNSSSources"]),
         .library(name: "LodestoneEngine", targets: ["LodestoneEngine"]),
+        .library(name: "LodestoneService", targets: ["LodestoneService"]),
+        .library(name: "LodestoneClient", targets: ["LodestoneClient"]),
         // For the harness packages under benchmarks/accuracy (another package can import products only); not for apps.
         .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
     ],
@@ -122,6 +126,13 @@ let package = Package(
         // The wire: versioned Codable messages (Foundation's JSON only), shared by `run --json`, the daemon and clients.
         .target(name: "LodestoneWire", swiftSettings: strict),
 
+        // The API a program uses (issue 15): the live streams and their updates, and the protocol both the in-process
+        // Session and the daemon's client conform to. No Glibc, no board libraries.
+        .target(name: "LodestoneService",
+                dependencies: ["LodestoneCore", "LodestoneLocation", "LodestoneOrientation", "LodestoneMotion", "LodestoneScheduler",
+                               "LodestoneTrace", "LodestoneWire"],
+                swiftSettings: strict),
+
         // GNSS receivers as sources (issue 14).
         .target(name: "LodestoneGNSSSources",
                 dependencies: ["LodestoneCore", "LodestoneSources", "LodestoneLocation", "LodestoneLinux"],
@@ -132,7 +143,8 @@ let package = Package(
             name: "LodestoneEngine",
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
                            "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
-                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire"],
+                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire",
+                           "LodestoneService"],
             swiftSettings: strict),
 
         // Sockets, poll, peer credentials, accounts, systemd's notify and listen protocols (issue 15): Glibc, beside
@@ -140,11 +152,15 @@ let package = Package(
         .target(name: "CLodestoneSockets"),
         .target(name: "LodestoneSockets", dependencies: ["CLodestoneSockets"], swiftSettings: strict),
 
+        // The daemon's client (issue 15): a LodestoneService over the Unix socket. Links no board library.
+        .target(name: "LodestoneClient", dependencies: ["LodestoneService", "LodestoneSockets", "LodestoneWire"],
+                swiftSettings: strict),
+
         // `lodestone serve` (issue 15): the server, the native and gpsd protocols, authorization, systemd.
         .target(
             name: "LodestoneDaemon",
             dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneSockets", "LodestoneLocation",
-                           "LodestoneScheduler", .product(name: "Logging", package: "swift-log")],
+                           "LodestoneScheduler", "LodestoneLinux", "LodestoneService", "LodestoneClient", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The command line's testable core (issue 14): every job and the live views. Not a product.
@@ -166,8 +182,9 @@ let package = Package(
         .executableTarget(
             name: "lodestone",
             dependencies: ["LodestoneCore", "LodestoneCLI", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers",
-                           "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion", "LodestoneDaemon", "LodestoneClient",
+                           "LodestoneService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // Examples (README): built with the package, run briefly by the tests.
@@ -194,7 +211,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "LodestoneDaemonTests",
                     dependencies: ["LodestoneDaemon", "LodestoneSockets", "LodestoneEngine", "LodestoneWire", "LodestoneLocation",
-                                   "LodestoneScheduler", "lodestone", .product(name: "Logging", package: "swift-log")],
+                                   "LodestoneScheduler", "LodestoneClient", "LodestoneService", "lodestone",
+                                   .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),
         .testTarget(name: "LodestoneEngineTests",
                     dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneCLI", "LodestoneEvaluation", "LodestoneFusion",

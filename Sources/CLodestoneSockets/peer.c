@@ -1,4 +1,5 @@
 #define _GNU_SOURCE 1
+#include <stddef.h>
 #include <sys/socket.h>
 #include "CLodestoneSockets.h"
 
@@ -10,4 +11,8 @@ int lodestone_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int
     *uid = cred.uid;
     *gid = cred.gid;
     return 0;
+}
+
+int lodestone_accept_nonblocking(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }

@@ -39,7 +39,7 @@ public struct ReplayJob {
         do { core = try SessionCore(configuration: configuration) } catch {
             switch error {
             case .input(let e): throw e
-            case .export(let e): throw TraceError(path: e.path, problem: e.problem)
+            case .export(let path, let problem): throw TraceError(path: path, problem: problem)
             default: throw TraceError(path: inputPath, problem: error.description)
             }
         }

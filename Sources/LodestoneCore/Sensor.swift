@@ -8,7 +8,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable {
 ///
 /// Each field is `nil` when the chip does not measure it. A failed read is an error, never a reading
 /// with stale or sentinel values.
-public struct SensorReading: Sendable, Hashable {
+public struct SensorReading: Sendable, Hashable, Codable {
     /// Time of the sample in seconds on the engine's clock.
     public var timeS: Double
     /// Static pressure, Pa.

@@ -5,3 +5,4 @@
 @_exported import LodestoneGNSSSources
 @_exported import LodestoneSources
 @_exported import LodestoneTrace
+@_exported import LodestoneService

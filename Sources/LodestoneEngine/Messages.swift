@@ -26,6 +26,20 @@ extension Wire.Fix {
         latDeg = f.latitudeDeg.finite; lonDeg = f.longitudeDeg.finite; heightM = f.ellipsoidalHeightM.finite
         altMSLM = f.altitudeMSLM.finite; speedMps = f.speedMps.finite; courseDeg = f.courseDeg.finite
         horizontalAccuracyM = f.horizontalAccuracyM.finite; verticalAccuracyM = f.verticalAccuracyM.finite
+        climbMps = f.climbMps.finite; quality = f.quality?.rawValue; hdop = f.hdop.finite; vdop = f.vdop.finite
+        pdop = f.pdop.finite; satellitesUsed = f.satellitesUsed; geoidSeparationM = f.geoidSeparationM.finite
+    }
+}
+
+extension ReceiverFix {
+    /// The fix a `FIX` message describes (what the wire carries of it).
+    public init(_ m: Wire.Fix) {
+        self.init(timeS: m.tS, mode: Mode(rawValue: m.mode) ?? .unknown)
+        latitudeDeg = m.latDeg; longitudeDeg = m.lonDeg; altitudeMSLM = m.altMSLM
+        heightAboveEllipsoidM = m.heightM; geoidSeparationM = m.geoidSeparationM; speedMps = m.speedMps
+        courseDeg = m.courseDeg; climbMps = m.climbMps; horizontalAccuracyM = m.horizontalAccuracyM
+        verticalAccuracyM = m.verticalAccuracyM; quality = m.quality.flatMap(Quality.init(rawValue:)); hdop = m.hdop
+        vdop = m.vdop; pdop = m.pdop; satellitesUsed = m.satellitesUsed
     }
 }
 

@@ -150,10 +150,24 @@ public enum Wire {
         public var courseDeg: Double?
         public var horizontalAccuracyM: Double?
         public var verticalAccuracyM: Double?
+        /// Vertical speed, m/s (+ up).
+        public var climbMps: Double?
+        /// gpsd's status: 1 GNSS, 2 DGPS, 3 RTK fixed, 4 RTK float, 5 dead reckoning, 6 GNSS + DR, 7 surveyed,
+        /// 8 simulated, 9 P(Y); omitted when the receiver does not say.
+        public var quality: Int?
+        /// Dilutions of precision and the satellites used, as the receiver reports them.
+        public var hdop: Double?
+        public var vdop: Double?
+        public var pdop: Double?
+        public var satellitesUsed: Int?
+        /// Geoid separation (geoid − ellipsoid), m.
+        public var geoidSeparationM: Double?
         enum CodingKeys: String, CodingKey {
             case `class`, tS = "t_s", time, sensor, mode, latDeg = "lat_deg", lonDeg = "lon_deg", heightM = "height_m"
             case altMSLM = "alt_msl_m", speedMps = "speed_mps"
             case courseDeg = "course_deg", horizontalAccuracyM = "h_acc_m", verticalAccuracyM = "v_acc_m"
+            case climbMps = "climb_mps", quality, hdop, vdop, pdop, satellitesUsed = "satellites_used"
+            case geoidSeparationM = "geoid_sep_m"
         }
         public init() {}
     }

@@ -9,7 +9,9 @@ struct LodestoneCommand: AsyncParsableCommand {
         commandName: "lodestone",
         abstract: "Sensor fusion for Linux boards: magnetometers, barometers, IMUs and GNSS on real buses.",
         version: Lodestone.version,
-        subcommands: [Run.self, Read.self, Scan.self, Replay.self, Geo.self, Gnss.self, Calibrate.self],
+        subcommands: [
+            Run.self, Serve.self, Watch.self, Clients.self, Read.self, Scan.self, Replay.self, Geo.self, Gnss.self, Calibrate.self
+        ],
         defaultSubcommand: nil)
 }
 

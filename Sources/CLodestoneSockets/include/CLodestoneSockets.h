@@ -6,4 +6,7 @@
 /// SO_PEERCRED of a connected Unix socket: 0 with the peer's pid, uid and gid, or -1 (errno set).
 int lodestone_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
 
+/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC): the new descriptor, or -1 (errno set).
+int lodestone_accept_nonblocking(int fd);
+
 #endif

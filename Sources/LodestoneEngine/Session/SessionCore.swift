@@ -114,7 +114,7 @@ public struct SessionCore: SubscriptionSource {
         var track: TrackExport?
         if let paths = c.export {
             do throws(TrackExportError) { track = try TrackExport(paths: paths, name: c.board.name) } catch {
-                throw .export(error)
+                throw .export(path: error.path, problem: error.problem)
             }
         }
         let isSimulated = runtime.world != nil

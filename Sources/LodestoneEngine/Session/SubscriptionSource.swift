@@ -1,127 +1,71 @@
 import LodestoneCore
 import LodestoneScheduler
+import LodestoneService
 import LodestoneWire
 
 /// What hands out live streams: a `Session` (the actor, paced by its clock) or a `SessionCore` driven directly (a
 /// harness, a benchmark). Each stream joins the loop at its next step once iterated, and leaves it when its consumer
 /// stops.
-public protocol SubscriptionSource {
+public protocol SubscriptionSource: LodestoneService {
     /// Where streams wait to join the loop.
     var subscriptionRegistry: SubscriptionRegistry { get }
 }
 
 extension SubscriptionSource {
 
-    /// Live locations, like `CLLocationUpdate.liveUpdates(_:)`: one a second at most (and each new receiver fix as it
-    /// arrives), only those meeting `desiredAccuracy` (default: the configuration's), after the carrier moved
-    /// `distanceFilterM`; one `isStationary` update when the carrier comes to rest (then nothing until it moves, unless
-    /// the configuration is `.airborne`); one `locationUnavailable` update after 10 s without a location.
-    public func locationUpdates(
-        _ configuration: LiveConfiguration = .default, desiredAccuracy: DesiredAccuracy? = nil,
-        distanceFilterM: Double? = nil, maximumAgeS: Double = 10,
-        options: SubscriptionOptions = SubscriptionOptions()
-    ) -> Updates<LocationUpdate> {
-        let demand = LocationDemand(
-            desiredAccuracy: desiredAccuracy ?? configuration.desiredAccuracy, distanceFilterM: distanceFilterM,
-            maximumAgeS: maximumAgeS)
-        let o = LocationSubscriber.Options(configuration: configuration, demand: demand, timeoutS: nil)
-        return make(options, kind: "location", demand: { Demand(client: $0, location: demand, foreground: options.foreground) }) {
-            .location($0, o, $1)
-        }
-    }
-
-    /// One location meeting `desiredAccuracy`, or the best one found by `timeoutS` (session time), like
-    /// `CLLocationManager.requestLocation()`. Its receiver demand lasts only while it waits.
-    /// - Throws: `SessionError.locationUnavailable` when no location at all came in time; `.sessionEnded`.
-    public func requestLocation(
-        desiredAccuracy: DesiredAccuracy = .best, timeoutS: Double = 30,
-        options: SubscriptionOptions = SubscriptionOptions()
-    ) async throws(SessionError) -> LocationUpdate {
-        let demand = LocationDemand(desiredAccuracy: desiredAccuracy)
-        let o = LocationSubscriber.Options(configuration: .default, demand: demand, timeoutS: timeoutS)
-        let updates: Updates<LocationUpdate> = make(
-            options, kind: "request",
-            demand: {
-                Demand(client: $0, location: demand, foreground: options.foreground)
+    /// A live stream of what `subscription` describes, joining this loop at its next step once iterated
+    /// (`LodestoneService`).
+    public func updates<Element>(_ subscription: Subscription<Element>, options: SubscriptionOptions) -> Updates<Element> {
+        let spec = subscription.spec
+        let fg = options.foreground
+        switch spec.kind {
+        case .location, .request:
+            let configuration = spec.configuration ?? .default
+            let demand = LocationDemand(
+                desiredAccuracy: spec.desiredAccuracy ?? (spec.kind == .request ? .best : configuration.desiredAccuracy),
+                distanceFilterM: spec.kind == .request ? nil : spec.distanceFilterM, maximumAgeS: spec.maximumAgeS ?? 10)
+            let o = LocationSubscriber.Options(
+                configuration: configuration, demand: demand, timeoutS: spec.kind == .request ? (spec.timeoutS ?? 30) : nil)
+            return make(options, kind: spec.kind.rawValue, demand: { Demand(client: $0, location: demand, foreground: fg) }) {
+                .location($0, o, typedBuffer($1))
             }
-        ) { .location($0, o, $1) }
-        for await u in updates {
-            guard u.location != nil else { throw .locationUnavailable(timeoutS: timeoutS) }
-            return u
-        }
-        throw .sessionEnded
-    }
-
-    /// Headings (`CLHeading`) that changed by at least `filterDeg` (0: every one, at most 20 a second).
-    public func headingUpdates(
-        filterDeg: Double = 1, trueNorth: Bool = true,
-        options: SubscriptionOptions = SubscriptionOptions()
-    ) -> Updates<HeadingUpdate> {
-        make(
-            options, kind: "heading",
-            demand: {
-                Demand(
-                    client: $0, heading: HeadingDemand(headingFilterDeg: filterDeg, trueNorth: trueNorth),
-                    foreground: options.foreground)
+        case .heading:
+            let filterDeg = spec.filterDeg ?? 1
+            let heading = HeadingDemand(headingFilterDeg: filterDeg, trueNorth: spec.trueNorth ?? true)
+            return make(options, kind: "heading", demand: { Demand(client: $0, heading: heading, foreground: fg) }) {
+                .heading($0, filterDeg: filterDeg, typedBuffer($1))
             }
-        ) { .heading($0, filterDeg: filterDeg, $1) }
-    }
-
-    /// Device motion (`CMDeviceMotion`) at `rateHz` at most (as fast as the IMU is read).
-    public func deviceMotionUpdates(
-        rateHz: Double = 50,
-        options: SubscriptionOptions = SubscriptionOptions()
-    ) -> Updates<DeviceMotion> {
-        make(
-            options, kind: "motion",
-            demand: {
-                Demand(client: $0, heading: HeadingDemand(headingFilterDeg: 0, trueNorth: false), foreground: options.foreground)
+        case .motion:
+            let rateHz = spec.rateHz ?? 50
+            return make(
+                options, kind: "motion",
+                demand: { Demand(client: $0, heading: HeadingDemand(headingFilterDeg: 0, trueNorth: false), foreground: fg) }
+            ) { .deviceMotion($0, rateHz: rateHz, typedBuffer($1)) }
+        case .activity:
+            return make(options, kind: "activity", demand: { Demand(client: $0, activity: true, foreground: fg) }) {
+                .activity($0, typedBuffer($1))
             }
-        ) { .deviceMotion($0, rateHz: rateHz, $1) }
-    }
-
-    /// The carrier's activity (`CMMotionActivity`) at each change of kind or confidence.
-    public func activityUpdates(options: SubscriptionOptions = SubscriptionOptions()) -> Updates<ActivityUpdate> {
-        make(options, kind: "activity", demand: { Demand(client: $0, activity: true, foreground: options.foreground) }) {
-            .activity($0, $1)
-        }
-    }
-
-    /// Steps, distance and floors since `fromS` (session time; default: when iteration starts), at most once a second
-    /// while they change, and pause/resume events (`CMPedometer.startUpdates(from:)`, `startEventUpdates`).
-    public func pedometerUpdates(
-        from fromS: Double? = nil,
-        options: SubscriptionOptions = SubscriptionOptions()
-    ) -> Updates<PedometerUpdate> {
-        make(options, kind: "pedometer", demand: { Demand(client: $0, activity: true, foreground: options.foreground) }) {
-            .pedometer($0, fromS: fromS, $1)
-        }
-    }
-
-    /// Relative altitude and pressure, and absolute altitude with its accuracy (`CMAltimeter`), at `rateHz`.
-    public func altitudeUpdates(
-        rateHz: Double = 1,
-        options: SubscriptionOptions = SubscriptionOptions()
-    ) -> Updates<AltitudeUpdate> {
-        make(options, kind: "altitude", demand: { Demand(client: $0, altitude: true, foreground: options.foreground) }) {
-            .altitude($0, rateHz: rateHz, $1)
-        }
-    }
-
-    /// Raw readings of the sensors named (all when empty), board axes, as read. Keeps the IMU, magnetometer and
-    /// barometer sampling.
-    public func sensorUpdates(
-        _ sensorIDs: Set<String> = [],
-        options: SubscriptionOptions = SubscriptionOptions(buffering: .newest(256))
-    ) -> Updates<SensorSample> {
-        make(
-            options, kind: "sensors",
-            demand: {
-                Demand(
-                    client: $0, heading: HeadingDemand(headingFilterDeg: 0, trueNorth: false), activity: true, altitude: true,
-                    foreground: options.foreground)
+        case .pedometer:
+            let fromS = spec.fromS
+            return make(options, kind: "pedometer", demand: { Demand(client: $0, activity: true, foreground: fg) }) {
+                .pedometer($0, fromS: fromS, typedBuffer($1))
             }
-        ) { .sensor($0, ids: sensorIDs, $1) }
+        case .altitude:
+            let rateHz = spec.rateHz ?? 1
+            return make(options, kind: "altitude", demand: { Demand(client: $0, altitude: true, foreground: fg) }) {
+                .altitude($0, rateHz: rateHz, typedBuffer($1))
+            }
+        case .sensors:
+            let ids = Set(spec.sensorIDs ?? [])
+            return make(
+                options, kind: "sensors",
+                demand: {
+                    Demand(
+                        client: $0, heading: HeadingDemand(headingFilterDeg: 0, trueNorth: false), activity: true, altitude: true,
+                        foreground: fg)
+                }
+            ) { .sensor($0, ids: ids, typedBuffer($1)) }
+        }
     }
 
     /// The wire (`LodestoneWire`): VERSION, BOARD and CALIBRATION first, then the `classes` chosen as the session
@@ -164,10 +108,10 @@ extension SubscriptionSource {
         request: @escaping @Sendable (SubscriberInfo, UpdateBuffer<E>) -> SubscriberRequest
     ) -> Updates<E> {
         let registry = subscriptionRegistry
-        return Updates(registry: registry, buffering: options.buffering) { buffer in
+        return Updates(buffering: options.buffering) { buffer in
             let id = registry.makeID()
             let client = options.client ?? "\(kind)#\(id)"
-            return request(SubscriberInfo(id: id, demand: demand(client)), buffer)
+            registry.add(request(SubscriberInfo(id: id, demand: demand(client)), buffer))
         }
     }
 }
@@ -183,4 +127,11 @@ extension Demand {
             activity: classes.contains(.activity) || classes.contains(.pedometer),
             altitude: classes.contains(.altitude), foreground: foreground)
     }
+}
+
+/// The buffer of a subscription as its kind's update type. `Subscription<Element>` is made only by its typed constructors
+/// (or `received(_:)`, which checks), so the kind and `Element` always match: a mismatch is a programmer error and traps.
+private func typedBuffer<E, T>(_ buffer: UpdateBuffer<E>) -> UpdateBuffer<T> {
+    guard let b = buffer as? UpdateBuffer<T> else { preconditionFailure("subscription kind and update type differ") }
+    return b
 }

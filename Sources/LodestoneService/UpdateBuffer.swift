@@ -10,19 +10,19 @@ public enum UpdateBuffering: Sendable, Hashable {
     /// never waits: there it behaves as `.newest(capacity)`.
     case lossless(Int)
 
-    var capacity: Int {
+    package var capacity: Int {
         switch self {
         case .newest(let c), .lossless(let c): max(1, c)
         }
     }
-    var isLossless: Bool { if case .lossless = self { true } else { false } }
+    package var isLossless: Bool { if case .lossless = self { true } else { false } }
 }
 
 /// A bounded single-consumer queue between the session's loop (the producer, synchronous) and one consumer task.
 ///
 /// `push` never blocks and allocates nothing (a preallocated ring); the consumer's `next()` suspends until an update
 /// arrives, the session ends or the consumer's task is cancelled.
-final class UpdateBuffer<Element: Sendable>: Sendable {
+package final class UpdateBuffer<Element: Sendable>: Sendable {
     private struct State {
         var ring: [Element?]
         var head = 0
@@ -47,35 +47,36 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     }
 
     /// What `push` did.
-    enum PushResult { case delivered, enqueued, droppedOldest, terminated }
+    package enum PushResult { case delivered, enqueued, droppedOldest, terminated }
 
-    let capacity: Int
-    let isLossless: Bool
+    package let capacity: Int
+    package let isLossless: Bool
     private let state: Mutex<State>
     private let cancelledFlag = Atomic<Bool>(false)
     private let finishedFlag = Atomic<Bool>(false)
     private let dropped = Atomic<Int>(0)
+    private let cancelHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
-    init(buffering: UpdateBuffering) {
+    package init(buffering: UpdateBuffering) {
         capacity = buffering.capacity
         isLossless = buffering.isLossless
         state = Mutex(State(ring: Array(repeating: nil, count: buffering.capacity)))
     }
 
     /// True once the consumer has gone (its loop ended or its task was cancelled).
-    var isCancelled: Bool { cancelledFlag.load(ordering: .acquiring) }
+    package var isCancelled: Bool { cancelledFlag.load(ordering: .acquiring) }
     /// True once the producer has finished the stream (a one-shot request answered, the session ended).
-    var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    package var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// Updates dropped because the consumer was behind.
-    var droppedCount: Int { dropped.load(ordering: .relaxed) }
+    package var droppedCount: Int { dropped.load(ordering: .relaxed) }
 
     /// True when a lossless buffer is full: a session on virtual time waits (`waitForSpace`) before going on.
-    var isFull: Bool { state.withLock { $0.count >= capacity } }
+    package var isFull: Bool { state.withLock { $0.count >= capacity } }
 
     /// Hands one update to the consumer: to a waiting `next()` at once, else into the ring (dropping the oldest when
     /// full). Allocates nothing.
     @discardableResult
-    func push(_ element: Element) -> PushResult {
+    package func push(_ element: Element) -> PushResult {
         let (result, consumer): (PushResult, UnsafeContinuation<Element?, Never>?) = state.withLock { s in
             if s.cancelled || s.finished { return (.terminated, nil) }
             if let w = s.waiting {
@@ -100,7 +101,7 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     }
 
     /// The next update, or `nil` once the session finished (after every waiting update) or the consumer was cancelled.
-    func next() async -> Element? {
+    package func next() async -> Element? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (c: UnsafeContinuation<Element?, Never>) in
                 let (immediate, space): (Element??, UnsafeContinuation<Void, Never>?) = state.withLock { s in
@@ -122,7 +123,7 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     }
 
     /// Suspends the producer until the consumer has taken updates (the buffer is at most half full) or gone.
-    func waitForSpace() async {
+    package func waitForSpace() async {
         await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in
             let resumeNow = state.withLock { s -> Bool in
                 if s.cancelled || s.count <= capacity / 2 || s.waiting != nil { return true }
@@ -134,7 +135,7 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     }
 
     /// The consumer is gone: drop what waits, wake whoever waits.
-    func cancel() {
+    package func cancel() {
         let (w, space) = state.withLock { s in
             s.cancelled = true
             while s.popFirst() != nil {}
@@ -143,10 +144,21 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
         cancelledFlag.store(true, ordering: .releasing)
         w?.resume(returning: nil)
         space?.resume()
+        cancelHandler.withLock { $0.take() }?()
+    }
+
+    /// Called once when the consumer goes (a client library tells its daemon); at once if it has gone already.
+    package func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let now = cancelHandler.withLock { h -> Bool in
+            if isCancelled { return true }
+            h = handler
+            return false
+        }
+        if now { handler() }
     }
 
     /// The session ended: the consumer gets what waits, then `nil`.
-    func finish() {
+    package func finish() {
         let (w, space) = state.withLock { s in
             s.finished = true
             return (s.count == 0 ? s.waiting.take() : nil, s.spaceWaiter.take())
@@ -165,16 +177,14 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
 /// buffer keeps the newest updates (`UpdateBuffering`) and `droppedCount` counts what it dropped.
 public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = Never
-    let registry: SubscriptionRegistry
     let buffering: UpdateBuffering
     let counters: Counters
-    let register: @Sendable (UpdateBuffer<Element>) -> SubscriberRequest
+    let start: @Sendable (UpdateBuffer<Element>) -> Void
 
-    init(
-        registry: SubscriptionRegistry, buffering: UpdateBuffering,
-        register: @escaping @Sendable (UpdateBuffer<Element>) -> SubscriberRequest
-    ) {
-        self.registry = registry; self.buffering = buffering; self.register = register
+    /// A stream whose every iteration makes a buffer and hands it to `start` (which joins it to a session's loop, or
+    /// sends a subscription to the daemon).
+    package init(buffering: UpdateBuffering, start: @escaping @Sendable (UpdateBuffer<Element>) -> Void) {
+        self.buffering = buffering; self.start = start
         counters = Counters()
     }
 
@@ -183,7 +193,7 @@ public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator {
         let buffer = UpdateBuffer<Element>(buffering: buffering)
-        registry.add(register(buffer))
+        start(buffer)
         return Iterator(token: Token(buffer: buffer, counters: counters))
     }
 
@@ -206,33 +216,5 @@ public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
 
     final class Counters: Sendable {
         let dropped = Atomic<Int>(0)
-    }
-}
-
-/// Subscriptions waiting to join the session's loop: `Updates.makeAsyncIterator()` adds one from any task; the loop
-/// takes them at its next step (an atomic flag read per step when none wait).
-public final class SubscriptionRegistry: Sendable {
-    private let pending = Mutex<[SubscriberRequest]>([])
-    private let hasPending = Atomic<Bool>(false)
-    private let nextID = Atomic<Int>(1)
-
-    /// A new subscription id (unique in this session).
-    func makeID() -> Int { nextID.add(1, ordering: .relaxed).oldValue }
-
-    func add(_ request: SubscriberRequest) {
-        pending.withLock { $0.append(request) }
-        hasPending.store(true, ordering: .releasing)
-    }
-
-    /// The subscriptions added since the last call (`nil` without allocating when none were).
-    func take() -> [SubscriberRequest]? {
-        guard hasPending.load(ordering: .acquiring) else { return nil }
-        hasPending.store(false, ordering: .releasing)
-        let taken = pending.withLock { p -> [SubscriberRequest] in
-            let t = p
-            p.removeAll()
-            return t
-        }
-        return taken.isEmpty ? nil : taken
     }
 }

@@ -1,8 +1,7 @@
 import LodestoneCore
-import LodestoneFusion
-import LodestoneOrientation
 import LodestoneLocation
 import LodestoneMotion
+import LodestoneOrientation
 import LodestoneScheduler
 import LodestoneTrace
 
@@ -47,7 +46,7 @@ public struct SubscriptionOptions: Sendable, Hashable {
 }
 
 /// One update of a live location stream (`Session.locationUpdates`), like `CLLocationUpdate`.
-public struct LocationUpdate: Sendable, Hashable {
+public struct LocationUpdate: Sendable, Hashable, Codable {
     /// Session time of the update, s.
     public var timeS: Double
     /// The fused location (`nil` in an update that only says the location is unavailable and none was known).
@@ -76,7 +75,7 @@ public struct LocationUpdate: Sendable, Hashable {
 }
 
 /// One heading (`Session.headingUpdates`), like `CLHeading`: where the board's y axis points.
-public struct HeadingUpdate: Sendable, Hashable {
+public struct HeadingUpdate: Sendable, Hashable, Codable {
     /// Session time, s.
     public var timeS: Double
     /// Clockwise from magnetic north, deg [0, 360).
@@ -95,6 +94,15 @@ public struct HeadingUpdate: Sendable, Hashable {
         headingAccuracyDeg = h.headingAccuracyDeg; magneticFieldMicroTesla = h.magneticFieldMicroTesla
         calibrationNeeded = h.calibrationNeeded
     }
+
+    public init(
+        timeS: Double, magneticHeadingDeg: Double, trueHeadingDeg: Double?, headingAccuracyDeg: Double,
+        magneticFieldMicroTesla: Vector3? = nil, calibrationNeeded: Bool = false
+    ) {
+        self.timeS = timeS; self.magneticHeadingDeg = magneticHeadingDeg; self.trueHeadingDeg = trueHeadingDeg
+        self.headingAccuracyDeg = headingAccuracyDeg; self.magneticFieldMicroTesla = magneticFieldMicroTesla
+        self.calibrationNeeded = calibrationNeeded
+    }
 }
 
 /// How far the calibrated magnetic field can be trusted (Core Motion's `CMMagneticFieldCalibrationAccuracy`).
@@ -104,7 +112,7 @@ public enum MagneticFieldAccuracy: String, Sendable, Hashable, Codable {
 
 /// The board's motion (`Session.deviceMotionUpdates`), like `CMDeviceMotion`. Vectors in board axes (x right,
 /// y forward, z up out of the face).
-public struct DeviceMotion: Sendable, Hashable {
+public struct DeviceMotion: Sendable, Hashable, Codable {
     /// Session time, s.
     public var timeS: Double
     /// Rotates board-frame vectors into East-North-Up (Hamilton, scalar first).
@@ -124,19 +132,32 @@ public struct DeviceMotion: Sendable, Hashable {
     public var magneticFieldAccuracy: MagneticFieldAccuracy
     /// Magnetic heading of the y axis, deg (`nil` without a magnetometer).
     public var headingDeg: Double?
+
+    public init(
+        timeS: Double, attitude: Quaternion, rollDeg: Double, pitchDeg: Double, yawDeg: Double, rotationRateRadS: Vector3,
+        gravityMps2: Vector3, userAccelerationMps2: Vector3, magneticFieldMicroTesla: Vector3?,
+        magneticFieldAccuracy: MagneticFieldAccuracy, headingDeg: Double?
+    ) {
+        self.timeS = timeS; self.attitude = attitude; self.rollDeg = rollDeg; self.pitchDeg = pitchDeg; self.yawDeg = yawDeg
+        self.rotationRateRadS = rotationRateRadS; self.gravityMps2 = gravityMps2; self.userAccelerationMps2 = userAccelerationMps2
+        self.magneticFieldMicroTesla = magneticFieldMicroTesla; self.magneticFieldAccuracy = magneticFieldAccuracy
+        self.headingDeg = headingDeg
+    }
 }
 
 /// The carrier's activity (`Session.activityUpdates`), like `CMMotionActivity`.
-public struct ActivityUpdate: Sendable, Hashable {
+public struct ActivityUpdate: Sendable, Hashable, Codable {
     /// Session time, s.
     public var timeS: Double
     /// Kind, confidence and since when.
     public var activity: MotionActivity
+
+    public init(timeS: Double, activity: MotionActivity) { self.timeS = timeS; self.activity = activity }
 }
 
 /// Pedometer data (`Session.pedometerUpdates`), like `CMPedometerData`, or a pause/resume event
 /// (`CMPedometerEvent`).
-public struct PedometerUpdate: Sendable, Hashable {
+public struct PedometerUpdate: Sendable, Hashable, Codable {
     public enum Event: String, Sendable, Hashable, Codable {
         /// The carrier stopped walking or running.
         case pause
@@ -149,10 +170,14 @@ public struct PedometerUpdate: Sendable, Hashable {
     public var data: PedometerData
     /// Set on a pause or resume.
     public var event: Event?
+
+    public init(timeS: Double, data: PedometerData, event: Event? = nil) {
+        self.timeS = timeS; self.data = data; self.event = event
+    }
 }
 
 /// Altitude (`Session.altitudeUpdates`), like `CMAltitudeData` and `CMAbsoluteAltitudeData`.
-public struct AltitudeUpdate: Sendable, Hashable {
+public struct AltitudeUpdate: Sendable, Hashable, Codable {
     /// Session time, s.
     public var timeS: Double
     /// Change since the stream's first update, m (+ up).
@@ -164,13 +189,23 @@ public struct AltitudeUpdate: Sendable, Hashable {
     public var altitudeAccuracyM: Double?
     /// Vertical speed, m/s (+ up).
     public var verticalSpeedMps: Double?
+
+    public init(
+        timeS: Double, relativeAltitudeM: Double? = nil, pressurePa: Double? = nil, altitudeM: Double? = nil,
+        altitudeAccuracyM: Double? = nil, verticalSpeedMps: Double? = nil
+    ) {
+        self.timeS = timeS; self.relativeAltitudeM = relativeAltitudeM; self.pressurePa = pressurePa; self.altitudeM = altitudeM
+        self.altitudeAccuracyM = altitudeAccuracyM; self.verticalSpeedMps = verticalSpeedMps
+    }
 }
 
 /// One raw sensor reading (`Session.sensorUpdates`): board axes, SI units, before calibration.
-public struct SensorSample: Sendable, Hashable {
+public struct SensorSample: Sendable, Hashable, Codable {
     /// The board file's id of the sensor.
     public var sensor: String
     public var reading: SensorReading
+
+    public init(sensor: String, reading: SensorReading) { self.sensor = sensor; self.reading = reading }
 }
 
 /// The failures of a session's requests.
@@ -183,8 +218,12 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case setup(String)
     /// The input trace could not be opened.
     case input(TraceError)
-    /// The track export cannot be written there.
-    case export(TrackExportError)
+    /// The track export cannot be written at `path`.
+    case export(path: String, problem: String)
+    /// The daemon's authorization does not let this client see what it asked for.
+    case authorizationDenied(String)
+    /// The daemon cannot be reached or refused the request (the message says what).
+    case service(String)
 
     public var description: String {
         switch self {
@@ -192,7 +231,9 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sessionEnded: "the session ended before an answer"
         case .setup(let m): m
         case .input(let e): e.description
-        case .export(let e): e.description
+        case .export(let path, let problem): "\(path): \(problem)"
+        case .authorizationDenied(let m): "not authorized: \(m)"
+        case .service(let m): m
         }
     }
 }

@@ -1,0 +1,213 @@
+import LodestoneCore
+import LodestoneEngine
+import LodestoneLinux
+import LodestoneScheduler
+import LodestoneWire
+import LodestoneSockets
+
+/// One client of the native protocol: reads its requests (on the event loop's thread) and streams each subscription
+/// on its own task, checking the client's authorization at every update.
+final class NativeConnection: ConnectionHandler {
+    let daemon: Daemon
+    let client: Client
+
+    init(daemon: Daemon, client: Client) { self.daemon = daemon; self.client = client }
+
+    func connected(_ connection: Connection) {
+        client.send(Wire.line(Wire.Version(release: Lodestone.version)) + "\n")
+        client.send(NativeProtocol.line(client.authorization.message))
+    }
+
+    func received(line: ArraySlice<UInt8>, on connection: Connection) {
+        var line = line
+        if line.last == 13 { line = line.dropLast() }
+        if line.allSatisfy({ $0 == 32 || $0 == 9 }) { return }
+        let message: NativeProtocol.ClientMessage
+        do { message = try NativeProtocol.decodeClientMessage(line) } catch {
+            client.send(NativeProtocol.line(error))
+            return
+        }
+        switch message {
+        case .hello(let h): client.setName(h.client)
+        case .authorization: client.send(NativeProtocol.line(client.authorization.message))
+        case .clients:
+            if daemon.mayListClients(connection.peer) {
+                client.send(NativeProtocol.line(daemon.clientList()))
+            } else {
+                client.send(
+                    NativeProtocol.line(
+                        NativeProtocol.ErrorMessage(.notPermitted, "only root or the daemon's user may list clients")))
+            }
+        case .unsubscribe(let u):
+            if client.removeSubscription(u.id) {
+                client.send(NativeProtocol.line(NativeProtocol.Ended(id: u.id, reason: "unsubscribed")))
+            } else {
+                client.send(
+                    NativeProtocol.line(NativeProtocol.ErrorMessage(.unknownSubscription, "no subscription \(u.id)", id: u.id)))
+            }
+        case .subscribe(let s): subscribe(s)
+        }
+    }
+
+    func lineTooLong(on connection: Connection, limitBytes: Int) {
+        client.send(
+            NativeProtocol.line(
+                NativeProtocol.ErrorMessage(.lineTooLong, "a line is limited to \(limitBytes) bytes; closing the connection")))
+    }
+
+    func closed(_ connection: Connection, reason: String) { daemon.closed(client, reason: reason) }
+
+    // MARK: - Subscriptions
+
+    private func subscribe(_ s: NativeProtocol.Subscribe) {
+        let foreground = s.foreground ?? true
+        let auth = client.authorization
+        var spec = s.spec
+        if let problem = Self.validate(spec) {
+            client.send(NativeProtocol.line(NativeProtocol.ErrorMessage(.badRequest, problem, id: s.id)))
+            return
+        }
+        if !spec.kind.isLocation && !auth.motion {
+            client.send(
+                NativeProtocol.line(
+                    NativeProtocol.ErrorMessage(
+                        .denied, "\(spec.kind.rawValue) is denied to this client (\(auth.decidedBy))", id: s.id)))
+            return
+        }
+        if spec.kind.isLocation && auth.accuracy == .reduced { spec.desiredAccuracy = .reduced }
+        let demand = Self.describe(spec)
+        guard client.addSubscription(id: s.id, kind: spec.kind.rawValue, demand: demand, limit: NativeProtocol.maxSubscriptions)
+        else {
+            let e: NativeProtocol.ErrorMessage =
+                client.hasSubscription(s.id)
+                ? .init(.duplicateSubscription, "subscription \(s.id) exists already", id: s.id)
+                : .init(.tooManySubscriptions, "at most \(NativeProtocol.maxSubscriptions) subscriptions a connection", id: s.id)
+            client.send(NativeProtocol.line(e))
+            return
+        }
+        client.send(NativeProtocol.line(NativeProtocol.Subscribed(id: s.id, kind: spec.kind)))
+        let name = clientName(s.id)
+        let options = SubscriptionOptions(client: name, foreground: foreground, buffering: .newest(64))
+        let task: Task<Void, Never>
+        switch spec.kind {
+        case .location, .request:
+            if !auth.allowsLocation(foreground: foreground) {
+                task = Task { [client, daemon] in
+                    var u = NativeProtocol.Update(id: s.id)
+                    u.location = LocationUpdate(timeS: await daemon.session.timeS, location: nil, authorizationDenied: true)
+                    client.send(NativeProtocol.line(u))
+                    client.send(NativeProtocol.line(NativeProtocol.Ended(id: s.id, reason: "location is denied to this client")))
+                    client.removeSubscription(s.id)
+                }
+            } else {
+                task = stream(Subscription<LocationUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                    $0.location = $1
+                }
+            }
+        case .heading:
+            task = stream(Subscription<HeadingUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                $0.heading = $1
+            }
+        case .motion:
+            task = stream(Subscription<DeviceMotion>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                $0.motion = $1
+            }
+        case .activity:
+            task = stream(Subscription<ActivityUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                $0.activity = $1
+            }
+        case .pedometer:
+            task = stream(Subscription<PedometerUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                $0.pedometer = $1
+            }
+        case .altitude:
+            task = stream(Subscription<AltitudeUpdate>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                $0.altitude = $1
+            }
+        case .sensors:
+            task = stream(Subscription<SensorSample>.received(spec)!, id: s.id, foreground: foreground, options: options) {
+                $0.sensor = $1
+            }
+        }
+        client.attach(task, to: s.id)
+    }
+
+    /// Streams one subscription to the client until it ends, is removed, or the client's authorization no longer
+    /// allows it. Location updates of a reduced client go through `ReducedAccuracy`.
+    private func stream<E: Sendable>(
+        _ subscription: Subscription<E>, id: Int, foreground: Bool, options: SubscriptionOptions,
+        put: @escaping @Sendable (inout NativeProtocol.Update, E) -> Void
+    ) -> Task<Void, Never> {
+        let kind = subscription.spec.kind
+        let updates = daemon.session.updates(subscription, options: options)
+        return Task { [client] in
+            var reducer = ReducedAccuracy()
+            var reason = "the session ended"
+            for await element in updates {
+                let auth = client.authorization
+                guard auth.allows(kind, foreground: foreground) else {
+                    if kind.isLocation {
+                        var u = NativeProtocol.Update(id: id)
+                        u.location = LocationUpdate(
+                            timeS: (element as? LocationUpdate)?.timeS ?? 0, location: nil, authorizationDenied: true)
+                        client.send(NativeProtocol.line(u))
+                    }
+                    reason = "the client's authorization changed (\(auth.decidedBy))"
+                    break
+                }
+                var e = element
+                if kind.isLocation, auth.accuracy == .reduced, let l = element as? LocationUpdate {
+                    guard let r = reducer.filter(l) as? E else { continue }
+                    e = r
+                }
+                var u = NativeProtocol.Update(id: id)
+                put(&u, e)
+                guard client.send(NativeProtocol.line(u)) else { return }
+                if kind == .request {
+                    reason = "answered"
+                    break
+                }
+            }
+            if Task.isCancelled { return } // unsubscribed or disconnected: the remover said so
+            client.send(NativeProtocol.line(NativeProtocol.Ended(id: id, reason: reason)))
+            client.removeSubscription(id)
+        }
+    }
+
+    private func clientName(_ id: Int) -> String {
+        let p = client.connection.peer
+        let who = client.name ?? client.account?.name ?? p.uid.map { "uid \($0)" } ?? p.address
+        return "\(who) #\(client.connection.id).\(id)"
+    }
+
+    /// A sentence saying what is wrong with a spec's settings, or nil.
+    static func validate(_ s: SubscriptionSpec) -> String? {
+        func positive(_ v: Double?, _ name: String) -> String? {
+            guard let v else { return nil }
+            return v.isFinite && v > 0 ? nil : "\(name) must be a positive number"
+        }
+        func nonNegative(_ v: Double?, _ name: String) -> String? {
+            guard let v else { return nil }
+            return v.isFinite && v >= 0 ? nil : "\(name) must be zero or more"
+        }
+        return positive(s.rateHz, "rate_hz") ?? positive(s.timeoutS, "timeout_s") ?? positive(s.maximumAgeS, "max_age_s")
+            ?? nonNegative(s.distanceFilterM, "distance_filter_m") ?? nonNegative(s.filterDeg, "filter_deg")
+    }
+
+    /// The demand a spec puts on the scheduler, in words (the clients list).
+    static func describe(_ s: SubscriptionSpec) -> String {
+        switch s.kind {
+        case .location:
+            "location \((s.desiredAccuracy ?? (s.configuration ?? .default).desiredAccuracy).rawValue)"
+                + (s.distanceFilterM.map { ", every \(formatFixed($0, digits: 0)) m" } ?? "")
+        case .request:
+            "one location \((s.desiredAccuracy ?? .best).rawValue) within \(formatFixed(s.timeoutS ?? 30, digits: 0)) s"
+        case .heading: "heading (filter \(formatFixed(s.filterDeg ?? 1, digits: 1))°\(s.trueNorth ?? true ? ", true north" : ""))"
+        case .motion: "device motion at \(formatFixed(s.rateHz ?? 50, digits: 0)) Hz"
+        case .activity: "activity"
+        case .pedometer: "pedometer"
+        case .altitude: "altitude at \(formatFixed(s.rateHz ?? 1, digits: 1)) Hz"
+        case .sensors: "raw sensors \((s.sensorIDs ?? []).isEmpty ? "(all)" : (s.sensorIDs ?? []).joined(separator: ", "))"
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import LodestoneCLI
+import LodestoneDaemon
+import LodestoneEngine
+import LodestoneLinux
+import LodestoneScheduler
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Own the board and serve it: the native protocol on a Unix socket, gpsd's JSON protocol on TCP.",
+        discussion: """
+            One session, many clients. Programs use LodestoneClient (Swift) or any gpsd client (gpspipe, cgps, \
+            python3-gps, libgps). What each client may see is decided by the policy file (docs/policy.md) from its \
+            peer credentials; the gpsd endpoint has none and gets --gpsd-access (default: the policy's [gpsd], shipped \
+            reduced). SIGHUP reloads the policy, SIGTERM stops. Under systemd (docs/systemd.md) it takes its sockets \
+            from socket activation and reports READY, STATUS and WATCHDOG.
+            """)
+
+    @Option(help: "Board file (default: $LODESTONE_BOARD, /etc/lodestone/board.json, else the shipped simulated board).")
+    var board: String?
+    @Option(help: "The native protocol's Unix socket.") var socket: String = DaemonDefaults.socketPath
+    @Option(
+        name: .customLong("gpsd-listen"),
+        help: ArgumentHelp("gpsd endpoint HOST:PORT (repeatable; `none`: no gpsd endpoint).", valueName: "ADDR:PORT"))
+    var gpsdListen: [String] = []
+    @Option(help: "Policy file (default \(DaemonDefaults.policyPath); when absent there, the shipped policy).")
+    var policy: String?
+    @Option(name: .customLong("state-dir"), help: "Persistent state.") var stateDir: String = DaemonDefaults.stateDirectory
+    @Option(
+        name: .customLong("gpsd-access"),
+        help: "What gpsd clients may see: full, reduced or denied (overrides the policy's [gpsd]).")
+    var gpsdAccess: String?
+    @Option(help: "Scenario of the simulated board.") var scenario: String?
+    @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster.") var speed: Double = 1
+    @Option(help: "Seed of the simulated board's noise.") var seed: UInt64 = 1
+    @OptionGroup var calibration: CalibrationSelection
+
+    func validate() throws {
+        if let a = gpsdAccess, !["full", "reduced", "denied"].contains(a) {
+            throw ValidationError("--gpsd-access \(a) is unknown; allowed: full, reduced, denied")
+        }
+        if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive factor") }
+        if let s = scenario, !BoardRuntime.scenarioNames.contains(s) {
+            throw ValidationError("--scenario \(s) is unknown; allowed: " + BoardRuntime.scenarioNames.joined(separator: ", "))
+        }
+        for a in gpsdListen where a != "none" && !a.contains(":") {
+            throw ValidationError("--gpsd-listen \(a): expected HOST:PORT, e.g. 127.0.0.1:2947 or [::1]:2947, or none")
+        }
+    }
+
+    func run() async throws {
+        let logger = DaemonLogging.bootstrap()
+        let path = board ?? defaultBoardPath()
+        let description: BoardDescription
+        do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
+        var session = SessionConfiguration(board: description, scenario: scenario, seed: seed, speed: speed)
+        session.fusion.calibration = calibration.configuration(board: description)
+        var daemon = DaemonConfiguration(
+            socketPath: socket,
+            gpsdListen: gpsdListen.isEmpty ? DaemonDefaults.gpsdListen : gpsdListen.filter { $0 != "none" },
+            policyPath: policy ?? DaemonDefaults.policyPath, policyIsExplicit: policy != nil, stateDirectory: stateDir)
+        if let a = gpsdAccess {
+            daemon.gpsdAccess = Authorization(
+                location: a == "denied" ? .denied : .whenInUse, accuracy: a == "full" ? .full : .reduced, motion: a != "denied",
+                decidedBy: "--gpsd-access \(a)")
+        }
+        let stall = ProcessInfo.processInfo.environment["LODESTONE_TEST_STALL_ENGINE_AFTER_S"].flatMap(Double.init)
+        let code = await ServeJob(session: session, daemon: daemon, stallEngineAfterS: stall).run(logger: logger)
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what the daemon serves (a client of lodestone serve, like any program).",
+        discussion: "Without a kind: location. --json prints the daemon's lines as they come (the native protocol).")
+
+    @Option(help: "The daemon's socket.") var socket: String = DaemonDefaults.socketPath
+    @Flag(help: "Live locations.") var location = false
+    @Flag(help: "Headings.") var heading = false
+    @Flag(help: "Device motion.") var motion = false
+    @Flag(help: "Activity.") var activity = false
+    @Flag(help: "Pedometer.") var pedometer = false
+    @Flag(help: "Altitude.") var altitude = false
+    @Option(help: "Location accuracy: \(DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", ")).") var accuracy: String?
+    @Option(help: "Stop after this many updates.") var count: Int?
+    @Flag(help: "One JSON object per line (the native protocol's UPDATE lines).") var json = false
+
+    func validate() throws {
+        if let a = accuracy, DesiredAccuracy(rawValue: a) == nil {
+            throw ValidationError(
+                "--accuracy \(a) is unknown; allowed: " + DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        if let c = count, c <= 0 { throw ValidationError("--count must be positive") }
+    }
+
+    func run() async throws {
+        var kinds: [SubscriptionSpec.Kind] = []
+        if location { kinds.append(.location) }
+        if heading { kinds.append(.heading) }
+        if motion { kinds.append(.motion) }
+        if activity { kinds.append(.activity) }
+        if pedometer { kinds.append(.pedometer) }
+        if altitude { kinds.append(.altitude) }
+        if kinds.isEmpty { kinds = [.location] }
+        let code = await WatchJob(
+            socketPath: socket, kinds: kinds, desiredAccuracy: accuracy.flatMap(DesiredAccuracy.init(rawValue:)), count: count,
+            json: json
+        ).run { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        } errors: { line in
+            FileHandle.standardError.write(Data(("lodestone: " + line + "\n").utf8))
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct Clients: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the daemon's clients: identity, authorization and demands (root or the daemon's user).")
+    @Option(help: "The daemon's socket.") var socket: String = DaemonDefaults.socketPath
+    @Flag(help: "The daemon's CLIENTS line as JSON.") var json = false
+
+    func run() async throws {
+        let code = await ClientsJob(socketPath: socket, json: json).run { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        } errors: { line in
+            FileHandle.standardError.write(Data(("lodestone: " + line + "\n").utf8))
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+}

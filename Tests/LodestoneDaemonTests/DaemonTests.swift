@@ -1,0 +1,291 @@
+import Foundation
+import LodestoneClient
+import LodestoneDaemon
+import LodestoneEngine
+import LodestoneSockets
+import Logging
+import Testing
+
+/// A daemon on the simulated board in this process, on a private socket, paced at `speed` × real time.
+struct TestDaemon {
+    let daemon: Daemon
+    let session: Session
+    let dir: URL
+    var socketPath: String { dir.appendingPathComponent("s.sock").path }
+
+    static func start(speed: Double = 4, policy: String? = nil, gpsd: Bool = false) async throws -> TestDaemon {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-daemon-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        chmod(dir.path, 0o755)
+        let board = try BoardDescription.load(path: repositoryRoot + "/boards/simulated.json")
+        let session = try Session(configuration: SessionConfiguration(board: board, speed: speed))
+        var policyPath = dir.appendingPathComponent("none.toml").path
+        if let policy {
+            policyPath = dir.appendingPathComponent("policy.toml").path
+            try policy.write(toFile: policyPath, atomically: true, encoding: .utf8)
+        }
+        let configuration = DaemonConfiguration(
+            socketPath: dir.appendingPathComponent("s.sock").path, gpsdListen: gpsd ? ["127.0.0.1:0"] : [],
+            policyPath: policyPath, policyIsExplicit: policy != nil, stateDirectory: dir.path)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let daemon = try Daemon(configuration: configuration, session: session, logger: logger)
+        await session.start()
+        daemon.start()
+        return TestDaemon(daemon: daemon, session: session, dir: dir)
+    }
+
+    func stop() async {
+        daemon.stop()
+        await session.stop()
+        await session.waitUntilEnded()
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// A raw connection to the native socket, for clients that misbehave.
+    func rawConnection() throws -> RawConnection { RawConnection(fd: try Sockets.connectUnix(path: socketPath)) }
+}
+
+/// A blocking socket with line reading and a receive timeout.
+final class RawConnection {
+    let fd: Int32
+    private var pending: [UInt8] = []
+    init(fd: Int32) {
+        self.fd = fd
+        var tv = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Sockets.write(fd, $0) }
+            if n <= 0 { return }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
+    /// Lines until `until` says stop or `timeoutS` passes; nil at the end of the stream with nothing read.
+    func lines(timeoutS: Double, until: ([String]) -> Bool = { _ in false }) -> (lines: [String], closed: Bool) {
+        var out: [String] = []
+        let end = Date().addingTimeInterval(timeoutS)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < end {
+            let n = read(fd, &buffer, buffer.count)
+            if n == 0 { return (out, true) }
+            if n < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return (out, true)
+            }
+            pending += buffer[0..<n]
+            while let nl = pending.firstIndex(of: 10) {
+                out.append(String(decoding: pending[..<nl], as: UTF8.self))
+                pending.removeSubrange(...nl)
+            }
+            if until(out) { break }
+        }
+        return (out, false)
+    }
+}
+
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        url = url.deletingLastPathComponent()
+    }
+    return url.path
+}()
+
+@Suite(.serialized) struct DaemonTests {
+
+    @Test func aClientGetsLocationsAndHeadingsAndItsDemandsLeaveWithIt() async throws {
+        let d = try await TestDaemon.start()
+        defer { Task { await d.stop() } }
+        let baseline = await d.session.subscriberCount
+        let client = try LodestoneClient.connect(socketPath: d.socketPath, name: "test")
+        var locations = 0
+        var headings = 0
+        await withTaskGroup(of: (Int, Int).self) { group in
+            group.addTask {
+                var n = 0
+                for await u in client.locationUpdates() where u.location != nil {
+                    n += 1
+                    if n == 3 { break }
+                }
+                return (n, 0)
+            }
+            group.addTask {
+                var n = 0
+                for await _ in client.headingUpdates(filterDeg: 0) {
+                    n += 1
+                    if n == 5 { break }
+                }
+                return (0, n)
+            }
+            for await (l, h) in group {
+                locations += l
+                headings += h
+            }
+        }
+        #expect(locations == 3)
+        #expect(headings == 5)
+        #expect(client.authorization?.location == "always")  // root, by the shipped policy
+        // While subscribed, the session serves the client's streams; after the streams end, their demands go.
+        let held = client.locationUpdates()
+        let task = Task { for await _ in held {} }
+        try await waitUntil(timeoutS: 5) { await d.session.subscriberCount > baseline }
+        let list = try await client.clients()
+        #expect(list.clients.contains { $0.subscriptions.contains { $0.kind == "location" } })
+        client.close()
+        task.cancel()
+        let closedAt = Date()
+        try await waitUntil(timeoutS: 5) { await d.session.subscriberCount == baseline }
+        #expect(Date().timeIntervalSince(closedAt) < 1, "demands withdrawn within 1 s of the disconnect")
+    }
+
+    @Test func badLinesGetClearErrorsAndTheConnectionServesOn() async throws {
+        let d = try await TestDaemon.start()
+        defer { Task { await d.stop() } }
+        let c = try d.rawConnection()
+        _ = c.lines(timeoutS: 2) { $0.count >= 2 }  // VERSION, AUTHORIZATION
+        c.send("this is not json\n")
+        c.send(#"{"class":"FROBNICATE"}"# + "\n")
+        c.send(#"{"class":"SUBSCRIBE","kind":"location"}"# + "\n")
+        c.send(#"{"class":"SUBSCRIBE","id":1,"kind":"teleport"}"# + "\n")
+        c.send(#"{"class":"UNSUBSCRIBE","id":42}"# + "\n")
+        c.send(#"{"class":"SUBSCRIBE","id":7,"kind":"heading","rate_hz":-1}"# + "\n")
+        let errors = c.lines(timeoutS: 3) { $0.count >= 6 }.lines
+        let codes = errors.compactMap { try? NativeProtocol.decodeDaemonMessage(Array($0.utf8)) }.compactMap {
+            if case .error(let e) = $0 { e.code } else { nil }
+        }
+        #expect(codes == [.badJSON, .unknownClass, .badRequest, .badRequest, .unknownSubscription, .badRequest])
+        c.send(#"{"class":"SUBSCRIBE","id":2,"kind":"heading","filter_deg":0}"# + "\n")
+        let after = c.lines(timeoutS: 5) { $0.filter { $0.contains(#""class":"UPDATE""#) }.count >= 2 }.lines
+        #expect(after.first?.contains("SUBSCRIBED") == true)
+        #expect(after.filter { $0.contains("UPDATE") }.count >= 2)
+    }
+
+    @Test func aLineOverTheLimitIsRefusedAndCutOffOthersNoticeNothing() async throws {
+        let d = try await TestDaemon.start()
+        defer { Task { await d.stop() } }
+        let good = try LodestoneClient.connect(socketPath: d.socketPath)
+        defer { good.close() }
+        let counter = Task {
+            var n = 0
+            for await _ in good.headingUpdates(filterDeg: 0) { n += 1 }
+            return n
+        }
+        let c = try d.rawConnection()
+        c.send(String(repeating: "x", count: NativeProtocol.maxLineBytes + 10))
+        let r = c.lines(timeoutS: 5) { $0.contains { $0.contains("line-too-long") } }
+        #expect(r.lines.contains { $0.contains("line-too-long") })
+        let end = c.lines(timeoutS: 3)
+        #expect(end.closed, "the connection is closed after the error")
+        try await Task.sleep(for: .seconds(1))
+        good.close()
+        let n = await counter.value
+        #expect(n > 5, "the other client kept getting headings (\(n))")
+    }
+
+    @Test func aClientThatNeverReadsIsCutOffAfterABoundedBuffer() async throws {
+        let d = try await TestDaemon.start(speed: 20)
+        defer { Task { await d.stop() } }
+        let c = try d.rawConnection()
+        c.send(#"{"class":"SUBSCRIBE","id":1,"kind":"sensors"}"# + "\n")
+        // Never read: raw samples at 20× real time fill the kernel's buffer, then the daemon's 1 MiB, then it cuts off.
+        try await waitUntil(timeoutS: 60) { d.daemon.clientCount == 0 }
+        #expect(d.daemon.clientCount == 0)
+    }
+
+    @Test func aThousandConnectionsComeAndGoWithoutATrace() async throws {
+        let d = try await TestDaemon.start()
+        defer { Task { await d.stop() } }
+        let fdsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        for i in 0..<1000 {
+            let fd = try Sockets.connectUnix(path: d.socketPath)
+            if i % 2 == 0 {
+                let line = #"{"class":"SUBSCRIBE","id":1,"kind":"heading"}"# + "\n"
+                _ = line.utf8CString.withUnsafeBytes { Sockets.write(fd, UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+            }
+            Sockets.close(fd)
+        }
+        try await waitUntil(timeoutS: 10) { d.daemon.clientCount == 0 }
+        #expect(d.daemon.clientCount == 0)
+        let fdsAfter = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        #expect(fdsAfter <= fdsBefore + 2, "descriptors before \(fdsBefore), after \(fdsAfter)")
+        let client = try LodestoneClient.connect(socketPath: d.socketPath)
+        defer { client.close() }
+        var got = false
+        for await _ in client.headingUpdates(filterDeg: 0) {
+            got = true
+            break
+        }
+        #expect(got)
+    }
+
+    @Test func aClientSendingOneByteAtATimeHoldsNobodyUp() async throws {
+        let d = try await TestDaemon.start()
+        defer { Task { await d.stop() } }
+        let slow = try d.rawConnection()
+        let good = try LodestoneClient.connect(socketPath: d.socketPath)
+        defer { good.close() }
+        let counter = Task {
+            var n = 0
+            for await _ in good.headingUpdates(filterDeg: 0) { n += 1 }
+            return n
+        }
+        for b in #"{"class":"SUBSCRIBE","id":3,"kind":"heading"}"#.utf8.prefix(12) {
+            slow.send(String(decoding: [b], as: UTF8.self))
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        good.close()
+        let n = await counter.value
+        #expect(n >= 10, "headings to the other client while one dribbled bytes: \(n)")
+    }
+
+    @Test func theClientReconnectsAfterADaemonRestartAndResubscribes() async throws {
+        let d = try await TestDaemon.start()
+        let socketPath = d.socketPath
+        let client = try LodestoneClient.connect(socketPath: socketPath)
+        defer { client.close() }
+        let stream = client.headingUpdates(filterDeg: 0)
+        let received = Task {
+            var n = 0
+            for await _ in stream {
+                n += 1
+                if n == 40 { break }
+            }
+            return n
+        }
+        try await Task.sleep(for: .seconds(1))
+        // Restart: same socket path, a new session.
+        d.daemon.stop()
+        await d.session.stop()
+        let board = try BoardDescription.load(path: repositoryRoot + "/boards/simulated.json")
+        let session2 = try Session(configuration: SessionConfiguration(board: board, speed: 4))
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let d2 = try Daemon(
+            configuration: DaemonConfiguration(
+                socketPath: socketPath, gpsdListen: [], policyPath: d.dir.appendingPathComponent("none.toml").path,
+                stateDirectory: d.dir.path),
+            session: session2, logger: logger)
+        await session2.start()
+        d2.start()
+        let n = await received.value
+        #expect(n == 40)
+        #expect(client.connectionCount >= 2)
+        d2.stop()
+        await session2.stop()
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `timeoutS` passes.
+func waitUntil(timeoutS: Double, _ condition: () async -> Bool) async throws {
+    let end = Date().addingTimeInterval(timeoutS)
+    while Date() < end {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
