@@ -15,6 +15,8 @@
 #   --daemon standin   test the stand-in daemon (systemd/standin/main.swift: the systemd protocols of
 #                      LodestoneSockets plus a tiny gpsd-protocol server), compiled with swiftc
 #   --daemon auto      (default) real when `lodestone serve --help` works, else the stand-in (says so)
+#   --binary FILE      test this lodestone binary as the real daemon (e.g. a debug build: its shared libraries,
+#                      the Swift runtime among them, are copied as ldd resolves them)
 #   --image-only       build (or find) the cached image and stop
 #
 # Checks (guest.sh prints PASS/FAIL lines): socket activation by gpspipe on 127.0.0.1:2947, [::1]:2947 and the Unix
@@ -27,6 +29,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 GUEST="$HERE/systemd"
 DAEMON=auto
 IMAGE_ONLY=0
+BINARY=""
 TIMEOUT=420
 OUT=""
 while [ $# -gt 0 ]; do
@@ -34,7 +37,8 @@ while [ $# -gt 0 ]; do
     --daemon) DAEMON=$2; shift 2;;
     --timeout) TIMEOUT=$2; shift 2;;
     --image-only) IMAGE_ONLY=1; shift;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0;;
+    --binary) BINARY=$2; shift 2;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0;;
     *) OUT=$1; shift;;
   esac
 done
@@ -115,7 +119,9 @@ build_standin() {
     "$GUEST/standin/main.swift" $files 2>&1 | grep -v "^$" || true
   [ -x "$PAYLOAD/bin/lodestone" ] || die "the stand-in did not compile"
 }
+[ -n "$BINARY" ] && DAEMON=binary
 case "$DAEMON" in
+  binary) [ -x "$BINARY" ] || die "no executable $BINARY"; cp "$BINARY" "$PAYLOAD/bin/lodestone"; KIND=real;;
   real) build_real || die "lodestone has no working 'serve' command"; cp "$REAL" "$PAYLOAD/bin/lodestone"; KIND=real;;
   standin) build_standin; KIND=standin;;
   auto)
