@@ -1,0 +1,161 @@
+#!/bin/sh
+# Guest side of Tests/Integration/systemd-vm.sh: runs as root under a real systemd (PID 1), in /payload (read-only:
+# bin/lodestone, lib/ with its shared libraries, units/, sysusers.d/, board.json, kind). Installs the daemon and the
+# units as a package would, enables lodestone.socket only, then checks activation, a clean stop, reload and the
+# watchdog. Prints PASS/FAIL lines; exits with the number of failures. Every wait is bounded.
+set -u
+FAILS=0
+pass() { echo "PASS $1${2:+ ($2)}"; }
+fail() { echo "FAIL $1${2:+ ($2)}"; FAILS=$((FAILS + 1)); }
+now_ms() { echo $(( $(cut -d' ' -f1 /proc/uptime | tr -d .) * 10 )); }
+prop() { systemctl show -p "$2" --value "$1"; }
+# wait_for SECONDS COMMAND...: polls every 0.2 s; 0 as soon as COMMAND succeeds, 1 when the time is up
+wait_for() {
+  _limit=$(( $1 * 5 )); shift; _i=0
+  while [ $_i -lt $_limit ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; _i=$((_i + 1)); done
+  return 1
+}
+is_active() { [ "$(systemctl is-active "$1")" = active ]; }
+journal_since() { _c=$1; shift; journalctl --no-pager -o cat --after-cursor="$_c" "$@" 2>/dev/null; }
+cursor() { journalctl -n 0 --show-cursor --no-pager 2>/dev/null | sed -n 's/^-- cursor: //p'; }
+KIND=$(cat kind)
+echo "guest: $(systemctl --version | head -1), kernel $(uname -r), daemon: $KIND"
+
+# ---- install, as a package's files and postinst would
+( cd lib && find . -type f ) | while read -r f; do
+  target="/${f#./}"; [ -e "$target" ] || { mkdir -p "$(dirname "$target")"; cp "lib/$f" "$target"; }
+done
+install -m 0755 bin/lodestone /usr/bin/lodestone
+install -m 0644 units/* /usr/lib/systemd/system/
+install -m 0644 sysusers.d/lodestone.conf /usr/lib/sysusers.d/lodestone.conf
+systemd-sysusers
+mkdir -p /etc/lodestone && install -m 0644 board.json /etc/lodestone/board.json
+systemctl daemon-reload
+if out=$(systemd-analyze verify lodestone.socket lodestone-gpsd.socket lodestone.service 2>&1); then pass verify-units
+else fail verify-units "$(echo "$out" | tr '\n' ';')"; fi
+if id lodestone | grep -q lodestone && getent group i2c spi gpio dialout >/dev/null; then pass sysusers "$(id lodestone)"
+else fail sysusers "$(id lodestone 2>&1); groups: $(getent group i2c spi gpio dialout | cut -d: -f1 | tr '\n' ' ')"; fi
+
+systemctl enable lodestone.socket 2>&1 | sed 's/^/  /'
+systemctl start lodestone.socket lodestone-gpsd.socket
+if is_active lodestone.socket && is_active lodestone-gpsd.socket && [ "$(systemctl is-enabled lodestone-gpsd.socket)" = enabled ] \
+   && ! is_active lodestone.service && [ "$(stat -c %a /run/lodestone/lodestone.sock 2>/dev/null)" = 666 ]; then
+  pass sockets-listen "service $(systemctl is-active lodestone.service), $(stat -c '%A %U' /run/lodestone/lodestone.sock)"
+else
+  fail sockets-listen "socket $(systemctl is-active lodestone.socket), gpsd socket $(systemctl is-active lodestone-gpsd.socket) \
+$(systemctl is-enabled lodestone-gpsd.socket), service $(systemctl is-active lodestone.service), $(ls -l /run/lodestone 2>&1 | tr '\n' ' ')"
+fi
+
+# ---- (a) the first gpsd client starts the daemon
+T=$(now_ms)
+LINES=$(timeout 60 gpspipe -w -n 5 127.0.0.1:2947 2>/tmp/gpspipe.err | tee /tmp/gpspipe.out | grep -c '"class"')
+if [ "$LINES" -ge 5 ] && wait_for 15 is_active lodestone.service; then
+  pass activation-gpsd-ipv4 "$LINES JSON lines in $(( $(now_ms) - T )) ms; lodestone.service active, MainPID $(prop lodestone.service MainPID)"
+else
+  fail activation-gpsd-ipv4 "$LINES lines; service $(systemctl is-active lodestone.service); $(head -c 300 /tmp/gpspipe.err)"
+  journalctl -u lodestone.service --no-pager -n 30 | sed 's/^/  /'
+fi
+head -3 /tmp/gpspipe.out | cut -c1-160 | sed 's/^/  /'
+LINES6=$(timeout 30 gpspipe -w -n 3 '[::1]:2947' 2>/dev/null | grep -c '"class"')
+if [ "$LINES6" -ge 3 ]; then pass gpsd-ipv6 "$LINES6 lines from [::1]:2947"; else fail gpsd-ipv6 "$LINES6 lines"; fi
+NATIVE=$(timeout 15 python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect("/run/lodestone/lodestone.sock")
+print(len(s.recv(4096)))' 2>&1 | tail -1)
+if [ "${NATIVE:-0}" -gt 0 ] 2>/dev/null; then pass native-socket "$NATIVE bytes first read as root"
+else fail native-socket "$NATIVE"; fi
+
+PID=$(prop lodestone.service MainPID)
+if [ "${PID:-0}" -gt 0 ]; then
+  STATUS=$(cat /proc/"$PID"/status)
+  GROUPS_OF=$(ps -o supgrp= -p "$PID")
+  WHO="$(ps -o user=,group= -p "$PID" | tr -s ' ') [$GROUPS_OF]"
+  if [ "$(ps -o user= -p "$PID")" = lodestone ] && echo "$GROUPS_OF" | grep -q i2c && echo "$GROUPS_OF" | grep -q gpio; then
+    pass sandbox-account "$WHO"
+  else fail sandbox-account "$WHO"; fi
+  SANDBOX="$(echo "$STATUS" | grep -E '^(NoNewPrivs|Seccomp|CapBnd|CapEff):' | tr -s '\t ' ' ' | tr '\n' ' ')"
+  if echo "$STATUS" | grep -q '^NoNewPrivs:.1' && echo "$STATUS" | grep -q '^Seccomp:.2' \
+     && echo "$STATUS" | grep -q '^CapBnd:.0000000000000000'; then pass sandbox-kernel "$SANDBOX"
+  else fail sandbox-kernel "$SANDBOX"; fi
+else
+  fail sandbox-account "no MainPID"
+fi
+# The variables were unset (unsetenv leaves /proc/PID/environ as it was at exec, so ask the stand-in, which logs them)
+if [ "$KIND" = standin ]; then
+  if journalctl -u lodestone.service -o cat --no-pager | grep -q 'LISTEN_\* left: \[\]'; then pass activation-env-unset "stand-in: no LISTEN_* after listeningSockets()"
+  else fail activation-env-unset "$(journalctl -u lodestone.service -o cat --no-pager | grep 'LISTEN_' | tail -1)"; fi
+fi
+# DevicePolicy=/DeviceAllow= as written in the unit, in a transient service: a sensor bus opens, a disk does not
+modprobe -q i2c-dev; modprobe -q i2c-stub chip_addr=0x76; modprobe -q spidev; modprobe -q industrialio
+echo "  /proc/devices: $(grep -E ' (i2c|spi|iio|ttyS|gpiochip|ttyUSB|ttyACM|ttyAMA)$' /proc/devices | tr -s ' \n' ' ')"
+I2C=$(ls /dev/i2c-* 2>/dev/null | head -1)
+set --
+while read -r line; do set -- "$@" -p "$line"; done <<UNIT
+$(grep -E '^(DevicePolicy|DeviceAllow)=' /usr/lib/systemd/system/lodestone.service)
+UNIT
+DEVOUT=$(timeout 30 systemd-run --quiet --wait --pipe "$@" sh -c "
+  (exec 3<>$I2C) && echo i2c-open; (exec 4<>/dev/ttyS0) && echo ttyS-open; (exec 5</dev/vda) && echo disk-open" 2>&1)
+if echo "$DEVOUT" | grep -q i2c-open && echo "$DEVOUT" | grep -q ttyS-open && ! echo "$DEVOUT" | grep -q disk-open; then
+  pass sandbox-devices "$I2C and /dev/ttyS0 open, /dev/vda refused"
+else fail sandbox-devices "$(echo "$DEVOUT" | tr '\n' ' ')"; fi
+# journald took the <N> prefixes: no message of the daemon starts with '<' or a timestamp, priorities were recorded
+MSGS=$(journalctl -u lodestone.service _UID="$(id -u lodestone)" -o json --no-pager 2>/dev/null)
+N=$(echo "$MSGS" | grep -c '"MESSAGE"')
+BAD=$(journalctl -u lodestone.service _UID="$(id -u lodestone)" -o cat --no-pager 2>/dev/null | grep -cE '^(<[0-9]>|[0-9]{4}-[0-9]{2}-[0-9]{2}T)')
+PRIOS=$(echo "$MSGS" | grep -oE '"PRIORITY":"[0-9]"' | sort | uniq -c | tr -s ' ' | tr '\n' ' ')
+if [ "$N" -gt 0 ] && [ "$BAD" = 0 ]; then pass journal-format "$N messages, priorities: $PRIOS"
+else fail journal-format "$N messages, $BAD with a prefix or timestamp left in"; fi
+
+# ---- reload: SIGHUP, RELOADING=1 then READY=1, same process
+PID=$(prop lodestone.service MainPID)
+if timeout 30 systemctl reload lodestone.service && is_active lodestone.service && [ "$(prop lodestone.service MainPID)" = "$PID" ]; then
+  pass reload "systemctl reload returned; MainPID $PID still active"
+else fail reload "$(systemctl is-active lodestone.service), MainPID $(prop lodestone.service MainPID) (was $PID)"; fi
+
+# ---- (b) SIGTERM: STOPPING=1, exit status 0, within a few seconds; the sockets stay and start it again
+C=$(cursor)
+systemd-analyze log-level debug
+T=$(now_ms)
+timeout 30 systemctl stop lodestone.service
+STOP_MS=$(( $(now_ms) - T ))
+systemd-analyze log-level info
+RESULT="Result=$(prop lodestone.service Result) ExecMainCode=$(prop lodestone.service ExecMainCode) ExecMainStatus=$(prop lodestone.service ExecMainStatus)"
+STOPPING=$(journal_since "$C" | grep -c "lodestone.service: Got notification message from PID .*STOPPING=1")
+if [ "$RESULT" = "Result=success ExecMainCode=1 ExecMainStatus=0" ] && [ "$STOPPING" -ge 1 ] && [ "$STOP_MS" -lt 10000 ]; then
+  pass stop-sigterm "$STOP_MS ms, $RESULT, STOPPING=1 received"
+else
+  fail stop-sigterm "$STOP_MS ms, $RESULT, STOPPING=1 messages: $STOPPING"
+  journal_since "$C" | grep lodestone | tail -15 | sed 's/^/  /'
+fi
+if is_active lodestone.socket && [ -S /run/lodestone/lodestone.sock ] && LINES=$(timeout 60 gpspipe -w -n 3 127.0.0.1:2947 2>/dev/null | grep -c '"class"') \
+   && [ "$LINES" -ge 3 ] && wait_for 15 is_active lodestone.service; then
+  pass reactivation "socket file kept (RuntimeDirectoryPreserve=yes); a new client started the daemon again"
+else fail reactivation "socket $(systemctl is-active lodestone.socket), $(ls -l /run/lodestone 2>&1 | tr '\n' ' '), service $(systemctl is-active lodestone.service)"; fi
+
+# ---- (c) the watchdog restarts a daemon whose engine stopped stepping
+mkdir -p /etc/systemd/system/lodestone.service.d
+printf '[Service]\nEnvironment=LODESTONE_TEST_STALL_ENGINE_AFTER_S=3\nWatchdogSec=4s\n' > /etc/systemd/system/lodestone.service.d/stall.conf
+systemctl daemon-reload
+C=$(cursor)
+T=$(now_ms)
+timeout 60 systemctl restart lodestone.service
+R0=$(prop lodestone.service NRestarts)
+restarted() { [ "$(prop lodestone.service NRestarts)" -gt "$R0" ]; }
+if wait_for 60 restarted; then
+  WD=$(journal_since "$C" | grep -m1 "lodestone.service: Watchdog timeout")
+  if [ -n "$WD" ]; then pass watchdog-restart "NRestarts $R0 -> $(prop lodestone.service NRestarts) after $(( $(now_ms) - T )) ms; journal: $WD"
+  else fail watchdog-restart "restarted, but no 'Watchdog timeout' in the journal"; fi
+else
+  fail watchdog-restart "NRestarts $(prop lodestone.service NRestarts) after 60 s; $(systemctl is-active lodestone.service)"
+  journal_since "$C" | grep lodestone | tail -15 | sed 's/^/  /'
+fi
+rm -r /etc/systemd/system/lodestone.service.d
+systemctl daemon-reload
+timeout 60 systemctl restart lodestone.service
+if wait_for 15 is_active lodestone.service; then pass watchdog-recovered "running again without the stall"
+else fail watchdog-recovered "$(systemctl is-active lodestone.service)"; fi
+
+echo "security exposure: $(systemd-analyze security lodestone.service 2>/dev/null | tail -1)"
+journalctl -u lodestone.service --no-pager -o short-monotonic > "$OUT/lodestone-journal.txt" 2>&1
+echo "guest: $FAILS failed"
+exit "$FAILS"
