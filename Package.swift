@@ -188,8 +188,8 @@ let package = Package(
             swiftSettings: strict),
 
         // Examples (README): built with the package, run briefly by the tests.
-        .executableTarget(name: "lodestone-compass", dependencies: ["LodestoneEngine"], path: "Examples/Compass", swiftSettings: strict),
-        .executableTarget(name: "lodestone-track-logger", dependencies: ["LodestoneEngine", "LodestoneLocation"],
+        .executableTarget(name: "lodestone-compass", dependencies: ["LodestoneEngine", "LodestoneClient"], path: "Examples/Compass", swiftSettings: strict),
+        .executableTarget(name: "lodestone-track-logger", dependencies: ["LodestoneEngine", "LodestoneLocation", "LodestoneClient"],
                           path: "Examples/TrackLogger", swiftSettings: strict),
 
         .testTarget(name: "LodestoneCoreTests", dependencies: ["LodestoneCore"], swiftSettings: strict),

@@ -160,9 +160,10 @@ final class Counter: Sendable {
 
 /// The daemon's logging: standard error (journald priority prefixes under systemd).
 public enum DaemonLogging {
-    /// Bootstraps swift-log once and returns the daemon's logger.
+    /// Bootstraps swift-log once (standard error; journald's `<N>` priority prefixes when standard error is the
+    /// journal) and returns the daemon's logger.
     public static func bootstrap() -> Logger {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        JournalLogHandler.bootstrap()
         var l = Logger(label: "lodestone")
         l.logLevel = .info
         return l

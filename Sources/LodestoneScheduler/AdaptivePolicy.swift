@@ -282,6 +282,14 @@ public struct AdaptivePolicy: SchedulingPolicy {
             resetOutage()
             return
         }
+        if inputs.gnss.lastFixTimeS == nil, d.location != nil, !significantOnly {
+            // No fix yet this session: a client that asked for a location gets a first one at once, at any tier and
+            // moving or not (a power-save cycle would wait out its period first, and a carrier at rest would get
+            // none). The outage back-off still applies: indoors the receiver does not burn its battery looking.
+            plan.causes.append(.policy("no fix yet: receiver on until the first one"))
+            plan.gnss?.mode = outageChecked(.continuous(rateHz: 1), inputs, causes: &plan.causes)
+            return
+        }
         if !moving {
             if !atRest {
                 // Just stopped: with the receiver on (or backed off) and no fix for an outage's length, the carrier

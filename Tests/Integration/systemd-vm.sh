@@ -161,7 +161,7 @@ DEADLINE=$(( $(date +%s) + TIMEOUT ))
 log "booting ($KIND daemon, ${ACCEL[1]}, limit ${TIMEOUT}s)"
 T_BOOT=$(date +%s)
 set +e
-timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 "${ACCEL[@]}" -M pc -smp 1 -m 1024 \
+timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 "${ACCEL[@]}" -M pc -smp "$(( $(nproc) > 1 ? 2 : 1 ))" -m 1024 \
   -nodefaults -no-user-config -display none -monitor none -nic none -no-reboot \
   -serial "file:$OUT/console.log" \
   -kernel "$IMG/vmlinuz" -initrd "$IMG/initrd.img" \

@@ -32,4 +32,47 @@ import Testing
         // Every point has a position and the scenario's UTC time.
         #expect(gpx.components(separatedBy: "<time>2026-").count - 1 == points)
     }
+
+    /// The same two programs against `lodestone serve` (`--daemon SOCKET`): one line differs, the output is alike.
+    @Test func theExamplesRunAgainstTheDaemonToo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-examples-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("lodestone.sock").path
+        let server = Process()
+        server.executableURL = CLI.executable
+        server.arguments = ["serve", "--socket", socket, "--gpsd-listen", "none", "--state-dir", dir.path]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGTERM)
+            #expect(CLI.waitForExit(server, timeoutS: 15), "lodestone serve did not stop on SIGTERM")
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: socket) && server.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        try #require(FileManager.default.fileExists(atPath: socket), "lodestone serve made no socket")
+
+        let compass = try CLI.run(["4", "--daemon", socket], executable: Self.example("lodestone-compass"), directory: dir)
+        #expect(compass.status == 0, "\(compass.stderr)")
+        let lines = compass.stdout.split(separator: "\n")
+        #expect((3...5).contains(lines.count), "\(compass.stdout)")
+        // The daemon started just before: as in-process, the filter has settled after the first second.
+        for line in lines.dropFirst() {
+            let accuracy = line.split(separator: "±").last.flatMap { Double($0.prefix { $0 == "." || $0.isNumber }) }
+            #expect(accuracy.map { $0 < 10 } == true, "\(line)")
+        }
+
+        let path = dir.appendingPathComponent("track.gpx").path
+        let logger = try CLI.run(
+            [path, "6", "--daemon", socket], executable: Self.example("lodestone-track-logger"), directory: dir)
+        #expect(logger.status == 0, "\(logger.stderr)")
+        let gpx = try String(contentsOfFile: path, encoding: .utf8)
+        let points = gpx.components(separatedBy: "<trkpt ").count - 1
+        #expect(points >= 3, "\(gpx)")
+        #expect(gpx.components(separatedBy: "<time>2026-").count - 1 == points)
+        #expect(gpx.hasSuffix("</trkseg></trk></gpx>\n"))
+    }
 }

@@ -191,6 +191,7 @@ func walkingScheduler(
             client: "app", location: LocationDemand(desiredAccuracy: .best), heading: HeadingDemand(),
             activity: true, altitude: true)
         var s = Scheduler(sensors: sensors, receiver: TestBoard.receiver, policy: AdaptivePolicy(), demands: [everything])
+        s.observe(fix: fix(atTimeS: 0, speedMps: 0)) // it has had its first fix
         settle(&s, .stationary, at: 0)
         #expect(s.plan.gnss?.mode == .off)
         #expect(s.plan.sensors[0].configuration.powerMode == .lowPower)
@@ -225,7 +226,8 @@ func walkingScheduler(
     }
 
     @Test func lostSignalBacksOffLongerEachTimeAndAFixResetsIt() {
-        var s = walkingScheduler([Self.location(.best)])
+        var s = TestBoard.scheduler(demands: [Self.location(.best)], firstFix: false)
+        settle(&s, .walk, at: 0)
         var offPeriods: [Double] = []
         var offSinceS: Double?
         for k in 0..<1200 {
@@ -241,7 +243,8 @@ func walkingScheduler(
         #expect(offPeriods.count >= 4)
         #expect(offPeriods.prefix(4) == [30, 60, 120, 240], "\(offPeriods)")
         // A fix while on resets the back-off.
-        var r = walkingScheduler([Self.location(.best)])
+        var r = TestBoard.scheduler(demands: [Self.location(.best)], firstFix: false)
+        settle(&r, .walk, at: 0)
         for k in 0..<100 { _ = r.replanIfNeeded(timeS: Double(k)) } // backed off at 90 s
         #expect(r.plan.gnss?.mode == .off)
         for k in 100..<121 { _ = r.replanIfNeeded(timeS: Double(k)) } // back on at 120 s
@@ -405,8 +408,8 @@ func walkingScheduler(
             },
             gnss: GNSSPlan(id: "gnss", mode: .continuous(rateHz: 1)))
         let inputs = SchedulerInputs(
-            demand: CombinedDemand([Self.location(.kilometer)]), motion: .drive, timeS: 10,
-            sensors: TestBoard.sensors, receiver: TestBoard.receiver, receiverOnSinceS: 0)
+            demand: CombinedDemand([Self.location(.kilometer)]), motion: .drive, gnss: GNSSQuality(lastFixTimeS: 9),
+            timeS: 10, sensors: TestBoard.sensors, receiver: TestBoard.receiver, receiverOnSinceS: 0)
         policy.plan(inputs, into: &plan)
         #expect(plan.gnss?.mode == .powerSave(updatePeriodS: 20)) // 0.5 × 1000 m / 20 m/s = 25 s
         #expect(plan.sensors.map(\.enabled) == [true, false, false])
@@ -430,5 +433,27 @@ func walkingScheduler(
         #expect(periods.last == 30)
         #expect(periods == periods.sorted(), "\(periods)")
         #expect(periods.count <= 10)
+    }
+
+    /// A client that asks for a location before the session's first fix gets one at once, at any tier and moving or
+    /// not: the receiver runs continuously until the first fix, then the tier's plan applies.
+    @Test func theFirstFixComesAtOnceAtEveryTier() {
+        for (a, motion) in [(DesiredAccuracy.reduced, CarrierMotion.stationary), (.kilometer, .walk), (.hundredMeters, .drive)] {
+            var s = TestBoard.scheduler(demands: [Self.location(a)], firstFix: false)
+            let t = settle(&s, motion, at: 0)
+            _ = s.replanIfNeeded(timeS: t)
+            #expect(s.plan.gnss?.mode == .continuous(rateHz: 1), "\(a) \(motion)")
+            #expect(s.plan.causes.contains(.policy("no fix yet: receiver on until the first one")), "\(a) \(motion)")
+            var f = fix(atTimeS: t + 1)
+            f.speedMps = nil
+            s.observe(fix: f)
+            _ = s.replanIfNeeded(timeS: t + 2)
+            #expect(s.plan.gnss?.mode != .continuous(rateHz: 1), "\(a) \(motion): \(String(describing: s.plan.gnss?.mode))")
+        }
+        // A compass alone (the declination's coarse position) does not turn the receiver on for a first fix at rest.
+        var compass = TestBoard.scheduler(demands: [Demand(client: "app", heading: HeadingDemand())], firstFix: false)
+        let t = settle(&compass, .stationary, at: 0)
+        _ = compass.replanIfNeeded(timeS: t)
+        #expect(compass.plan.gnss?.mode == .off)
     }
 }

@@ -36,7 +36,8 @@ import LodestoneScheduler
     @Test func rapsTurnsGPSOnWhenTheEstimatedUncertaintyExceedsTheThresholdAndNotBefore() {
         // History: fixes at 2 m/s. Threshold 100 m; last fix accuracy 4 m: uncertainty 4 + 2 t exceeds 100 m after 48 s.
         var s = TestBoard.scheduler(
-            RAPSPolicy(), demands: [Demand(client: "app", location: LocationDemand(desiredAccuracy: .hundredMeters))])
+            RAPSPolicy(), demands: [Demand(client: "app", location: LocationDemand(desiredAccuracy: .hundredMeters))],
+            firstFix: false)
         s.observe(activity: .walk, timeS: 0)
         let r1 = s.replanIfNeeded(timeS: 0)
         #expect(r1)
@@ -70,7 +71,8 @@ import LodestoneScheduler
 
     @Test func rapsBlacklistsAPlaceWhereGPSTimedOut() {
         var s = TestBoard.scheduler(
-            RAPSPolicy(), demands: [Demand(client: "app", location: LocationDemand(desiredAccuracy: .hundredMeters))])
+            RAPSPolicy(), demands: [Demand(client: "app", location: LocationDemand(desiredAccuracy: .hundredMeters))],
+            firstFix: false)
         s.observe(activity: .walk, timeS: 0)
         s.observe(fix: fix(atTimeS: 0, speedMps: 1, accuracyM: 4))
         var firstOnS: Double?, timedOutS: Double?, retriedS: Double?

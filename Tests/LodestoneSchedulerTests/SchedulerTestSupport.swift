@@ -15,9 +15,16 @@ enum TestBoard {
 
     static func scheduler(
         _ policy: any SchedulingPolicy = AdaptivePolicy(), demands: [Demand],
-        battery: BatteryState = .externalPower
+        battery: BatteryState = .externalPower, firstFix: Bool = true
     ) -> Scheduler {
-        Scheduler(sensors: sensors, receiver: receiver, policy: policy, demands: demands, battery: battery, timeS: 0)
+        var s = Scheduler(sensors: sensors, receiver: receiver, policy: policy, demands: demands, battery: battery, timeS: 0)
+        if firstFix {
+            // The session's first fix (no ground speed): past the adaptive policy's "receiver on until the first fix".
+            var f = fix(atTimeS: 0)
+            f.speedMps = nil
+            s.observe(fix: f)
+        }
+        return s
     }
 
     static func sensorPlan(_ s: Scheduler, _ id: String) -> SensorPlan {

@@ -96,7 +96,14 @@ public actor Session: SubscriptionSource {
         while !stopRequested, !Task.isCancelled, let t = core.nextStepTimeS {
             if paced {
                 let deadline = wallStartS + t / speed
-                if deadline > clock.nowS() { await clock.sleep(untilS: deadline) }
+                if deadline > clock.nowS() {
+                    await clock.sleep(untilS: deadline)
+                } else {
+                    // Behind the wall clock (a slow machine): still let callers of this actor in now and then, or a
+                    // watchdog that asks `timeS` would wait for as long as the engine is behind.
+                    steps += 1
+                    if steps % 16 == 0 { await Task.yield() }
+                }
             } else {
                 // Virtual time: let other tasks (consumers, callers of this actor) in now and then, and wait for a
                 // lossless consumer that has fallen a buffer behind.

@@ -91,8 +91,11 @@ struct Subscribers {
         case let .location(info, options, buffer):
             location.append(Subscriber(info: info, kind: LocationSubscriber(options: options, startS: timeS), buffer: buffer))
         case let .heading(info, filter, buffer):
+            // A heading from more than a second before the stream joined (the sensors were off since) is not delivered.
             heading.append(
-                Subscriber(info: info, kind: HeadingSubscriber(filter: HeadingFilter(minimumChangeDeg: filter)), buffer: buffer))
+                Subscriber(
+                    info: info, kind: HeadingSubscriber(filter: HeadingFilter(minimumChangeDeg: filter), lastTimeS: timeS - 1),
+                    buffer: buffer))
         case let .deviceMotion(info, rate, buffer):
             deviceMotion.append(Subscriber(info: info, kind: RateLimit(rateHz: rate), buffer: buffer))
         case let .activity(info, buffer):
