@@ -66,6 +66,10 @@ s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect("/run/lodestone/l
 print(len(s.recv(4096)))' 2>&1 | tail -1)
 if [ "${NATIVE:-0}" -gt 0 ] 2>/dev/null; then pass native-socket "$NATIVE bytes first read as root"
 else fail native-socket "$NATIVE"; fi
+# STATUS= as `systemctl status` shows it: the board and its clients (refreshed every 5 s).
+status_has_clients() { prop lodestone.service StatusText | grep -q "client"; }
+if [ "$KIND" != real ] || wait_for 20 status_has_clients; then pass status-text "$(prop lodestone.service StatusText)"
+else fail status-text "StatusText: $(prop lodestone.service StatusText)"; fi
 
 PID=$(prop lodestone.service MainPID)
 if [ "${PID:-0}" -gt 0 ]; then
