@@ -67,6 +67,8 @@ public final class Daemon: Sendable {
     public let listening: [String]
     /// The gpsd endpoint's receiver.
     let gpsdDevice: GPSDDevice?
+    /// Reduced accuracy's 15-minute limit of each client identity, across its subscriptions and connections.
+    let reducedAccuracy = ReducedAccuracyLedger()
 
     /// Opens the listeners and reads the policy; nothing is served before `start()`.
     /// - Throws: `DaemonError` naming the socket or file that failed.

@@ -9,8 +9,8 @@ import Synchronization
 
 /// One client of the gpsd endpoint: gpsd's requests go through `GPSDClientSession`; once it watches (`enable` and
 /// `json`), the session's fused locations go out as TPV, the receiver's fixes as SKY, and the orientation as ATT —
-/// each only as far as the endpoint's authorization allows (reduced: TPV on the 5 km grid, at most one per 15 min;
-/// denied: no TPV or SKY; motion denied: no ATT).
+/// each only as far as the endpoint's authorization allows (reduced: TPV on the 5 km grid, at most one per 15 min for
+/// all the endpoint's clients together; denied: no TPV or SKY; motion denied: no ATT).
 final class GPSDConnection: ConnectionHandler, Sendable {
     let daemon: Daemon
     let client: Client
@@ -82,14 +82,14 @@ final class GPSDConnection: ConnectionHandler, Sendable {
                 options: SubscriptionOptions(client: who, buffering: .newest(16)))
             tasks.append(
                 Task { [self] in
-                    var reducer = ReducedAccuracy()
+                    var reduced = ReducedAccuracyLedger.Subscription(identity: .gpsdEndpoint)
                     for await m in locations {
                         guard case .location(let w) = m else { continue }
                         let a = client.authorization
                         guard a.allowsLocation(foreground: true) else { continue }
                         var u = LocationUpdate(timeS: w.tS, location: Location(w))
                         if a.accuracy == .reduced {
-                            guard let r = reducer.filter(u) else { continue }
+                            guard let r = daemon.reducedAccuracy.filter(u, for: &reduced) else { continue }
                             u = r
                         }
                         guard let location = u.location else { continue }

@@ -30,7 +30,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("state-dir"), help: "Persistent state.") var stateDir: String = DaemonDefaults.stateDirectory
     @Option(
         name: .customLong("gpsd-access"),
-        help: "What gpsd clients may see: full, reduced or denied (overrides the policy's [gpsd]).")
+        help: """
+            What gpsd clients may see: full (exact positions and attitude), reduced (approximate positions, as the \
+            shipped [gpsd]) or denied (overrides the policy's [gpsd]).
+            """)
     var gpsdAccess: String?
     @Option(help: "Scenario of the simulated board.") var scenario: String?
     @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster.") var speed: Double = 1
@@ -62,8 +65,10 @@ struct Serve: AsyncParsableCommand {
             gpsdListen: gpsdListen.isEmpty ? DaemonDefaults.gpsdListen : gpsdListen.filter { $0 != "none" },
             policyPath: policy ?? DaemonDefaults.policyPath, policyIsExplicit: policy != nil, stateDirectory: stateDir)
         if let a = gpsdAccess {
+            // Attitude (motion) only with full: every local user can connect to the endpoint, and reduced means what the
+            // shipped [gpsd] gives them (docs/policy.md, "The gpsd endpoint").
             daemon.gpsdAccess = Authorization(
-                location: a == "denied" ? .denied : .whenInUse, accuracy: a == "full" ? .full : .reduced, motion: a != "denied",
+                location: a == "denied" ? .denied : .whenInUse, accuracy: a == "full" ? .full : .reduced, motion: a == "full",
                 decidedBy: "--gpsd-access \(a)")
         }
         let stall = ProcessInfo.processInfo.environment["LODESTONE_TEST_STALL_ENGINE_AFTER_S"].flatMap(Double.init)

@@ -4,8 +4,9 @@ import LodestoneEngine
 import LodestoneLocation
 
 /// Approximate location, as iOS gives an app with reduced accuracy (`CLAccuracyAuthorization.reducedAccuracy`),
-/// done by the daemon for a client whose `Authorization.accuracy` is `reduced`: one per location subscription. Its
-/// state is the time of the last position passed on (`Codable`, so a subscription can be saved and restored).
+/// done by the daemon for a client whose `Authorization.accuracy` is `reduced`: one per client identity, shared by its
+/// subscriptions and connections (`ReducedAccuracyLedger`). Its state is the time of the last position passed on
+/// (`Codable`, so it can be saved and restored).
 ///
 /// A position becomes the centre of the fixed grid cell holding it (about 5 km on a side), with no altitude, speed,
 /// course, climb or floor, and at most one position passes per 15 minutes of session time. The grid is a pure function

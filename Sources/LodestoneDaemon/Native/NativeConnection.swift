@@ -136,15 +136,17 @@ final class NativeConnection: ConnectionHandler {
     }
 
     /// Streams one subscription to the client until it ends, is removed, or the client's authorization no longer
-    /// allows it. Location updates of a reduced client go through `ReducedAccuracy`.
+    /// allows it. Location updates of a reduced client go through `ReducedAccuracy`, under its uid's limit
+    /// (`ReducedAccuracyLedger`).
     fileprivate func stream<E: Sendable>(
         _ subscription: Subscription<E>, id: Int, foreground: Bool, options: SubscriptionOptions,
         put: @escaping @Sendable (inout NativeProtocol.Update, E) -> Void
     ) -> Task<Void, Never> {
         let kind = subscription.spec.kind
         let updates = daemon.session.updates(subscription, options: options)
-        return Task { [client] in
-            var reducer = ReducedAccuracy()
+        let identity: ReducedAccuracyLedger.Identity = client.connection.peer.uid.map { .uid($0) } ?? .unidentified
+        return Task { [client, daemon] in
+            var reduced = ReducedAccuracyLedger.Subscription(identity: identity)
             var reason = "the session ended"
             for await element in updates {
                 let auth = client.authorization
@@ -155,7 +157,7 @@ final class NativeConnection: ConnectionHandler {
                 }
                 var e = element
                 if kind.isLocation, auth.accuracy == .reduced, let l = element as? LocationUpdate {
-                    guard let r = reducer.filter(l) as? E else { continue }
+                    guard let r = daemon.reducedAccuracy.filter(l, for: &reduced) as? E else { continue }
                     e = r
                 }
                 var u = NativeProtocol.Update(id: id)
