@@ -41,6 +41,15 @@ let package = Package(
             path: "accuracy/location",
             exclude: ["README.md", "results.md"],
             swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Not a benchmark either: the daemon's load harness (issue 15). It starts the release `lodestone serve` as a
+        // child and speaks the native protocol to it, so it needs only the protocol's types. Run by
+        // ../scripts/bench-daemon; results committed in daemon/results.md.
+        .executableTarget(
+            name: "DaemonLoad",
+            dependencies: [.product(name: "LodestoneService", package: "Lodestone")],
+            path: "daemon",
+            exclude: ["README.md", "results.md"],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         suite("Motion", ["LodestoneCore", "LodestoneMotion", "LodestoneSimulation", "LodestoneEngine"]),
         suite("Replay", ["LodestoneCore", "LodestoneEngine"]),
         suite("Scheduler", ["LodestoneCore", "LodestoneScheduler"]),

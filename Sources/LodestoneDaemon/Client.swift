@@ -21,6 +21,8 @@ public final class Client: Sendable {
         var kind: String
         var demand: String
         var task: Task<Void, Never>?
+        /// Updates dropped because the subscription's stream fell behind the session (its buffer was full).
+        var droppedUpdates = 0
     }
     struct State: Sendable {
         var authorization: Authorization
@@ -54,9 +56,14 @@ public final class Client: Sendable {
     func setName(_ n: String?) { state.withLock { $0.name = n } }
 
     /// The subscriptions held, as the diagnostics list shows them.
-    var subscriptionEntries: [(id: Int, kind: String, demand: String)] {
-        state.withLock { s in s.subscriptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value.kind, $0.value.demand) } }
+    var subscriptionEntries: [(id: Int, kind: String, demand: String, droppedUpdates: Int)] {
+        state.withLock { s in
+            s.subscriptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value.kind, $0.value.demand, $0.value.droppedUpdates) }
+        }
     }
+
+    /// Records how many updates subscription `id` has dropped so far.
+    func setDroppedUpdates(_ count: Int, for id: Int) { state.withLock { $0.subscriptions[id]?.droppedUpdates = count } }
 
     /// Adds a subscription under `id`; false when the id is taken or the client holds too many.
     func addSubscription(id: Int, kind: String, demand: String, limit: Int) -> Bool {

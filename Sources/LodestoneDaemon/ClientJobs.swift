@@ -138,7 +138,10 @@ public struct ClientsJob: Sendable {
                 "  authorization: location \(a.location) (\(a.accuracy)), motion \(a.motion ? "allowed" : "denied") — \(a.decidedBy)"
             )
             output("  connected \(formatFixed(c.connectedS, digits: 0)) s, sent \(c.sentBytes) bytes")
-            for s in c.subscriptions { output("  #\(s.id) \(s.kind): \(s.demand)") }
+            for s in c.subscriptions {
+                let dropped = s.droppedUpdates.flatMap { $0 > 0 ? ", \($0) updates dropped (the daemon fell behind)" : nil }
+                output("  #\(s.id) \(s.kind): \(s.demand)\(dropped ?? "")")
+            }
         }
         if list.clients.isEmpty { output("no clients") }
         return 0

@@ -62,6 +62,8 @@ public final class Daemon: Sendable {
     let logger: Logger
     let loop: EventLoop
     let clients = ClientTable()
+    /// Each update's line, encoded once for all the streams that send it.
+    let updateLines = UpdateLines()
     private let policy: Mutex<Policy>
     /// What each listener is, for the log.
     public let listening: [String]
@@ -160,7 +162,9 @@ public final class Daemon: Sendable {
                     connection: c.connection.id, endpoint: c.endpoint.rawValue, peer: p.address, uid: p.uid,
                     user: c.account?.name, pid: p.pid, executable: p.executablePath, name: c.name,
                     authorization: c.authorization.message,
-                    subscriptions: c.subscriptionEntries.map { .init(id: $0.id, kind: $0.kind, demand: $0.demand) },
+                    subscriptions: c.subscriptionEntries.map {
+                        .init(id: $0.id, kind: $0.kind, demand: $0.demand, droppedUpdates: $0.droppedUpdates)
+                    },
                     connectedS: now - c.connection.acceptedAtS, sentBytes: c.connection.sentBytes)
             })
     }

@@ -72,8 +72,11 @@ public struct ServeJob: Sendable {
         defer { signals.cancel() }
         await s.start()
         d.start()
+        // The pacing origin lets a client on this machine relate an update's session time to CLOCK_MONOTONIC
+        // (benchmarks/daemon measures delivery latency with it).
+        let origin = await s.pacing.originS.map { "; session time 0 at CLOCK_MONOTONIC \(formatFixed($0, digits: 6)) s" }
         logger.notice(
-            "ready: board \(session.board.name), listening on \(d.listening.joined(separator: ", "))")
+            "ready: board \(session.board.name), listening on \(d.listening.joined(separator: ", "))\(origin ?? "")")
 
         _ = notifier?.ready(status: "serving board \(session.board.name) on \(d.listening.joined(separator: ", "))")
 
@@ -116,7 +119,10 @@ public struct ServeJob: Sendable {
         d.stop()
         await s.stop()
         await s.waitUntilEnded()
-        logger.notice("stopped")
+        let p = await s.pacing
+        logger.notice(
+            "stopped: \(p.steps) steps, \(p.overruns) began after the next step was due, the latest \(formatFixed(p.maxLatenessS * 1000, digits: 1)) ms late"
+        )
         return 0
     }
 }

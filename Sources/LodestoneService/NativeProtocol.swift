@@ -169,7 +169,14 @@ public enum NativeProtocol {
                 public var kind: String
                 /// The demand it puts on the scheduler, in words.
                 public var demand: String
-                public init(id: Int, kind: String, demand: String) { self.id = id; self.kind = kind; self.demand = demand }
+                /// Updates the daemon dropped for this subscription because its stream fell behind the session (the
+                /// stream keeps the newest 64 waiting: the daemon did not get to send them in time); absent from daemons
+                /// that did not count them.
+                public var droppedUpdates: Int?
+                enum CodingKeys: String, CodingKey { case id, kind, demand, droppedUpdates = "dropped_updates" }
+                public init(id: Int, kind: String, demand: String, droppedUpdates: Int? = nil) {
+                    self.id = id; self.kind = kind; self.demand = demand; self.droppedUpdates = droppedUpdates
+                }
             }
             enum CodingKeys: String, CodingKey {
                 case connection, endpoint, peer, uid, user, pid, executable, name, authorization, subscriptions

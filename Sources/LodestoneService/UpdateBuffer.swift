@@ -199,6 +199,9 @@ public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
 
     public struct Iterator: AsyncIteratorProtocol {
         let token: Token
+        /// Updates dropped so far in this iteration because its consumer was behind (`droppedCount` adds them once
+        /// the iteration ends).
+        public var droppedCount: Int { token.buffer.droppedCount }
         public mutating func next() async -> Element? { await token.buffer.next() }
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? { await token.buffer.next() }
     }

@@ -99,14 +99,14 @@ final class NativeConnection: ConnectionHandler {
                     client.removeSubscription(s.id)
                 }
             } else {
-                task = serve.start(LocationUpdate.self) { $0.location = $1 }
+                task = serve.start(LocationUpdate.self, as: "location")
             }
-        case .heading: task = serve.start(HeadingUpdate.self) { $0.heading = $1 }
-        case .motion: task = serve.start(DeviceMotion.self) { $0.motion = $1 }
-        case .activity: task = serve.start(ActivityUpdate.self) { $0.activity = $1 }
-        case .pedometer: task = serve.start(PedometerUpdate.self) { $0.pedometer = $1 }
-        case .altitude: task = serve.start(AltitudeUpdate.self) { $0.altitude = $1 }
-        case .sensors: task = serve.start(SensorSample.self) { $0.sensor = $1 }
+        case .heading: task = serve.start(HeadingUpdate.self, as: "heading")
+        case .motion: task = serve.start(DeviceMotion.self, as: "motion")
+        case .activity: task = serve.start(ActivityUpdate.self, as: "activity")
+        case .pedometer: task = serve.start(PedometerUpdate.self, as: "pedometer")
+        case .altitude: task = serve.start(AltitudeUpdate.self, as: "altitude")
+        case .sensors: task = serve.start(SensorSample.self, as: "sensor")
         }
         guard let task else {
             // Each kind above names its own update type, so `received` always matches: kept as an error, not a trap.
@@ -126,21 +126,19 @@ final class NativeConnection: ConnectionHandler {
         let options: SubscriptionOptions
         let connection: NativeConnection
 
-        /// The stream's task, or nil when `E` is not the spec's update type.
-        func start<E: Sendable>(_: E.Type, _ put: @escaping @Sendable (inout NativeProtocol.Update, E) -> Void)
-            -> Task<Void, Never>?
-        {
+        /// The stream's task, or nil when `E` is not the spec's update type. `member`: the member of
+        /// `NativeProtocol.Update` that carries `E`.
+        func start<E: Sendable & Equatable & Encodable>(_: E.Type, as member: String) -> Task<Void, Never>? {
             guard let subscription = Subscription<E>.received(spec) else { return nil }
-            return connection.stream(subscription, id: id, foreground: foreground, options: options, put: put)
+            return connection.stream(subscription, id: id, foreground: foreground, options: options, member: member)
         }
     }
 
     /// Streams one subscription to the client until it ends, is removed, or the client's authorization no longer
     /// allows it. Location updates of a reduced client go through `ReducedAccuracy`, under its uid's limit
     /// (`ReducedAccuracyLedger`).
-    fileprivate func stream<E: Sendable>(
-        _ subscription: Subscription<E>, id: Int, foreground: Bool, options: SubscriptionOptions,
-        put: @escaping @Sendable (inout NativeProtocol.Update, E) -> Void
+    fileprivate func stream<E: Sendable & Equatable & Encodable>(
+        _ subscription: Subscription<E>, id: Int, foreground: Bool, options: SubscriptionOptions, member: String
     ) -> Task<Void, Never> {
         let kind = subscription.spec.kind
         let updates = daemon.session.updates(subscription, options: options)
@@ -148,7 +146,13 @@ final class NativeConnection: ConnectionHandler {
         return Task { [client, daemon] in
             var reduced = ReducedAccuracyLedger.Subscription(identity: identity)
             var reason = "the session ended"
-            for await element in updates {
+            var iterator = updates.makeAsyncIterator()
+            var dropped = 0
+            while let element = await iterator.next() {
+                if iterator.droppedCount != dropped {
+                    dropped = iterator.droppedCount
+                    client.setDroppedUpdates(dropped, for: id)
+                }
                 let auth = client.authorization
                 guard auth.allows(kind, foreground: foreground) else {
                     if let l = element as? LocationUpdate { client.send(deniedLocationLine(id: id, timeS: l.timeS)) }
@@ -160,9 +164,7 @@ final class NativeConnection: ConnectionHandler {
                     guard let r = daemon.reducedAccuracy.filter(l, for: &reduced) as? E else { continue }
                     e = r
                 }
-                var u = NativeProtocol.Update(id: id)
-                put(&u, e)
-                guard client.send(NativeProtocol.line(u)) else { return }
+                guard client.send(daemon.updateLines.line(id: id, member: member, element: e)) else { return }
                 if kind == .request {
                     reason = "answered"
                     break

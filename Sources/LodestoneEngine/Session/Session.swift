@@ -33,6 +33,8 @@ public actor Session: SubscriptionSource {
     private var stopRequested = false
     private var problems: [String] = []
     private var ended = false
+    /// How the loop kept pace with its clock so far.
+    public private(set) var pacing = Pacing()
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Builds the session: opens the board's buses, the recorder and the export. Nothing is read before `start()`.
@@ -61,6 +63,9 @@ public actor Session: SubscriptionSource {
     /// Starts the loop on the session's own task (a second call does nothing).
     public func start() {
         guard loop == nil, !ended else { return }
+        let speed = core.runtime.world != nil ? configuration.speed : 1
+        if speed > 0 { pacing.originS = clock.nowS() }
+        pacing.speed = speed
         loop = Task { await self.runLoop() }
     }
 
@@ -89,12 +94,12 @@ public actor Session: SubscriptionSource {
     public var endProblems: [String] { problems }
 
     private func runLoop() async {
-        let speed = core.runtime.world != nil ? configuration.speed : 1
-        let paced = speed > 0
-        let wallStartS = clock.nowS()
+        let speed = pacing.speed
+        let wallStartS = pacing.originS
         var steps = 0
+        var previousBeganS = -Double.infinity
         while !stopRequested, !Task.isCancelled, let t = core.nextStepTimeS {
-            if paced {
+            if let wallStartS {
                 let deadline = wallStartS + t / speed
                 if deadline > clock.nowS() {
                     await clock.sleep(untilS: deadline)
@@ -104,6 +109,9 @@ public actor Session: SubscriptionSource {
                     steps += 1
                     if steps % 16 == 0 { await Task.yield() }
                 }
+                if previousBeganS > deadline { pacing.overruns += 1 }
+                previousBeganS = clock.nowS()
+                pacing.maxLatenessS = max(pacing.maxLatenessS, previousBeganS - deadline)
             } else {
                 // Virtual time: let other tasks (consumers, callers of this actor) in now and then, and wait for a
                 // lossless consumer that has fallen a buffer behind.
@@ -114,6 +122,7 @@ public actor Session: SubscriptionSource {
             if stopRequested { break }
             beforeEachStep?(core, t)
             core.step(at: t)
+            pacing.steps += 1
         }
         problems = core.finish()
         ended = true
@@ -148,6 +157,27 @@ public actor Session: SubscriptionSource {
 
     /// Where the session's streams register (`SubscriptionSource`).
     public nonisolated var subscriptionRegistry: SubscriptionRegistry { registry }
+}
+
+extension Session {
+    /// How a session's loop kept pace with its clock: what `lodestone serve` logs, so that a client on the same machine
+    /// can relate an update's session time to the monotonic clock (benchmarks/daemon measures delivery latency so).
+    public struct Pacing: Sendable, Equatable {
+        /// The session clock's time (s; `CLOCK_MONOTONIC` with `SystemSessionClock`) at which session time 0 was due:
+        /// a step at session time `t` is due at `originS + t / speed`. `nil` before `start()` and on virtual time.
+        public var originS: Double?
+        /// Session seconds per clock second (1 on hardware; 0 on virtual time).
+        public var speed = 1.0
+        /// Steps run so far.
+        public var steps = 0
+        /// Paced steps that began after the next step was already due: the loop was a whole step behind its clock (on
+        /// hardware, a polled sensor may have replaced its sample before it was read). A late step still reads every
+        /// sample: it runs at its session time, so nothing is skipped, only delivered late.
+        public var overruns = 0
+        /// The most any paced step began after it was due, s.
+        public var maxLatenessS = 0.0
+        public init() {}
+    }
 }
 
 /// What paces a session: a monotonic clock it can sleep on.
