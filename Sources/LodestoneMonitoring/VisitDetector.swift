@@ -9,7 +9,8 @@ public struct Visit: Sendable, Hashable, Codable {
     public var horizontalAccuracyM: Double
     /// When the carrier arrived, s (session time): the first fix of the run of fixes within the stay radius.
     public var arrivalS: Double
-    /// When it left, s: the last fix within the stay radius; `nil` until it has left.
+    /// When it left, s: the last fix within the stay radius, or the last time the activity said stationary there when
+    /// that is later (fixes stop indoors); `nil` until it has left.
     public var departureS: Double?
     /// Where it came from: the previous visit's place, `nil` for the first visit.
     public var fromCoordinate: Coordinate?
@@ -54,7 +55,7 @@ public enum VisitEvent: Sendable, Hashable, Codable {
 /// (automotive activity, stops of seconds to a few minutes) make no visit; one lasting `automotiveMinimumDwellS` with
 /// slow fixes does (a car parked with the engine running). The arrival time is looked up in the recent fixes: the
 /// earliest of the unbroken run of fixes within the stay radius of the place. A `.departure` follows the first fix
-/// outside; its time is the last fix inside.
+/// outside; its time is the last fix inside, or the last stationary activity at the place when that is later.
 ///
 /// Allocates nothing after `init` (the recent fixes are a fixed ring).
 public struct VisitDetector: Sendable {
@@ -105,6 +106,9 @@ public struct VisitDetector: Sendable {
         var startS: Double
         /// The last fix within the stay radius, s.
         var lastInsideS: Double
+        /// The last time the activity said stationary while at the candidate, s (indoors, where fixes stop, the
+        /// carrier was still there then).
+        var lastStillS: Double
         var arrivedBy: MotionActivity.Kind?
         /// Set once it is a visit.
         var visit: Visit?
@@ -142,6 +146,7 @@ public struct VisitDetector: Sendable {
     /// Takes the carrier's activity at `timeS`; returns an arrival when the time spent at the place now makes a visit.
     public mutating func update(activity kind: MotionActivity.Kind, timeS: Double) -> VisitEvent? {
         activity = kind
+        if kind == .stationary, let c = candidate, timeS > c.lastStillS { candidate?.lastStillS = timeS }
         switch kind {
         case .walk, .run, .cycle, .drive: lastTravelActivity = kind
         case .stationary, .unknown: break
@@ -170,8 +175,9 @@ public struct VisitDetector: Sendable {
         if distanceM > parameters.stayRadiusM + min(accuracyM, parameters.stayRadiusM) {
             var event: VisitEvent?
             if var visit = c.visit {
-                visit.departureS = c.lastInsideS
-                visit.dwellS = c.lastInsideS - visit.arrivalS
+                let departureS = max(c.lastInsideS, c.lastStillS)
+                visit.departureS = departureS
+                visit.dwellS = departureS - visit.arrivalS
                 lastVisitCoordinate = visit.coordinate
                 event = .departure(visit)
             }
@@ -208,7 +214,7 @@ public struct VisitDetector: Sendable {
     private func start(_ location: Location) -> Candidate {
         Candidate(
             origin: location.coordinate, anchorAccuracyM: location.horizontalAccuracyM, startS: location.timeS,
-            lastInsideS: location.timeS, arrivedBy: lastTravelActivity)
+            lastInsideS: location.timeS, lastStillS: location.timeS, arrivedBy: lastTravelActivity)
     }
 
     /// Makes the candidate a visit when it has lasted long enough; returns the arrival.

@@ -132,6 +132,22 @@ import Testing
     }
 }
 
+extension VisitTests {
+    @Test func leavingAnIndoorStayWithoutFixesDepartsWhenTheCarrierStoppedBeingStill() throws {
+        // A shop: fixes stop at the door, 15 minutes still inside, out by car; the receiver's first fix after that is
+        // already 300 m away. The departure is the last stationary activity, not the last fix at the door.
+        let e = run([
+            Leg(durationS: 300, speedMps: 1.4, activity: .walk),
+            Leg(durationS: 900, speedMps: 0, activity: .stationary, indoors: true),
+            Leg(durationS: 40, speedMps: 10, activity: .drive, indoors: true),
+            Leg(durationS: 200, speedMps: 12, activity: .drive)
+        ])
+        guard case .departure(let d)? = e.last else { Issue.record("no departure in \(e)"); return }
+        #expect(abs(try #require(d.departureS) - 1_199) <= 2)
+        #expect(abs(d.arrivalS - 300) <= 120)
+    }
+}
+
 @Suite struct MonitoringDemandTests {
     @Test func farAndSlowAsksForRareCoarseFixesAndNearForDenseFineOnes() throws {
         let far = MonitoringDemand.demand(nearestBoundaryM: 5_000, speedMps: 1.3, activity: .walk)
