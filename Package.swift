@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(name: "LodestoneEngineTests",
                     dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneCLI", "LodestoneEvaluation", "LodestoneFusion",
                                    "LodestoneTrace", "LodestoneSources", "LodestoneGNSSSources", "LodestoneOrientation",
-                                   "LodestoneScheduler", "LodestoneLocation", "lodestone"],
+                                   "LodestoneScheduler", "LodestoneLocation", "LodestoneMonitoring", "lodestone"],
                     swiftSettings: strict),
 
         // Region monitoring, significant location change and visits (issue 16): the synchronous core, no I/O.
