@@ -29,6 +29,8 @@
 //                          small C target for what Glibc's module hides); no libiio, so clients link it
 //   LodestoneDaemon        `lodestone serve`: server, native and gpsd protocols, authorization — Engine, Sockets, swift-log
 //   LodestoneCLI           the command line's testable core: one job per command, the live views (not a product)
+//   LodestoneMonitoring    region monitoring (conditions, spatial index, hysteresis), significant change, visits, the
+//                          monitor's location demand — Core, Location, Motion, Scheduler
 //   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy) — CLI, Engine; a product only because
 //                          the harness packages under benchmarks/ can import nothing else; not for apps
 //   lodestone              the command line (swift-argument-parser) — CLI
@@ -61,6 +63,7 @@ let package = Package(
         .library(name: "LodestoneClient", targets: ["LodestoneClient"]),
         // For the harness packages under benchmarks/accuracy (another package can import products only); not for apps.
         .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
+        .library(name: "LodestoneMonitoring", targets: ["LodestoneMonitoring"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -168,7 +171,8 @@ let package = Package(
             name: "LodestoneCLI",
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
                            "LodestoneOrientation", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
-                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneEngine", "LodestoneWire"],
+                           "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneEngine", "LodestoneWire",
+                           "LodestoneMonitoring"],
             swiftSettings: strict),
 
         // Evaluation harnesses, out of the engine (issue 14).
@@ -217,7 +221,15 @@ let package = Package(
         .testTarget(name: "LodestoneEngineTests",
                     dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneCLI", "LodestoneEvaluation", "LodestoneFusion",
                                    "LodestoneTrace", "LodestoneSources", "LodestoneGNSSSources", "LodestoneOrientation",
-                                   "LodestoneScheduler", "LodestoneLocation", "lodestone"],
+                                   "LodestoneScheduler", "LodestoneLocation", "LodestoneMonitoring", "lodestone"],
+                    swiftSettings: strict),
+
+        // Region monitoring, significant location change and visits (issue 16): the synchronous core, no I/O.
+        .target(name: "LodestoneMonitoring",
+                dependencies: ["LodestoneCore", "LodestoneLocation", "LodestoneMotion", "LodestoneScheduler",
+                               .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: strict),
+        .testTarget(name: "LodestoneMonitoringTests", dependencies: ["LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion"],
                     swiftSettings: strict),
     ]
 )

@@ -56,6 +56,19 @@ let package = Package(
         suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
         suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
         suite("Session", ["LodestoneCore", "LodestoneEngine", "LodestoneEvaluation", "LodestoneSimulation", "LodestoneWire"]),
+        // Region monitoring (issue 16): one location evaluated against 1, 1 000 and 100 000 conditions.
+        suite("Monitoring", ["LodestoneLocation", "LodestoneMonitoring"]),
+        // Not a benchmark: the region monitoring accuracy harness (enter/exit events, visits, significant changes
+        // against the simulator's truth), run by hand; results committed.
+        .executableTarget(
+            name: "MonitoringAccuracy",
+            dependencies: [.product(name: "LodestoneMonitoring", package: "Lodestone"),
+                           .product(name: "LodestoneSimulation", package: "Lodestone"),
+                           .product(name: "LodestoneLocation", package: "Lodestone"),
+                           .product(name: "LodestoneMotion", package: "Lodestone")],
+            path: "accuracy/monitoring",
+            exclude: ["README.md", "results.md"],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )
 

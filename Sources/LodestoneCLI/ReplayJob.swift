@@ -1,5 +1,6 @@
 import LodestoneCore
 import LodestoneEngine
+import LodestoneMonitoring
 
 /// `lodestone replay`: runs the fusion pipeline over a recorded trace as fast as it can and writes one output
 /// row per input row (`FusionPipeline.columns`). Rows before a malformed or truncated line are processed and
@@ -9,11 +10,20 @@ public struct ReplayJob {
     public var configuration: FusionConfiguration
     /// Where to write the fused track (GPX, GeoJSON), also when the trace ends in an error.
     public var export: TrackExport.Paths?
+    /// Regions to monitor over the fused locations (`--regions`); each state change goes to `onMonitorEvent`.
+    public var regions: [CircularRegion]
+    /// Called with each event of the region monitor, in order (`--events-out`).
+    public var onMonitorEvent: ((MonitorEvent) -> Void)?
 
-    public init(inputPath: String, configuration: FusionConfiguration = FusionConfiguration(), export: TrackExport.Paths? = nil) {
+    public init(
+        inputPath: String, configuration: FusionConfiguration = FusionConfiguration(), export: TrackExport.Paths? = nil,
+        regions: [CircularRegion] = [], onMonitorEvent: ((MonitorEvent) -> Void)? = nil
+    ) {
         self.inputPath = inputPath
         self.configuration = configuration
         self.export = export
+        self.regions = regions
+        self.onMonitorEvent = onMonitorEvent
     }
 
     /// Processes the whole trace, calling `emit` with each output line (no newline). Returns the number of
@@ -49,8 +59,16 @@ public struct ReplayJob {
             line.append(core.columns.joined(separator: ","))
             line.withUnsafeBytes(write)
         }
+        // Region monitoring over each new fused location (the identifiers were checked unique by `RegionsCSV`).
+        var monitor = RegionMonitor()
+        for r in regions { try? monitor.add(r) }
+        var lastMonitoredS = -Double.infinity
         while let t = core.nextStepTimeS {
             core.step(at: t)
+            if let onMonitorEvent, let location = core.state.fusion.location.latest, location.timeS > lastMonitoredS {
+                lastMonitoredS = location.timeS
+                monitor.evaluate(location, onEvent: onMonitorEvent)
+            }
             line.removeAll()
             core.appendLine(to: &line)
             line.withUnsafeBytes(write)

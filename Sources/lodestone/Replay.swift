@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LodestoneCLI
 import LodestoneEngine
+import LodestoneMonitoring
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,8 +16,26 @@ struct Replay: ParsableCommand {
     @OptionGroup(title: "Orientation") var orientation: OrientationOptions
     @OptionGroup var export: ExportOptions
     @OptionGroup(title: "Altitude, activity and pedometer") var motion: MotionOptions
+    @Option(help: "Monitor these regions over the fused locations: a CSV of id,lat_deg,lon_deg,radius_m (header optional).")
+    var regions: String?
+    @Option(name: .customLong("events-out"), help: "Write the region events here, one JSON object a line (with --regions).")
+    var eventsOut: String?
+
+    func validate() throws {
+        if (regions == nil) != (eventsOut == nil) {
+            throw ValidationError("--regions and --events-out go together: give both or neither")
+        }
+    }
 
     func run() throws {
+        var monitored: [CircularRegion] = []
+        var eventSink: FileOutput?
+        if let regions, let eventsOut {
+            let text: String
+            do { text = try String(contentsOfFile: regions, encoding: .utf8) } catch { fail("\(regions): cannot read: \(error)") }
+            do { monitored = try RegionsCSV.parse(text) } catch { fail("\(regions): \(error.description)") }
+            do { eventSink = try FileOutput(path: eventsOut) } catch { fail("\(eventsOut): cannot write: \(error)") }
+        }
         let out: LineOutput
         var fileSink: FileOutput?
         if let output {
@@ -28,13 +47,29 @@ struct Replay: ParsableCommand {
             var configuration = calibration.fusionConfiguration()
             orientation.apply(to: &configuration)
             motion.apply(to: &configuration)
-            let n = try ReplayJob(inputPath: input, configuration: configuration, export: export.paths).run(output: out)
+            var eventCount = 0
+            var onMonitorEvent: ((MonitorEvent) -> Void)?
+            if let eventSink {
+                onMonitorEvent = { event in
+                    eventSink.write(event.jsonLine)
+                    eventCount += 1
+                }
+            }
+            let n = try ReplayJob(
+                inputPath: input, configuration: configuration, export: export.paths, regions: monitored,
+                onMonitorEvent: onMonitorEvent
+            ).run(output: out)
             out.flush()
             try fileSink?.close()
+            if let eventSink, let eventsOut {
+                try eventSink.close()
+                FileHandle.standardError.write(Data("wrote \(eventCount) region events to \(eventsOut)\n".utf8))
+            }
             if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }
         } catch let e as TraceError {
             out.flush()
             try? fileSink?.close()
+            try? eventSink?.close()
             fail(e.description)
         }
     }
