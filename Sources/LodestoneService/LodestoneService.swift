@@ -46,7 +46,7 @@ public struct SubscriptionSpec: Sendable, Hashable, Codable {
     public var filterDeg: Double?
     /// `heading`: serve true headings (the scheduler keeps a position for the declination).
     public var trueNorth: Bool?
-    /// `motion`, `altitude`: the most updates a second.
+    /// `motion`, `altitude`, `heading`: the most updates a second (heading: default and at most 20).
     public var rateHz: Double?
     /// `pedometer`: count from this session time, s (default: when the stream starts).
     public var fromS: Double?
@@ -110,8 +110,8 @@ extension Subscription where Element == LocationUpdate {
     }
 }
 extension Subscription where Element == HeadingUpdate {
-    public static func heading(filterDeg: Double = 1, trueNorth: Bool = true) -> Subscription {
-        make(SubscriptionSpec(kind: .heading, filterDeg: filterDeg, trueNorth: trueNorth))
+    public static func heading(filterDeg: Double = 1, trueNorth: Bool = true, rateHz: Double? = nil) -> Subscription {
+        make(SubscriptionSpec(kind: .heading, filterDeg: filterDeg, trueNorth: trueNorth, rateHz: rateHz))
     }
 }
 extension Subscription where Element == DeviceMotion {
@@ -168,11 +168,13 @@ extension LodestoneService {
         throw .sessionEnded
     }
 
-    /// Headings (`CLHeading`) that changed by at least `filterDeg` (0: every one, at most 20 a second).
+    /// Headings (`CLHeading`) that changed by at least `filterDeg` (0: every one), at most `rateHz` a second (default
+    /// and most: 20).
     public func headingUpdates(
-        filterDeg: Double = 1, trueNorth: Bool = true, options: SubscriptionOptions = SubscriptionOptions()
+        filterDeg: Double = 1, trueNorth: Bool = true, rateHz: Double? = nil,
+        options: SubscriptionOptions = SubscriptionOptions()
     ) -> Updates<HeadingUpdate> {
-        updates(.heading(filterDeg: filterDeg, trueNorth: trueNorth), options: options)
+        updates(.heading(filterDeg: filterDeg, trueNorth: trueNorth, rateHz: rateHz), options: options)
     }
 
     /// Device motion (`CMDeviceMotion`) at `rateHz` at most (as fast as the IMU is read).

@@ -127,6 +127,28 @@ import LodestoneEvaluation
         }
     }
 
+    @Test func aHeadingStreamKeepsToItsRate() async throws {
+        let session = try Session(
+            configuration: SessionConfiguration(board: try Self.board(), scenario: "walk", durationS: 60, speed: 0))
+        let tenHz = session.headingUpdates(filterDeg: 0, rateHz: 10)
+        let unlimited = session.headingUpdates(filterDeg: 0)
+        async let ten = tenHz.reduce(into: [Double]()) { $0.append($1.timeS) }
+        async let full = unlimited.reduce(into: [Double]()) { $0.append($1.timeS) }
+        try await Task.sleep(for: .milliseconds(100))
+        await session.start()
+        let (a, b) = await (ten, full)
+        // The filter passes every heading: the rate alone decides (the default and most is 20 a second).
+        let spanS = try #require(a.last) - (try #require(a.first))
+        #expect(spanS > 50)
+        #expect(abs(Double(a.count - 1) / spanS - 10) < 0.5, "\(a.count) headings in \(spanS) s")
+        let fullSpanS = try #require(b.last) - (try #require(b.first))
+        #expect(abs(Double(b.count - 1) / fullSpanS - 20) < 1, "\(b.count) headings in \(fullSpanS) s")
+        // On a grid of 0.1 s (a late heading does not shift the later ones): one second holds 10, or 11 when a late
+        // heading and the next slot both fall in it.
+        let busiest = a.indices.map { i in a[i...].prefix { $0 < a[i] + 1 - 1e-9 }.count }.max() ?? 0
+        #expect(busiest <= 11, "\(busiest) headings within one second")
+    }
+
     @Test func aSlowConsumerNeverHoldsTheSessionUpAndKnowsWhatItMissed() async throws {
         let session = try Session(
             configuration: SessionConfiguration(

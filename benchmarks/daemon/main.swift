@@ -24,6 +24,8 @@ struct Options {
     var warmupSeconds = 10.0
     var idleSeconds = 10.0
     var headingFilterDeg = 0.0
+    /// The heading subscription's `rate_hz` (the issue's 10 Hz; the session's most is 20).
+    var headingRateHz = 10.0
     /// Fail (exit 1) when an update was missed or out of order, a client got no update of a kind, was cut off, or got
     /// an ERROR or ENDED.
     var check = false
@@ -33,7 +35,7 @@ struct Options {
 
     static let usage = """
         usage: DaemonLoad [--lodestone PATH] [--board PATH] [--scenario NAME (walk)] [--clients N] [--seconds S]
-                          [--warmup-seconds S] [--idle-seconds S] [--heading-filter-deg D] [--check] [--check-targets]
+                          [--warmup-seconds S] [--idle-seconds S] [--heading-filter-deg D] [--heading-rate-hz R (10)] [--check] [--check-targets]
                           [--output results.md]
         Run from the repository root (the default --lodestone and --board are relative to it).
         """
@@ -58,6 +60,7 @@ struct Options {
             case "--warmup-seconds": warmupSeconds = number(flag, minimum: 0)
             case "--idle-seconds": idleSeconds = number(flag, minimum: 1)
             case "--heading-filter-deg": headingFilterDeg = number(flag, minimum: 0)
+            case "--heading-rate-hz": headingRateHz = number(flag, minimum: 0.01)
             case "--check": check = true
             case "--check-targets": check = true; checkTargets = true
             case "--output": outputPath = value(flag)
@@ -174,7 +177,7 @@ let hello = NativeProtocol.line(NativeProtocol.Hello(client: "DaemonLoad")).drop
     let spec =
         switch kind {
         case .location: SubscriptionSpec(kind: .location)
-        case .heading: SubscriptionSpec(kind: .heading, filterDeg: options.headingFilterDeg)
+        case .heading: SubscriptionSpec(kind: .heading, filterDeg: options.headingFilterDeg, rateHz: options.headingRateHz)
         }
     return String(NativeProtocol.line(NativeProtocol.Subscribe(id: kind.rawValue, spec: spec)).dropLast())
 }
@@ -358,7 +361,7 @@ for p in idlePhases where p.name != "no client" && p.cpuPercent > Targets.idleCl
 }
 
 let title =
-    "\(options.clients) clients × (location + heading, filter \(fixed(options.headingFilterDeg, 1))°), \(fixed(options.seconds, 0)) s after \(fixed(options.warmupSeconds, 0)) s of warm-up, scenario \(options.scenario)"
+    "\(options.clients) clients × (location + heading at \(fixed(options.headingRateHz, 0)) Hz, filter \(fixed(options.headingFilterDeg, 1))°), \(fixed(options.seconds, 0)) s after \(fixed(options.warmupSeconds, 0)) s of warm-up, scenario \(options.scenario)"
 say("")
 say("## Load: \(title)")
 say(lines.joined(separator: "\n"))

@@ -204,7 +204,9 @@ final class NativeConnection: ConnectionHandler {
                 + (s.distanceFilterM.map { ", every \(formatFixed($0, digits: 0)) m" } ?? "")
         case .request:
             "one location \((s.desiredAccuracy ?? .best).rawValue) within \(formatFixed(s.timeoutS ?? 30, digits: 0)) s"
-        case .heading: "heading (filter \(formatFixed(s.filterDeg ?? 1, digits: 1))°\(s.trueNorth ?? true ? ", true north" : ""))"
+        case .heading:
+            "heading (filter \(formatFixed(s.filterDeg ?? 1, digits: 1))°, at most \(formatFixed(min(s.rateHz ?? 20, 20), digits: 1)) Hz"
+                + "\(s.trueNorth ?? true ? ", true north" : ""))"
         case .motion: "device motion at \(formatFixed(s.rateHz ?? 50, digits: 0)) Hz"
         case .activity: "activity"
         case .pedometer: "pedometer"

@@ -9,7 +9,7 @@ import LodestoneWire
 /// A subscription on its way into the loop: who asks, what the scheduler must serve for it, and its buffer.
 enum SubscriberRequest: Sendable {
     case location(SubscriberInfo, LocationSubscriber.Options, UpdateBuffer<LocationUpdate>)
-    case heading(SubscriberInfo, filterDeg: Double, UpdateBuffer<HeadingUpdate>)
+    case heading(SubscriberInfo, filterDeg: Double, rateHz: Double, UpdateBuffer<HeadingUpdate>)
     case deviceMotion(SubscriberInfo, rateHz: Double, UpdateBuffer<DeviceMotion>)
     case activity(SubscriberInfo, UpdateBuffer<ActivityUpdate>)
     case pedometer(SubscriberInfo, fromS: Double?, UpdateBuffer<PedometerUpdate>)
@@ -90,11 +90,13 @@ struct Subscribers {
         switch request {
         case let .location(info, options, buffer):
             location.append(Subscriber(info: info, kind: LocationSubscriber(options: options, startS: timeS), buffer: buffer))
-        case let .heading(info, filter, buffer):
+        case let .heading(info, filter, rateHz, buffer):
             // A heading from more than a second before the stream joined (the sensors were off since) is not delivered.
             heading.append(
                 Subscriber(
-                    info: info, kind: HeadingSubscriber(filter: HeadingFilter(minimumChangeDeg: filter), lastTimeS: timeS - 1),
+                    info: info,
+                    kind: HeadingSubscriber(
+                        filter: HeadingFilter(minimumChangeDeg: filter), limit: RateLimit(rateHz: rateHz), lastTimeS: timeS - 1),
                     buffer: buffer))
         case let .deviceMotion(info, rate, buffer):
             deviceMotion.append(Subscriber(info: info, kind: RateLimit(rateHz: rate), buffer: buffer))
@@ -339,8 +341,9 @@ struct LocationSubscriber {
     }
 }
 
-/// Headings changed by at least the filter, at most 20 a second.
+/// Headings changed by at least the filter, at most `limit` a second (20 at most: `HeadingSubscriber.maximumRateHz`).
 struct HeadingSubscriber {
+    static let maximumRateHz = 20.0
     var filter: HeadingFilter
     var limit = RateLimit(rateHz: 20)
     var lastTimeS = -Double.infinity

@@ -31,9 +31,11 @@ extension SubscriptionSource {
             }
         case .heading:
             let filterDeg = spec.filterDeg ?? 1
+            let rateHz = min(
+                spec.rateHz.flatMap { $0 > 0 ? $0 : nil } ?? HeadingSubscriber.maximumRateHz, HeadingSubscriber.maximumRateHz)
             let heading = HeadingDemand(headingFilterDeg: filterDeg, trueNorth: spec.trueNorth ?? true)
             return make(options, kind: "heading", demand: { Demand(client: $0, heading: heading, foreground: fg) }) {
-                .heading($0, filterDeg: filterDeg, typedBuffer($1))
+                .heading($0, filterDeg: filterDeg, rateHz: rateHz, typedBuffer($1))
             }
         case .motion:
             let rateHz = spec.rateHz ?? 50
