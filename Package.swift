@@ -31,6 +31,9 @@
 //   LodestoneCLI           the command line's testable core: one job per command, the live views (not a product)
 //   LodestoneMonitoring    region monitoring (conditions, spatial index, hysteresis), significant change, visits, the
 //                          monitor's location demand — Core, Location, Motion, Scheduler
+//   CSQLite                module map for Debian's libsqlite3 (<sqlite3.h>, -lsqlite3)
+//   LodestoneStore         the monitors' and the motion history's SQLite store (issue 16): conditions, states, the
+//                          event queue, pedometer and activity history — Monitoring, Motion, Location, CSQLite, Foundation
 //   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy) — CLI, Engine; a product only because
 //                          the harness packages under benchmarks/ can import nothing else; not for apps
 //   lodestone              the command line (swift-argument-parser) — CLI
@@ -64,6 +67,7 @@ let package = Package(
         // For the harness packages under benchmarks/accuracy (another package can import products only); not for apps.
         .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
         .library(name: "LodestoneMonitoring", targets: ["LodestoneMonitoring"]),
+        .library(name: "LodestoneStore", targets: ["LodestoneStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -230,6 +234,21 @@ let package = Package(
                                .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: strict),
         .testTarget(name: "LodestoneMonitoringTests", dependencies: ["LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion"],
+                    swiftSettings: strict),
+
+        // The monitors' and the history's store (issue 16): Debian's SQLite used directly (no GRDB: one C library, a
+        // thin wrapper), beside the monitoring core so that the core stays free of I/O and of libsqlite3.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "LodestoneStore",
+                dependencies: ["CSQLite", "LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion"],
+                swiftSettings: strict),
+        // Opens a store and makes a scripted sequence of writes, printing each committed step: the crash test kills it
+        // at every write and fsync (Tests/LodestoneStoreTests/StoreCrashTests.swift). Not a product.
+        .executableTarget(name: "lodestone-store-writer", dependencies: ["LodestoneStore", "LodestoneMonitoring", "LodestoneLocation"],
+                          path: "Tests/StoreWriter", swiftSettings: strict),
+        .testTarget(name: "LodestoneStoreTests",
+                    dependencies: ["LodestoneStore", "LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion",
+                                   "lodestone-store-writer"],
                     swiftSettings: strict),
     ]
 )
