@@ -61,6 +61,9 @@ public final class MonitorStore {
     /// The schema version this build reads and writes.
     public static var schemaVersion: Int { Schema.currentVersion }
 
+    /// The longest client identity and monitor name accepted, in UTF-8 bytes.
+    public static let maximumKeyBytes = 256
+
     /// The database file.
     public let path: String
     let db: SQLiteConnection
@@ -115,7 +118,7 @@ public final class MonitorStore {
             throw .sqlite(operation: "enter WAL mode", path: path, code: SQLITE_ERROR, message: "journal_mode is not wal")
         }
         try db.execute(
-            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000",
+            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
             operation: "set the connection's pragmas")
         try migrate()
         if !existed { Self.syncDirectory(of: path) }
@@ -170,6 +173,11 @@ public final class MonitorStore {
             return id
         }
         guard create else { return nil }
+        for (field, value) in [("client", key.client), ("name", key.name)]
+        where value.utf8.isEmpty || value.utf8.count > Self.maximumKeyBytes {
+            throw .invalid(
+                operation: "create monitor \(key)", reason: "the \(field) must be 1 to \(Self.maximumKeyBytes) UTF-8 bytes")
+        }
         try db.statement("INSERT INTO monitors (client, name) VALUES (?1, ?2)", operation: "create monitor \(key)")
             .run([.text(key.client), .text(key.name)])
         return try monitorId(key, create: false)

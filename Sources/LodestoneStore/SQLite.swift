@@ -52,6 +52,8 @@ final class SQLiteConnection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // Wait up to 5 s for a lock another process holds (a second `lodestone` reading the store) instead of failing.
+        sqlite3_busy_timeout(db, 5_000)
     }
 
     deinit {

@@ -42,6 +42,15 @@ import Testing
         #expect(try store.conditions(of: home).map(\.region.id) == ["B"])
         #expect(try store.conditions(of: work).map(\.region.id) == ["A"])
         #expect(try store.conditions(of: MonitorKey(client: "x", name: "y")).isEmpty)
+        // A monitor needs a client and a name; a bad one is refused and creates nothing.
+        for bad in [MonitorKey(client: "", name: "x"), MonitorKey(client: "u", name: String(repeating: "n", count: 257))] {
+            #expect {
+                try store.addCondition(regionA(), to: bad)
+            } throws: { error in
+                "\(error)".contains("must be 1 to 256 UTF-8 bytes")
+            }
+        }
+        #expect(try store.monitors() == [home, work])
         #expect(try store.removeMonitor(work))
         #expect(try store.monitors() == [home])
     }
