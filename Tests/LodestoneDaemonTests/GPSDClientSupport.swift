@@ -85,6 +85,8 @@ enum GPSDClientRunner {
             if let s = reaped() { return (s, false) }
             try? await Task.sleep(for: .milliseconds(50))
         }
+        // Once more after the deadline: a busy pool may resume this task late, after the child had long ended.
+        if let s = reaped() { return (s, false) }
         kill(pid, SIGKILL)
         let killDeadline = Date().addingTimeInterval(5)
         while Date() < killDeadline {

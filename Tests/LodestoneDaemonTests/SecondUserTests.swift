@@ -144,9 +144,11 @@ struct SecondUserTests {
 
         // The control: root, in the same daemon and minute, gets coordinates.
         let root = try await R.run(
-            serve.executable, ["watch", "--socket", serve.socketPath, "--location", "--json", "--count", "3"], timeoutS: 60,
+            serve.executable, ["watch", "--socket", serve.socketPath, "--location", "--json", "--count", "3"], timeoutS: 120,
             in: dir)
-        #expect(root.status == 0 && !root.timedOut, "watch as root: \(root.stderr)")
+        #expect(
+            root.status == 0 && !root.timedOut,
+            "watch as root: status \(root.status), timed out \(root.timedOut); \(root.stderr); output: \(root.stdout)")
         #expect(
             Self.objects(root.stdout, from: "root's watch").contains { (($0["location"] as? [String: Any])?["location"]) != nil },
             "root got no position: \(root.stdout)")
