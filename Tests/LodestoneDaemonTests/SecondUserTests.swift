@@ -142,9 +142,10 @@ struct SecondUserTests {
         #expect(clientsRefused, "the clients list was not refused to \(user)")
         #expect(!rawOut.contains("latitude") && !rawOut.contains("longitude"), "a coordinate in: \(rawOut)")
 
-        // The control: root, in the same daemon and minute, gets coordinates.
+        // The control: root, in the same daemon and minute, gets coordinates. One update: a location stream pauses while
+        // the carrier rests (the scenario's carrier may be at rest by now), so a count of more might never be reached.
         let root = try await R.run(
-            serve.executable, ["watch", "--socket", serve.socketPath, "--location", "--json", "--count", "3"], timeoutS: 120,
+            serve.executable, ["watch", "--socket", serve.socketPath, "--location", "--json", "--count", "1"], timeoutS: 120,
             in: dir)
         #expect(
             root.status == 0 && !root.timedOut,
