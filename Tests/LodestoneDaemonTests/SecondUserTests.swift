@@ -291,8 +291,11 @@ struct SecondUserTests {
         // The drive is a real test: root's exact track crosses cells; the second user got several positions.
         let cellsVisited = Set(track.map { [$0.cell.centreLatitudeDeg, $0.cell.centreLongitudeDeg] })
         #expect(cellsVisited.count >= 2, "root's track stays in \(cellsVisited.count) cell(s)")
-        #expect(coarse.count >= 2, "the second user got \(coarse.count) position(s): \(read("reduced.out"))")
-        #expect(reconnections.count >= 5, "the second user connected again only \(reconnections.count) times")
+        // Counted over all its connections: the limit is the user's, so which connection gets a release is a matter of
+        // timing (a short reconnection may take the first, and the long watch then waits 15 min for the next).
+        let released = Set((coarse + again).map(\.locationTimeS))
+        #expect(released.count >= 2, "the second user got \(released.count) position(s): \(read("reduced.out"))")
+        #expect(reconnections.count >= 3, "the second user connected again only \(reconnections.count) times")
 
         // Root: exact positions, with altitude and speed, none a cell centre.
         #expect(track.count > 100, "root got \(track.count) positions")
@@ -369,8 +372,8 @@ struct SecondUserTests {
         let unexpectedLines = unexpected.sorted { $0.key < $1.key }
             .map { "\($0.value.count) \($0.key), the first \($0.value.first)" }
         #expect(unexpected.isEmpty, "the gpsd endpoint sent the second user: \(unexpectedLines.joined(separator: "; "))")
-        #expect(
-            gpsdLong.filter { $0["class"] as? String == "TPV" }.count >= 2, "gpspipe got too few TPVs: \(read("gpspipe.out"))")
+        // One limit for every gpsd client (they cannot be told apart): counted over all of the user's gpspipe runs.
+        #expect(tpvTimes.count >= 2, "gpspipe got too few TPVs: \(read("gpspipe.out"))")
         let tpvs = tpvTimes.sorted()
         for (a, b) in zip(tpvs, tpvs.dropFirst()) {
             #expect(b.timeIntervalSince(a) >= 900, "gpsd TPVs of \(a) and \(b), \(b.timeIntervalSince(a)) s apart")
