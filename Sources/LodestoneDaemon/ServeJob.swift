@@ -92,8 +92,9 @@ public struct ServeJob: Sendable {
             try? await Task.sleep(for: .milliseconds(250))
             guard let notifier else { continue }
             // STATUS= (`systemctl status`): the clients and what is degraded, every 5 s when it changed.
-            if SystemdNotifier.monotonicNowUs() - lastStatusUs >= 5_000_000 {
-                lastStatusUs = SystemdNotifier.monotonicNowUs()
+            let nowUs = SystemdNotifier.monotonicNowUs()
+            if nowUs - lastStatusUs >= 5_000_000 {
+                lastStatusUs = nowUs
                 let line = Self.statusLine(board: session.board.name, clients: d.clientCount, sources: await s.status.sources)
                 if line != lastStatus {
                     _ = notifier.status(line)
@@ -107,7 +108,6 @@ public struct ServeJob: Sendable {
                 lastTimeS = t
                 progressed = true
             }
-            let nowUs = SystemdNotifier.monotonicNowUs()
             if progressed, Double(nowUs - lastPingUs) / 1e6 >= pingIntervalS {
                 _ = notifier.watchdog()
                 lastPingUs = nowUs

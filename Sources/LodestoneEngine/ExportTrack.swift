@@ -148,7 +148,7 @@ public final class TrackExport {
             let geometry = segment.count == 1 ? coordinates[0] : "[" + coordinates.joined(separator: ",") + "]"
             func list(_ f: (Location) -> String) -> String { "[" + segment.map(f).joined(separator: ",") + "]" }
             let properties = [
-                "\"name\":\"\(jsonEscaped(name))\"",
+                "\"name\":\(JSONString.quoted(name))",
                 "\"t_s\":" + list { number($0.timeS, 3) },
                 "\"time\":" + list { $0.utcS.map { "\"\(isoTime($0))\"" } ?? "null" },
                 "\"horizontal_accuracy_m\":" + list { number($0.horizontalAccuracyM, 2) },
@@ -176,20 +176,6 @@ public final class TrackExport {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             default: out.append(c)
-            }
-        }
-        return out
-    }
-
-    static func jsonEscaped(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where u.value < 0x20: out += "\\u00" + (u.value < 16 ? "0" : "") + String(u.value, radix: 16)
-            default: out.unicodeScalars.append(u)
             }
         }
         return out

@@ -1,3 +1,4 @@
+import LodestoneCore
 import LodestoneLocation
 
 extension MonitorEvent {
@@ -7,33 +8,11 @@ extension MonitorEvent {
     /// WGS84) and accuracy (m), and the event's own number. Numbers in Swift's shortest round-trip form.
     public var jsonLine: String {
         var line = "{\"id\":"
-        appendJSONString(conditionId, to: &line)
+        line += JSONString.quoted(conditionId)
         line += ",\"state\":\"\(state.rawValue)\",\"t_s\":\(timeS)"
         line += ",\"lat_deg\":\(location.coordinate.latitudeDeg),\"lon_deg\":\(location.coordinate.longitudeDeg)"
         if location.horizontalAccuracyM.isFinite { line += ",\"h_acc_m\":\(location.horizontalAccuracyM)" }
         line += ",\"event_id\":\(id)}"
         return line
     }
-}
-
-/// Appends `s` as a JSON string literal (RFC 8259 §7: quote, backslash and control characters escaped).
-func appendJSONString(_ s: String, to out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    out += "\""
 }

@@ -205,7 +205,7 @@ import Testing
 
     static func escaped(_ s: String) -> String {
         var t = ""
-        GPSDJSONObject.appendEscaped(s, to: &t)
+        JSONString.appendEscaped(s, to: &t)
         return t
     }
 }

@@ -1,3 +1,4 @@
+import LodestoneCore
 import LodestoneEngine
 
 /// One JSON object of gpsd's protocol, written member by member in the order of the calls: `"class"` first,
@@ -22,7 +23,7 @@ struct GPSDJSONObject {
         guard let value else { return }
         open(key)
         text += "\""
-        GPSDJSONObject.appendEscaped(value, to: &text)
+        JSONString.appendEscaped(value, to: &text)
         text += "\""
     }
 
@@ -64,28 +65,6 @@ struct GPSDJSONObject {
         text += ",\""
         text += key.description
         text += "\":"
-    }
-
-    /// Appends `value` with `"`, `\` and control characters escaped (`\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX`).
-    static func appendEscaped(_ value: String, to text: inout String) {
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
     }
 
     /// A JSON array of already written elements: `[a,b]`.
