@@ -213,6 +213,26 @@ import Testing
         #expect(filter.filter(Self.fix(900, latitudeDeg: 10, longitudeDeg: 10)) != nil)
     }
 
+    /// Found by `SecondUserTests` under load: the first position came from the update of its own instant, the second
+    /// from an update 20 ms after its position (a fix handed on at the next step), so the updates were 900 s apart and
+    /// the positions 899.98 s. Both clocks now keep 15 minutes.
+    @Test func positionsAre15MinutesApartByTheirOwnTimeAsWellAsTheirUpdates() throws {
+        var filter = ReducedAccuracy()
+        #expect(filter.filter(Self.fix(357.7, latitudeDeg: 47.37, longitudeDeg: 8.57)) != nil)
+        var late = Self.fix(1257.7, latitudeDeg: 47.41, longitudeDeg: 8.55)
+        late.location?.timeS = 1257.68
+        #expect(filter.filter(late) == nil)
+        #expect(filter.lastLocationTimeS == 357.7)
+        var next = Self.fix(1258.7, latitudeDeg: 47.41, longitudeDeg: 8.55)
+        next.location?.timeS = 1258.68
+        let passed = try #require(filter.filter(next)?.location)
+        #expect(passed.timeS == 1258.68 && filter.lastLocationTimeS == 1258.68 && filter.lastPositionTimeS == 1258.7)
+        // And the other way round: a position whose own time is 15 min on, in an update that is not.
+        var early = Self.fix(2158.6, latitudeDeg: 47.41, longitudeDeg: 8.55)
+        early.location?.timeS = 2158.69
+        #expect(filter.filter(early) == nil)
+    }
+
     @Test func anInvalidCoordinateOrTimeIsDroppedWithoutStartingTheInterval() {
         var filter = ReducedAccuracy()
         #expect(filter.filter(Self.fix(0, latitudeDeg: .nan, longitudeDeg: 10)) == nil)

@@ -315,12 +315,16 @@ struct SecondUserTests {
                     cell.contains(latitudeDeg: exact.latitudeDeg, longitudeDeg: exact.longitudeDeg),
                     "root was at \(exact.latitudeDeg), \(exact.longitudeDeg), outside the cell of \(p.line)")
             } else {
+                // Root's stream need not hold that instant: a subscription that starts (or a reconnection) gets the
+                // position of its own instant, dead-reckoned, while root's stream passes the fixes (a CI run under load
+                // gave the second user a position 3.7 s after a fix, and root had none within 2 s of it).
                 let nearest = track.min { abs($0.locationTimeS - p.locationTimeS) < abs($1.locationTimeS - p.locationTimeS) }
                 let gapS = nearest.map { abs($0.locationTimeS - p.locationTimeS) } ?? .infinity
-                // 30 m/s for the gap: the car can be no further than that from where root saw it.
+                // 30 m/s for the gap: the car can be no further than that from where root saw it. Up to 30 s, so that
+                // the margin (900 m) stays well inside a 5 km cell.
                 let marginDeg = 30 * gapS / 111_000 + 1e-9
                 #expect(
-                    gapS <= 2
+                    gapS <= 30
                         && nearest.map {
                             cell.contains(latitudeDeg: $0.latitudeDeg, longitudeDeg: $0.longitudeDeg, marginDeg: marginDeg)
                         } == true,
@@ -332,10 +336,13 @@ struct SecondUserTests {
         // seen again (a new connection told the last one given) is no new position.
         let releases = Set((coarse + again).map(\.locationTimeS)).sorted()
         let seen = (coarse + again).map(\.line).joined(separator: "\n")
+        // Less 1 µs: Foundation's JSONSerialization on Linux does not always parse a number to the nearest double (a CI
+        // run read 1257.7 − 357.7 as 899.9999999999999).
+        let leastS = 900 - 1e-6
         for (a, b) in zip(releases, releases.dropFirst()) {
-            #expect(b - a >= 900, "positions of \(a) s and \(b) s, \(b - a) s apart:\n\(seen)")
+            #expect(b - a >= leastS, "positions of \(a) s and \(b) s, \(b - a) s apart:\n\(seen)")
         }
-        for (a, b) in zip(coarse, coarse.dropFirst()) { #expect(b.timeS - a.timeS >= 900, "\(a.line)\n\(b.line)") }
+        for (a, b) in zip(coarse, coarse.dropFirst()) { #expect(b.timeS - a.timeS >= leastS, "\(a.line)\n\(b.line)") }
 
         // The gpsd endpoint with --gpsd-access reduced: TPVs of cell centres, no altitude, speed or track, no SKY (the
         // receiver's own fixes) and no ATT (attitude: no motion); at most one position per 15 min for all its clients.
@@ -376,7 +383,8 @@ struct SecondUserTests {
         #expect(tpvTimes.count >= 2, "gpspipe got too few TPVs: \(read("gpspipe.out"))")
         let tpvs = tpvTimes.sorted()
         for (a, b) in zip(tpvs, tpvs.dropFirst()) {
-            #expect(b.timeIntervalSince(a) >= 900, "gpsd TPVs of \(a) and \(b), \(b.timeIntervalSince(a)) s apart")
+            // TPV times are in whole milliseconds: less 1 ms.
+            #expect(b.timeIntervalSince(a) >= 900 - 0.001, "gpsd TPVs of \(a) and \(b), \(b.timeIntervalSince(a)) s apart")
         }
 
         print(

@@ -52,8 +52,10 @@ public struct ReducedAccuracy: Sendable, Hashable, Codable {
         public var sizeM: Double { max(heightM, widthM) }
     }
 
-    /// Session time of the last position passed on, s (`nil` before the first).
+    /// Session time of the update that last passed a position on, s (`nil` before the first).
     public private(set) var lastPositionTimeS: Double?
+    /// The session time of that position itself (`Location.timeS`), s: it can be older than its update's.
+    public private(set) var lastLocationTimeS: Double?
 
     /// A filter that has passed nothing yet: the first position passes at once.
     public init() {}
@@ -87,7 +89,8 @@ public struct ReducedAccuracy: Sendable, Hashable, Codable {
     }
 
     /// The update a reduced client gets, or nil when it must not get one yet (at most one position per 15 min of the
-    /// update's session time `timeS`).
+    /// update's session time `timeS`, and at least 15 min between the positions' own times, so that neither clock a client
+    /// reads shows two positions closer together).
     ///
     /// A passed position is the centre of its cell, with `horizontalAccuracyM` at least the cell's size and at least
     /// `cellSizeM`, and no altitude (MSL and ellipsoidal), vertical accuracy, speed, course, climb, their accuracies or
@@ -97,9 +100,11 @@ public struct ReducedAccuracy: Sendable, Hashable, Codable {
         var out = update
         out.accuracyLimited = true
         guard let original = update.location else { return out }
-        guard original.coordinate.isValid, update.timeS.isFinite else { return nil }
+        guard original.coordinate.isValid, update.timeS.isFinite, original.timeS.isFinite else { return nil }
         if let last = lastPositionTimeS, !(update.timeS - last >= Self.minimumIntervalS) { return nil }
+        if let last = lastLocationTimeS, !(original.timeS - last >= Self.minimumIntervalS) { return nil }
         lastPositionTimeS = update.timeS
+        lastLocationTimeS = original.timeS
         let cell = Self.cell(latitudeDeg: original.coordinate.latitudeDeg, longitudeDeg: original.coordinate.longitudeDeg)
         var location = original
         location.coordinate = Coordinate(latitudeDeg: cell.centreLatitudeDeg, longitudeDeg: cell.centreLongitudeDeg)
