@@ -137,7 +137,7 @@ let package = Package(
         // Session and the daemon's client conform to. No Glibc, no board libraries.
         .target(name: "LodestoneService",
                 dependencies: ["LodestoneCore", "LodestoneLocation", "LodestoneOrientation", "LodestoneMotion", "LodestoneScheduler",
-                               "LodestoneTrace", "LodestoneWire"],
+                               "LodestoneTrace", "LodestoneWire", "LodestoneMonitoring"],
                 swiftSettings: strict),
 
         // GNSS receivers as sources (issue 14).
@@ -151,7 +151,7 @@ let package = Package(
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
                            "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
                            "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire",
-                           "LodestoneService"],
+                           "LodestoneService", "LodestoneMonitoring", "LodestoneStore"],
             swiftSettings: strict),
 
         // Sockets, poll, peer credentials, accounts, systemd's notify and listen protocols (issue 15): Glibc, beside
@@ -160,14 +160,15 @@ let package = Package(
         .target(name: "LodestoneSockets", dependencies: ["CLodestoneSockets"], swiftSettings: strict),
 
         // The daemon's client (issue 15): a LodestoneService over the Unix socket. Links no board library.
-        .target(name: "LodestoneClient", dependencies: ["LodestoneService", "LodestoneSockets", "LodestoneWire"],
+        .target(name: "LodestoneClient", dependencies: ["LodestoneService", "LodestoneSockets", "LodestoneWire", "LodestoneMonitoring"],
                 swiftSettings: strict),
 
         // `lodestone serve` (issue 15): the server, the native and gpsd protocols, authorization, systemd.
         .target(
             name: "LodestoneDaemon",
             dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneSockets", "LodestoneLocation",
-                           "LodestoneScheduler", "LodestoneLinux", "LodestoneService", "LodestoneClient", .product(name: "Logging", package: "swift-log")],
+                           "LodestoneScheduler", "LodestoneLinux", "LodestoneService", "LodestoneClient", "LodestoneMonitoring",
+                           "LodestoneStore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The command line's testable core (issue 14): every job and the live views. Not a product.

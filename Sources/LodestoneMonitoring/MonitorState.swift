@@ -50,3 +50,23 @@ public struct MonitorEvent: Sendable, Hashable, Codable {
         self.timeS = timeS; self.location = location
     }
 }
+
+/// What acknowledging did. Acknowledging is idempotent: again, or beyond the last event, changes nothing and says so.
+public enum Acknowledgement: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// `count` pending events with ids up to `throughId` were acknowledged and removed from the queue.
+    case acknowledged(count: Int, throughId: UInt64)
+    /// Nothing was pending at or below the id: everything through it was acknowledged before. Nothing changed.
+    case alreadyAcknowledged(throughId: UInt64)
+    /// The monitor has made no event with this id yet (its last is `lastEventId`, 0 for none): nothing was
+    /// acknowledged, so that a confused client cannot drop events it never saw.
+    case unknownEvent(id: UInt64, lastEventId: UInt64)
+
+    public var description: String {
+        switch self {
+        case .acknowledged(let count, let id): "acknowledged \(count) event(s) through \(id)"
+        case .alreadyAcknowledged(let id): "events through \(id) were already acknowledged; nothing changed"
+        case .unknownEvent(let id, let last):
+            "no event \(id) yet (the last is \(last)); nothing acknowledged"
+        }
+    }
+}

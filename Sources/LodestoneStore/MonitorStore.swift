@@ -17,26 +17,6 @@ public struct MonitorKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "\(client)/\(name)" }
 }
 
-/// What acknowledging did. Acknowledging is idempotent: again, or beyond the last event, changes nothing and says so.
-public enum Acknowledgement: Sendable, Hashable, CustomStringConvertible {
-    /// `count` pending events with ids up to `throughId` were acknowledged and removed from the queue.
-    case acknowledged(count: Int, throughId: UInt64)
-    /// Nothing was pending at or below the id: everything through it was acknowledged before. Nothing changed.
-    case alreadyAcknowledged(throughId: UInt64)
-    /// The monitor has made no event with this id yet (its last is `lastEventId`, 0 for none): nothing was
-    /// acknowledged, so that a confused client cannot drop events it never saw.
-    case unknownEvent(id: UInt64, lastEventId: UInt64)
-
-    public var description: String {
-        switch self {
-        case .acknowledged(let count, let id): "acknowledged \(count) event(s) through \(id)"
-        case .alreadyAcknowledged(let id): "events through \(id) were already acknowledged; nothing changed"
-        case .unknownEvent(let id, let last):
-            "no event \(id) yet (the last is \(last)); nothing acknowledged"
-        }
-    }
-}
-
 /// The monitors' and the motion history's store (issue 16): one SQLite file under the state directory
 /// (`/var/lib/lodestone/lodestone.sqlite` in the daemon) holding monitors, their conditions and states, the queue of
 /// events not yet acknowledged, and 7 days of pedometer and activity history.
