@@ -3,7 +3,7 @@
 # (packaging/systemd/lodestone.socket and lodestone.service, packaging/sysusers.d/lodestone.conf).
 #
 # The guest is QEMU booting Debian 12's own kernel (linux-image-amd64) with a Debian 12 root file system built from
-# Debian's packages by mmdebstrap (systemd, udev, gpsd-clients for gpspipe, libiio0, libi2c0). The image is cached
+# Debian's packages by mmdebstrap (systemd, udev, gpsd-clients for gpspipe, libiio0, libi2c0, libsqlite3-0 for the monitors' store). The image is cached
 # under $LODESTONE_TEST_CACHE (default /var/cache/lodestone-test/systemd-vm/KEY, about 700 MB), keyed by the package
 # list and this script's guest-side files; each boot runs on a throwaway snapshot of it. The binary, the units, the
 # board file and the checks (systemd/guest.sh) reach the guest on a read-only 9p share; the results come back on
@@ -63,7 +63,7 @@ fi
 
 # ---------------------------------------------------------------- the cached image
 # Debian's packages only. gpsd-clients brings gpspipe; libiio0/libi2c0/zlib1g/libstdc++6 are what lodestone links.
-PACKAGES="systemd,systemd-sysv,udev,kmod,dbus,linux-image-amd64,gpsd-clients,libiio0,libi2c0,zlib1g,libstdc++6,procps"
+PACKAGES="systemd,systemd-sysv,udev,kmod,dbus,linux-image-amd64,gpsd-clients,libiio0,libi2c0,libsqlite3-0,zlib1g,libstdc++6,procps"
 KEY=$( (echo "$PACKAGES"; sed -n '/^build_image()/,/^}/p' "$0"; cat "$GUEST/lodestone-harness" "$GUEST/lodestone-harness.service") \
   | sha256sum | cut -c1-16)
 CACHE=${LODESTONE_TEST_CACHE:-/var/cache/lodestone-test/systemd-vm}
