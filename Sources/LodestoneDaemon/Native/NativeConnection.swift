@@ -10,6 +10,8 @@ import LodestoneSockets
 final class NativeConnection: ConnectionHandler {
     let daemon: Daemon
     let client: Client
+    /// The monitoring requests' worker, made at the first one.
+    private var monitoring: NativeMonitoring?
 
     init(daemon: Daemon, client: Client) { self.daemon = daemon; self.client = client }
 
@@ -46,6 +48,9 @@ final class NativeConnection: ConnectionHandler {
                     NativeProtocol.line(NativeProtocol.ErrorMessage(.unknownSubscription, "no subscription \(u.id)", id: u.id)))
             }
         case .subscribe(let s): subscribe(s)
+        case .monitor, .events, .acknowledge, .visits, .significantChanges, .history:
+            if monitoring == nil { monitoring = NativeMonitoring(daemon: daemon, client: client) }
+            monitoring?.submit(message)
         }
     }
 
@@ -55,7 +60,10 @@ final class NativeConnection: ConnectionHandler {
                 NativeProtocol.ErrorMessage(.lineTooLong, "a line is limited to \(limitBytes) bytes; closing the connection")))
     }
 
-    func closed(_ connection: Connection, reason: String) { daemon.closed(client, reason: reason) }
+    func closed(_ connection: Connection, reason: String) {
+        monitoring?.finish()
+        daemon.closed(client, reason: reason)
+    }
 
     // MARK: - Subscriptions
 
