@@ -85,7 +85,7 @@ public final class Daemon: Sendable {
         configuration: DaemonConfiguration, session: Session, logger: Logger, monitoring: (any MonitoringProvider)? = nil
     ) throws(DaemonError) {
         self.configuration = configuration; self.session = session; self.logger = logger
-        self.monitoring = monitoring ?? UnavailableMonitoring()
+        self.monitoring = monitoring ?? session
         monitorClients = MonitorClients(maxConditions: configuration.maxConditionsPerClient)
         do { loop = try EventLoop() } catch { throw DaemonError("cannot make the event loop: \(error)") }
         policy = Mutex(try Self.loadPolicy(configuration, logger: logger))

@@ -246,6 +246,7 @@ public enum NativeProtocol {
     }
 
     private struct Head: Decodable { var `class`: String }
+    private struct Numbered: Decodable { var id: Int }
 
     /// Reads a client's line.
     /// - Throws: the `ERROR` to answer it with.
@@ -276,7 +277,9 @@ public enum NativeProtocol {
         } catch let e as ErrorMessage {
             throw e
         } catch {
-            throw ErrorMessage(.badRequest, "\(head.class): \(reason(error))")
+            // A request with a readable `id` gets it back, so that its client knows which one failed.
+            throw ErrorMessage(
+                .badRequest, "\(head.class): \(reason(error))", id: (try? decoder.decode(Numbered.self, from: data))?.id)
         }
     }
 

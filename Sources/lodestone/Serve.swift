@@ -27,7 +27,8 @@ struct Serve: AsyncParsableCommand {
     var gpsdListen: [String] = []
     @Option(help: "Policy file (default \(DaemonDefaults.policyPath); when absent there, the shipped policy).")
     var policy: String?
-    @Option(name: .customLong("state-dir"), help: "Persistent state.") var stateDir: String = DaemonDefaults.stateDirectory
+    @Option(name: .customLong("state-dir"), help: "Persistent state: monitors, their undelivered events, the motion history.")
+    var stateDir: String = DaemonDefaults.stateDirectory
     @Option(
         name: .customLong("gpsd-access"),
         help: """
@@ -60,6 +61,7 @@ struct Serve: AsyncParsableCommand {
         do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
         var session = SessionConfiguration(board: description, scenario: scenario, seed: seed, speed: speed)
         session.fusion.calibration = calibration.configuration(board: description)
+        session.stateDirectory = stateDir // monitors, their events and the motion history (issue 16)
         var daemon = DaemonConfiguration(
             socketPath: socket,
             gpsdListen: gpsdListen.isEmpty ? DaemonDefaults.gpsdListen : gpsdListen.filter { $0 != "none" },

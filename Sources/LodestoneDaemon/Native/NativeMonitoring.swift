@@ -10,8 +10,12 @@ import Synchronization
 public protocol MonitoringProvider: Sendable {
     /// The monitoring API of one client (the daemon names its clients `uid:<uid>`, or `unidentified`).
     func monitoringService(client: String) -> any MonitoringService & Sendable
-    /// Removes every monitor of `client` (a when-in-use client's last connection ended).
-    func removeMonitors(client: String) async
+    /// Removes every monitor of `client` (a when-in-use client's last connection ended); returns how many there were.
+    func removeMonitors(client: String) async -> Int
+}
+
+extension Session: MonitoringProvider {
+    public nonisolated func monitoringService(client: String) -> any MonitoringService & Sendable { monitoring(client: client) }
 }
 
 /// The daemon's monitoring clients, by the name the session knows them by: how many connections each has (a
@@ -52,7 +56,7 @@ final class MonitorClients: Sendable {
                 entry.removal = Task {
                     await previous?.value
                     guard self.entries.withLock({ ($0[key]?.connections ?? 0) == 0 }) else { return }
-                    await provider.removeMonitors(client: key)
+                    _ = await provider.removeMonitors(client: key)
                     self.entries.withLock { $0[key]?.conditionIds = [:] }
                 }
             }
@@ -118,8 +122,8 @@ final class MonitorClients: Sendable {
     }
 }
 
-/// A stand-in until the session serves monitoring: every request is `unavailable`.
-struct UnavailableMonitoring: MonitoringProvider {
+/// A provider that serves nothing: every request is `unavailable` (a daemon built without monitoring, tests).
+public struct UnavailableMonitoring: MonitoringProvider {
     struct Service: MonitoringService, Sendable {
         static let error = MonitoringError(.unavailable, "this daemon's session does not serve monitoring")
         func monitorConditions(monitor name: String) async throws(MonitoringError) -> [MonitorCondition] { throw Self.error }
@@ -144,8 +148,9 @@ struct UnavailableMonitoring: MonitoringProvider {
             throw Self.error
         }
     }
-    func monitoringService(client: String) -> any MonitoringService & Sendable { Service() }
-    func removeMonitors(client: String) async {}
+    public init() {}
+    public func monitoringService(client: String) -> any MonitoringService & Sendable { Service() }
+    public func removeMonitors(client: String) async -> Int { 0 }
 }
 
 /// One native connection's monitoring requests (`MONITOR`, `EVENTS`, `ACK`, `VISITS`, `SIGNIFICANT_CHANGES`,
