@@ -8,6 +8,7 @@ import LodestoneMotion
 import LodestoneService
 import LodestoneSockets
 import Logging
+import Synchronization
 import Testing
 
 /// Issue 16's surfaces in the daemon: the native protocol's monitoring messages, the daemon's answers to them (its
@@ -249,12 +250,16 @@ import Testing
 
     /// A daemon in this process on the simulated board (no state directory: monitors in memory), with `configure`
     /// applied to its configuration.
-    static func daemon(policy: String, configure: (inout DaemonConfiguration) -> Void = { _ in }) async throws -> TestDaemon {
+    static func daemon(
+        policy: String, speed: Double = 4, durationS: Double? = nil, configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) async throws -> TestDaemon {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "lodestone-mondaemon-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let board = try BoardDescription.load(path: repositoryRoot + "/boards/simulated.json")
-        let session = try Session(configuration: SessionConfiguration(board: board, scenario: "hour-errands", seed: 3, speed: 4))
+        let session = try Session(
+            configuration: SessionConfiguration(
+                board: board, scenario: "hour-errands", seed: 3, durationS: durationS, speed: speed))
         let policyPath = dir.appendingPathComponent("policy.toml").path
         try policy.write(toFile: policyPath, atomically: true, encoding: .utf8)
         var configuration = DaemonConfiguration(
@@ -437,6 +442,41 @@ import Testing
         let second = try LodestoneClient.connect(socketPath: d.socketPath)
         defer { second.close() }
         #expect(try await second.monitorNames() == ["m"])
+    }
+
+    @Test func aStreamOfEventsGetsEachOnceAcrossTheDaemonsRestart() async throws {
+        // Virtual time: the first fixes (5 minutes in) come within seconds.
+        let d = try await Self.daemon(policy: Self.policy(Self.full), speed: 0, durationS: 1200)
+        defer { Task { await d.stop() } }
+        let start = try #require(await d.session.truth)
+        let client = try LodestoneClient.connect(socketPath: d.socketPath)
+        defer { client.close() }
+        try await client.addCondition(try Self.region("home", lat: start.latDeg, lon: start.lonDeg, radiusM: 300), monitor: "m")
+        try await client.addCondition(
+            try Self.region("far", lat: start.latDeg + 0.5, lon: start.lonDeg, radiusM: 1000), monitor: "m")
+        let received = Collected<MonitorEvent>()
+        let reader = Task {
+            for await e in client.monitorEvents(monitor: "m") { received.append(e) }
+        }
+        defer { reader.cancel() }
+        try await waitUntil(timeoutS: 60) { received.count >= 2 }
+        try #require(received.count == 2, "the two decisions: \(received.all)")
+        // The daemon goes away and another comes on the same socket and session: the client reconnects, asks for the
+        // events again, and the daemon sends the unacknowledged ones again — this stream has them already.
+        d.daemon.stop()
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let replacement = try Daemon(configuration: d.daemon.configuration, session: d.session, logger: logger)
+        replacement.start()
+        defer { replacement.stop() }
+        try await waitUntil(timeoutS: 10) { client.connectionCount >= 2 }
+        #expect(client.connectionCount == 2)
+        // The daemon does owe them again (a fresh stream gets them) …
+        let again = await Self.collect(client.monitorEvents(monitor: "m"), count: 2, timeoutS: 10)
+        #expect(again.map(\.id) == [1, 2])
+        // … and the first stream, which had them, did not get them twice.
+        try await Task.sleep(for: .seconds(1))
+        #expect(received.all.map(\.id) == [1, 2], "\(received.all)")
     }
 
     @Test func aClientsConditionsAreCappedWithLimit() async throws {
@@ -687,4 +727,12 @@ extension MonitoringDaemonTests {
         let reply = try JSONDecoder().decode(P.HistoryReply.self, from: Data(activity.stdout.utf8))
         #expect(reply.kind == .activity && reply.activities != nil && reply.fromUnixS == 1_577_836_800)
     }
+}
+
+/// What a reader task has collected, for the test to look at while it reads.
+final class Collected<E: Sendable>: Sendable {
+    private let items = Mutex<[E]>([])
+    func append(_ e: E) { items.withLock { $0.append(e) } }
+    var all: [E] { items.withLock { $0 } }
+    var count: Int { items.withLock { $0.count } }
 }

@@ -70,9 +70,6 @@ final class MonitorClients: Sendable {
         await removal?.value
     }
 
-    /// Whether a removal of `key`'s monitors is pending or running (tests).
-    func isRemoving(_ key: String) -> Bool { entries.withLock { $0[key]?.removal != nil } }
-
     /// Reserves room for condition `id` in `monitor` of `key`: nil when there is room (a replacement always has), else
     /// the error to answer. Loads the client's conditions from `service` the first time.
     func reserve(
