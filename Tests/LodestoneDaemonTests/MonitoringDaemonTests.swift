@@ -479,6 +479,45 @@ import Testing
         #expect(received.all.map(\.id) == [1, 2], "\(received.all)")
     }
 
+    @Test func significantChangesAndVisitsStreamThroughTheDaemon() async throws {
+        let d = try await Self.daemon(policy: Self.policy(Self.full), speed: 0, durationS: 1200)
+        defer { Task { await d.stop() } }
+        let client = try LodestoneClient.connect(socketPath: d.socketPath)
+        defer { client.close() }
+        // The first usable location is a significant change (the service starts by telling where the carrier is).
+        let changes = await Self.collect(client.significantLocationChanges(), count: 1, timeoutS: 60)
+        let first = try #require(changes.first, "a first significant change within 60 s")
+        #expect(first.distanceM == nil)
+        #expect(first.location.timeS > 1.7e9, "Unix time: \(first.location.timeS)")
+        let truth = try #require(await d.session.truth)
+        let offM = try #require(
+            first.location.coordinate.distanceM(to: Coordinate(latitudeDeg: truth.latDeg, longitudeDeg: truth.lonDeg)))
+        #expect(offM < 2000, "where the carrier is (\(offM) m from the truth now)")
+        // Visits: the stream starts (its subscription is listed) and ends when the client unsubscribes.
+        let c = try d.rawConnection()
+        _ = await c.lines(timeoutS: 2) { $0.count >= 2 }
+        c.send(P.line(P.StreamRequest.visits(id: 41)) + P.line(P.Query("CLIENTS")))
+        let lines = await c.lines(timeoutS: 5) { $0.contains { $0.contains("VISITS") } && $0.contains { $0.contains("CLIENTS") } }
+            .lines
+        let messages = lines.compactMap { try? P.decodeDaemonMessage(Array($0.utf8)) }
+        #expect(messages.contains(.streaming(P.StreamStarted("VISITS", id: 41))), "\(lines)")
+        let listed = messages.compactMap { m -> P.Clients? in if case .clients(let l) = m { l } else { nil } }.first
+        #expect(listed?.clients.contains { $0.subscriptions.contains { $0.id == 41 && $0.kind == "visits" } } == true, "\(lines)")
+        c.send(P.line(P.Unsubscribe(id: 41)))
+        let ended = await c.lines(timeoutS: 5) { $0.contains { $0.contains("ENDED") } }.lines
+        #expect(ended.contains { $0.contains(#""class":"ENDED""#) && $0.contains("unsubscribed") }, "\(ended)")
+        // A stream unsubscribed right behind its request (the daemon starts it on another task) ends, and only once.
+        c.send(
+            P.line(P.StreamRequest.significantChanges(id: 42)) + P.line(P.Unsubscribe(id: 42)) + P.line(P.Query("AUTHORIZATION")))
+        let quick = await c.lines(timeoutS: 5) { $0.contains { $0.contains("AUTHORIZATION") } }.lines
+        try await Task.sleep(for: .milliseconds(500))
+        let rest = await c.lines(timeoutS: 1).lines
+        let all = (quick + rest).compactMap { try? P.decodeDaemonMessage(Array($0.utf8)) }
+        #expect(all.filter { if case .ended(let e) = $0 { e.id == 42 } else { false } }.count == 1, "\(quick + rest)")
+        #expect(!all.contains { if case .error = $0 { true } else { false } }, "\(quick + rest)")
+        #expect(!all.contains { if case .significantChange = $0 { true } else { false } }, "\(quick + rest)")
+    }
+
     @Test func aClientsConditionsAreCappedWithLimit() async throws {
         let d = try await Self.daemon(policy: Self.policy(Self.full)) { $0.maxConditionsPerClient = 3 }
         defer { Task { await d.stop() } }

@@ -49,6 +49,20 @@ final class NativeConnection: ConnectionHandler {
             }
         case .subscribe(let s): subscribe(s)
         case .monitor, .events, .acknowledge, .visits, .significantChanges, .history:
+            // A stream is the connection's subscription from now (an UNSUBSCRIBE right behind it finds it); the worker
+            // starts it in turn.
+            if let (id, kind, demand) = NativeMonitoring.subscription(of: message) {
+                guard client.addSubscription(id: id, kind: kind, demand: demand, limit: NativeProtocol.maxSubscriptions) else {
+                    let e: NativeProtocol.ErrorMessage =
+                        client.hasSubscription(id)
+                        ? .init(.duplicateSubscription, "subscription \(id) exists already", id: id)
+                        : .init(
+                            .tooManySubscriptions, "at most \(NativeProtocol.maxSubscriptions) subscriptions a connection", id: id
+                        )
+                    client.send(NativeProtocol.line(e))
+                    return
+                }
+            }
             if monitoring == nil { monitoring = NativeMonitoring(daemon: daemon, client: client) }
             monitoring?.submit(message)
         }

@@ -177,6 +177,17 @@ final class NativeMonitoring: Sendable {
         }
     }
 
+    /// The subscription a stream request makes (id, kind and demand, as the clients list shows them); nil for the other
+    /// requests.
+    static func subscription(of message: NativeProtocol.ClientMessage) -> (id: Int, kind: String, demand: String)? {
+        switch message {
+        case .events(let e): (e.id, "monitor-events", "events of monitor \(e.monitor)")
+        case .visits(let v): (v.id, "visits", "visits")
+        case .significantChanges(let s): (s.id, "significant-changes", "significant location changes")
+        default: nil
+        }
+    }
+
     /// Queues a request (the event loop's thread).
     func submit(_ message: NativeProtocol.ClientMessage) { requests.yield(message) }
 
@@ -314,49 +325,45 @@ final class NativeMonitoring: Sendable {
         // MARK: Streams
 
         private func startEvents(_ e: NativeProtocol.EventsRequest) {
-            if let denied = Self.locationDenial(client.authorization, regions: true) { return reply(denied, id: e.id) }
-            if let problem = Self.nameProblem(e.monitor) { return reply(problem, id: e.id) }
+            if let problem = Self.locationDenial(client.authorization, regions: true) ?? Self.nameProblem(e.monitor) {
+                return refuse(problem, stream: e.id)
+            }
             let monitor = e.monitor
             start(
-                id: e.id, kind: "monitor-events", demand: "events of monitor \(monitor)",
-                started: NativeProtocol.StreamStarted("EVENTS", id: e.id, monitor: monitor), regions: true,
+                id: e.id, started: NativeProtocol.StreamStarted("EVENTS", id: e.id, monitor: monitor), regions: true,
                 service.monitorEvents(monitor: monitor)
             ) { NativeProtocol.line(NativeProtocol.EventMessage(id: e.id, monitor: monitor, event: $0)) }
         }
 
         private func startVisits(_ v: NativeProtocol.StreamRequest) {
-            if let denied = Self.locationDenial(client.authorization, regions: false) { return reply(denied, id: v.id) }
-            start(
-                id: v.id, kind: "visits", demand: "visits", started: NativeProtocol.StreamStarted("VISITS", id: v.id),
-                regions: false, service.visits()
-            ) { NativeProtocol.line(NativeProtocol.VisitMessage(id: v.id, $0)) }
+            if let denied = Self.locationDenial(client.authorization, regions: false) { return refuse(denied, stream: v.id) }
+            start(id: v.id, started: NativeProtocol.StreamStarted("VISITS", id: v.id), regions: false, service.visits()) {
+                NativeProtocol.line(NativeProtocol.VisitMessage(id: v.id, $0))
+            }
         }
 
         private func startSignificantChanges(_ s: NativeProtocol.StreamRequest) {
-            if let denied = Self.locationDenial(client.authorization, regions: false) { return reply(denied, id: s.id) }
+            if let denied = Self.locationDenial(client.authorization, regions: false) { return refuse(denied, stream: s.id) }
             start(
-                id: s.id, kind: "significant-changes", demand: "significant location changes",
-                started: NativeProtocol.StreamStarted("SIGNIFICANT_CHANGES", id: s.id), regions: false,
+                id: s.id, started: NativeProtocol.StreamStarted("SIGNIFICANT_CHANGES", id: s.id), regions: false,
                 service.significantLocationChanges()
             ) { NativeProtocol.line(NativeProtocol.SignificantChangeMessage(id: s.id, $0)) }
         }
 
-        /// Registers stream `id` as one of the connection's subscriptions and streams `updates` to the client, each as
-        /// `line` makes it, until the service ends it, the client unsubscribes or disconnects, or its authorization no
-        /// longer allows it.
+        /// A stream that may not start: its subscription goes, the client gets the error.
+        private func refuse(_ error: MonitoringError, stream id: Int) {
+            client.removeSubscription(id)
+            reply(error, id: id)
+        }
+
+        /// Streams `updates` to the client as subscription `id` (registered by `NativeConnection` when the request
+        /// came), each as `line` makes it, until the service ends it, the client unsubscribes or disconnects, or its
+        /// authorization no longer allows it.
         private func start<E: Sendable>(
-            id: Int, kind: String, demand: String, started: NativeProtocol.StreamStarted, regions: Bool, _ updates: Updates<E>,
+            id: Int, started: NativeProtocol.StreamStarted, regions: Bool, _ updates: Updates<E>,
             line: @escaping @Sendable (E) -> String
         ) {
-            guard client.addSubscription(id: id, kind: kind, demand: demand, limit: NativeProtocol.maxSubscriptions) else {
-                let e: NativeProtocol.ErrorMessage =
-                    client.hasSubscription(id)
-                    ? .init(.duplicateSubscription, "subscription \(id) exists already", id: id)
-                    : .init(
-                        .tooManySubscriptions, "at most \(NativeProtocol.maxSubscriptions) subscriptions a connection", id: id)
-                client.send(NativeProtocol.line(e))
-                return
-            }
+            guard client.hasSubscription(id) else { return } // unsubscribed before it started: ENDED was sent
             client.send(NativeProtocol.line(started))
             let task = Task { [client] in
                 var reason = "the session ended"
