@@ -1,4 +1,7 @@
 import Foundation
+import LodestoneLocation
+import LodestoneMonitoring
+import LodestoneMotion
 import LodestoneService
 import LodestoneSockets
 import LodestoneWire
@@ -17,17 +20,25 @@ import Synchronization
 /// every open stream again; streams see a gap, not an end. What this client may see is the daemon's decision
 /// (`authorization`); a denied location stream gets one update with `authorizationDenied` and ends; a denied motion
 /// stream ends at once.
-public final class LodestoneClient: LodestoneService, Sendable {
+///
+/// It is also a `MonitoringService` with the in-process session's semantics: monitors, their events and
+/// acknowledgements, visits, significant changes and the motion history, over the same connection (docs/wire.md,
+/// "Monitoring"). The daemon names the client by its uid: an `always` client's monitors persist and their
+/// unacknowledged events come again on the next `monitorEvents` (after a reconnection too, without repeating what this
+/// iteration already delivered); a `when-in-use` client's monitors end with its last connection. A request made while
+/// the daemon is not connected throws `unavailable`.
+public final class LodestoneClient: LodestoneService, MonitoringService, Sendable {
     /// Where the daemon listens by default (`lodestone serve --socket`).
     public static let defaultSocketPath = "/run/lodestone/lodestone.sock"
 
     public let socketPath: String
     public let name: String?
 
+    /// An open stream: the request that starts it (sent again after a reconnection), what takes its messages, what
+    /// ends it.
     private struct Stream: Sendable {
-        var spec: SubscriptionSpec
-        var foreground: Bool
-        var deliver: @Sendable (NativeProtocol.Update) -> Void
+        var request: @Sendable (Int) -> String
+        var deliver: @Sendable (NativeProtocol.DaemonMessage) -> Void
         var end: @Sendable () -> Void
     }
     private struct State: Sendable {
@@ -40,6 +51,8 @@ public final class LodestoneClient: LodestoneService, Sendable {
         var connections = 0
         var lastError: NativeProtocol.ErrorMessage?
         var clientsWaiters: [CheckedContinuation<NativeProtocol.Clients, any Error>] = []
+        /// Requests waiting for their answer, by id (`nil`: the connection ended first).
+        var replies: [Int: CheckedContinuation<NativeProtocol.DaemonMessage?, Never>] = [:]
     }
     private let state = Mutex(State())
     private let writeLock = Mutex(())
@@ -77,31 +90,69 @@ public final class LodestoneClient: LodestoneService, Sendable {
     /// Streams `subscription` from the daemon (`LodestoneService`).
     public func updates<Element>(_ subscription: Subscription<Element>, options: SubscriptionOptions) -> Updates<Element> {
         Updates(buffering: options.buffering) { [self] buffer in
-            let deliver: @Sendable (NativeProtocol.Update) -> Void = { u in
+            let deliver: @Sendable (NativeProtocol.DaemonMessage) -> Void = { message in
+                guard case .update(let u) = message else { return }
                 let members: [Any?] = [u.location, u.heading, u.motion, u.activity, u.pedometer, u.altitude, u.sensor]
                 for case let e as Element in members.compactMap({ $0 }) {
                     buffer.push(e)
                     return
                 }
             }
-            let stream = Stream(
-                spec: subscription.spec, foreground: options.foreground, deliver: deliver, end: { buffer.finish() })
-            let (id, fd, closed) = state.withLock { s -> (Int, Int32, Bool) in
-                let id = s.nextID
-                s.nextID += 1
-                if !s.closed { s.streams[id] = stream }
-                return (id, s.fd, s.closed)
-            }
-            if closed {
-                buffer.finish()
-                return
-            }
-            buffer.onCancel { [self] in
-                let known = state.withLock { $0.streams.removeValue(forKey: id) != nil }
-                if known { send(NativeProtocol.line(NativeProtocol.Unsubscribe(id: id))) }
-            }
-            if fd >= 0 { send(Self.subscribeLine(id: id, stream)) }
+            let spec = subscription.spec, foreground = options.foreground
+            open(
+                Stream(
+                    request: { NativeProtocol.line(NativeProtocol.Subscribe(id: $0, spec: spec, foreground: foreground)) },
+                    deliver: deliver, end: { buffer.finish() }), buffer: buffer)
         }
+    }
+
+    /// Sends the request `make` writes for a new id and waits for the daemon's answer with that id (`MONITOR`, `ACK`,
+    /// `HISTORY` or `ERROR`); `nil` when the daemon is not connected or the connection ended first.
+    func request(_ make: (Int) -> String) async -> NativeProtocol.DaemonMessage? {
+        let id = state.withLock { s -> Int in
+            defer { s.nextID += 1 }
+            return s.nextID
+        }
+        let line = make(id)
+        return await withCheckedContinuation { c in
+            let connected = state.withLock { s -> Bool in
+                guard s.fd >= 0, !s.closed else { return false }
+                s.replies[id] = c
+                return true
+            }
+            if connected { send(line) } else { c.resume(returning: nil) }
+        }
+    }
+
+    /// Streams what `request` starts: each message of the stream goes through `take` (`makeTake` makes one per
+    /// iteration) into the iteration's buffer.
+    func stream<E>(
+        buffering: UpdateBuffering, request: @escaping @Sendable (Int) -> String,
+        makeTake: @escaping @Sendable () -> @Sendable (NativeProtocol.DaemonMessage, UpdateBuffer<E>) -> Void
+    ) -> Updates<E> {
+        Updates(buffering: buffering) { [self] buffer in
+            let take = makeTake()
+            open(Stream(request: request, deliver: { take($0, buffer) }, end: { buffer.finish() }), buffer: buffer)
+        }
+    }
+
+    /// Registers a stream under a new id and sends its request (now if connected, else at the reconnection).
+    private func open<E>(_ stream: Stream, buffer: UpdateBuffer<E>) {
+        let (id, fd, closed) = state.withLock { s -> (Int, Int32, Bool) in
+            let id = s.nextID
+            s.nextID += 1
+            if !s.closed { s.streams[id] = stream }
+            return (id, s.fd, s.closed)
+        }
+        if closed {
+            buffer.finish()
+            return
+        }
+        buffer.onCancel { [self] in
+            let known = state.withLock { $0.streams.removeValue(forKey: id) != nil }
+            if known { send(NativeProtocol.line(NativeProtocol.Unsubscribe(id: id))) }
+        }
+        if fd >= 0 { send(stream.request(id)) }
     }
 
     /// The daemon's list of connected clients (root or the daemon's own user only).
@@ -115,24 +166,22 @@ public final class LodestoneClient: LodestoneService, Sendable {
 
     /// Ends every stream and closes the connection; no reconnection follows.
     public func close() {
-        let (fd, streams, waiters) = state.withLock { s in
+        let (fd, streams, waiters, replies) = state.withLock { s in
             s.closed = true
             defer {
                 s.streams.removeAll()
                 s.clientsWaiters.removeAll()
+                s.replies.removeAll()
             }
-            return (s.fd, Array(s.streams.values), s.clientsWaiters)
+            return (s.fd, Array(s.streams.values), s.clientsWaiters, Array(s.replies.values))
         }
         if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
         for s in streams { s.end() }
         for w in waiters { w.resume(throwing: SessionError.service("the client was closed")) }
+        for r in replies { r.resume(returning: nil) }
     }
 
     // MARK: - Connection
-
-    private static func subscribeLine(id: Int, _ s: Stream) -> String {
-        NativeProtocol.line(NativeProtocol.Subscribe(id: id, spec: s.spec, foreground: s.foreground))
-    }
 
     private func attach(_ fd: Int32) {
         let streams = state.withLock { s -> [(Int, Stream)] in
@@ -141,7 +190,7 @@ public final class LodestoneClient: LodestoneService, Sendable {
             return s.streams.sorted { $0.key < $1.key }
         }
         send(NativeProtocol.line(NativeProtocol.Hello(client: name)))
-        for (id, stream) in streams { send(Self.subscribeLine(id: id, stream)) }
+        for (id, stream) in streams { send(stream.request(id)) }
     }
 
     private func send(_ line: String) {
@@ -164,12 +213,16 @@ public final class LodestoneClient: LodestoneService, Sendable {
             if fd >= 0 {
                 readUntilClosed(fd)
                 Sockets.close(fd)
-                let waiters = state.withLock { s in
+                let (waiters, replies) = state.withLock { s in
                     s.fd = -1
-                    defer { s.clientsWaiters.removeAll() }
-                    return s.clientsWaiters
+                    defer {
+                        s.clientsWaiters.removeAll()
+                        s.replies.removeAll()
+                    }
+                    return (s.clientsWaiters, Array(s.replies.values))
                 }
                 for w in waiters { w.resume(throwing: SessionError.service("the daemon closed the connection")) }
+                for r in replies { r.resume(returning: nil) }
                 backoffS = 0.1
             }
             if state.withLock({ $0.closed }) { return }
@@ -208,18 +261,24 @@ public final class LodestoneClient: LodestoneService, Sendable {
         case .version(let v): state.withLock { $0.version = v }
         case .authorization(let a): state.withLock { $0.authorization = a }
         case .subscribed, .unknown: break
-        case .update(let u):
-            let stream = state.withLock { $0.streams[u.id] }
-            stream?.deliver(u)
+        case .update(let u): deliver(message, id: u.id)
+        case .event(let e): deliver(message, id: e.id)
+        case .visit(let v): deliver(message, id: v.id)
+        case .significantChange(let c): deliver(message, id: c.id)
+        case .streaming: break
+        case .monitor(let m): answer(message, id: m.id)
+        case .acknowledgement(let a): answer(message, id: a.id)
+        case .history(let h): answer(message, id: h.id)
         case .ended(let e):
             let stream = state.withLock { $0.streams.removeValue(forKey: e.id) }
             stream?.end()
         case .error(let e):
-            let stream = state.withLock { s -> Stream? in
+            let (stream, waiter) = state.withLock { s -> (Stream?, CheckedContinuation<NativeProtocol.DaemonMessage?, Never>?) in
                 s.lastError = e
-                return e.id.flatMap { s.streams.removeValue(forKey: $0) }
+                return (e.id.flatMap { s.streams.removeValue(forKey: $0) }, e.id.flatMap { s.replies.removeValue(forKey: $0) })
             }
             stream?.end()
+            waiter?.resume(returning: message)
             if e.code == .notPermitted {
                 let waiters = state.withLock { s in
                     defer { s.clientsWaiters.removeAll() }
@@ -234,5 +293,15 @@ public final class LodestoneClient: LodestoneService, Sendable {
             }
             for w in waiters { w.resume(returning: c) }
         }
+    }
+
+    private func deliver(_ message: NativeProtocol.DaemonMessage, id: Int) {
+        let stream = state.withLock { $0.streams[id] }
+        stream?.deliver(message)
+    }
+
+    private func answer(_ message: NativeProtocol.DaemonMessage, id: Int) {
+        let waiter = state.withLock { $0.replies.removeValue(forKey: id) }
+        waiter?.resume(returning: message)
     }
 }

@@ -24,6 +24,8 @@ public struct DaemonConfiguration: Sendable {
     public var gpsdVersion: GPSDVersion
     /// Sockets systemd passed (socket activation): used instead of opening the paths above.
     public var inherited: [InheritedListener]
+    /// The most region conditions one client may hold over all its monitors (more: `ERROR limit`).
+    public var maxConditionsPerClient = 10_000
 
     /// A listening socket received from systemd.
     public struct InheritedListener: Sendable {
@@ -71,11 +73,20 @@ public final class Daemon: Sendable {
     let gpsdDevice: GPSDDevice?
     /// Reduced accuracy's 15-minute limit of each client identity, across its subscriptions and connections.
     let reducedAccuracy = ReducedAccuracyLedger()
+    /// Monitors, visits, significant changes and the motion history (issue 16).
+    let monitoring: any MonitoringProvider
+    /// The monitoring clients' connections and condition counts.
+    let monitorClients: MonitorClients
 
     /// Opens the listeners and reads the policy; nothing is served before `start()`.
+    /// - Parameter monitoring: serves the monitoring requests (default: the session).
     /// - Throws: `DaemonError` naming the socket or file that failed.
-    public init(configuration: DaemonConfiguration, session: Session, logger: Logger) throws(DaemonError) {
+    public init(
+        configuration: DaemonConfiguration, session: Session, logger: Logger, monitoring: (any MonitoringProvider)? = nil
+    ) throws(DaemonError) {
         self.configuration = configuration; self.session = session; self.logger = logger
+        self.monitoring = monitoring ?? session
+        monitorClients = MonitorClients(maxConditions: configuration.maxConditionsPerClient)
         do { loop = try EventLoop() } catch { throw DaemonError("cannot make the event loop: \(error)") }
         policy = Mutex(try Self.loadPolicy(configuration, logger: logger))
         let sensors = session.configuration.board.sensors
@@ -197,7 +208,9 @@ public final class Daemon: Sendable {
                     "client \(connection.id) connected on \(endpoint.rawValue): \(connection.peer)\(account?.name.map { " (\($0))" } ?? ""); \(a)"
                 )
                 switch endpoint {
-                case .native: return NativeConnection(daemon: self, client: client)
+                case .native:
+                    monitorClients.connected(MonitorClients.key(uid: connection.peer.uid))
+                    return NativeConnection(daemon: self, client: client)
                 case .gpsd: return GPSDConnection(daemon: self, client: client)
                 }
             })
@@ -205,6 +218,10 @@ public final class Daemon: Sendable {
 
     func closed(_ client: Client, reason: String) {
         client.removeAll()
+        if client.endpoint == .native {
+            monitorClients.disconnected(
+                MonitorClients.key(uid: client.connection.peer.uid), authorization: client.authorization, provider: monitoring)
+        }
         clients.remove(client)
         logger.info("client \(client.connection.id) closed: \(reason)")
     }

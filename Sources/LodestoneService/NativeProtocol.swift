@@ -1,4 +1,7 @@
 import Foundation
+import LodestoneLocation
+import LodestoneMonitoring
+import LodestoneMotion
 import LodestoneWire
 
 /// The daemon's native protocol on its Unix socket (docs/wire.md, "The daemon's protocol"): JSON lines, each an object
@@ -133,6 +136,16 @@ public enum NativeProtocol {
         case notPermitted = "not-permitted"
         /// A requested location did not come in time.
         case locationUnavailable = "location-unavailable"
+        /// A region or name that cannot be monitored, a time range that is not one (`MonitoringError.Code.invalid`).
+        case invalid
+        /// No such monitor or condition (`MonitoringError.Code.notFound`).
+        case notFound = "not-found"
+        /// Too many conditions for this client or the daemon (`MonitoringError.Code.limit`).
+        case limit
+        /// The daemon's store failed; nothing was changed (`MonitoringError.Code.store`).
+        case store
+        /// The service has ended (`MonitoringError.Code.unavailable`).
+        case unavailable
     }
 
     /// `ERROR`: a code, a sentence, and the subscription it concerns if any.
@@ -203,6 +216,12 @@ public enum NativeProtocol {
         case unsubscribe(Unsubscribe)
         case authorization
         case clients
+        case monitor(MonitorRequest)
+        case events(EventsRequest)
+        case acknowledge(AcknowledgeRequest)
+        case visits(StreamRequest)
+        case significantChanges(StreamRequest)
+        case history(HistoryRequest)
     }
 
     /// A message the daemon sends.
@@ -214,11 +233,20 @@ public enum NativeProtocol {
         case ended(Ended)
         case error(ErrorMessage)
         case clients(Clients)
+        case monitor(MonitorReply)
+        /// The answer to `EVENTS`, `VISITS` or `SIGNIFICANT_CHANGES`: the stream has started.
+        case streaming(StreamStarted)
+        case event(EventMessage)
+        case acknowledgement(AcknowledgeReply)
+        case visit(VisitMessage)
+        case significantChange(SignificantChangeMessage)
+        case history(HistoryReply)
         /// A class this client does not know (a newer daemon's).
         case unknown(String)
     }
 
     private struct Head: Decodable { var `class`: String }
+    private struct Numbered: Decodable { var id: Int }
 
     /// Reads a client's line.
     /// - Throws: the `ERROR` to answer it with.
@@ -234,15 +262,24 @@ public enum NativeProtocol {
             case "UNSUBSCRIBE": return .unsubscribe(try decoder.decode(Unsubscribe.self, from: data))
             case "AUTHORIZATION": return .authorization
             case "CLIENTS": return .clients
+            case "MONITOR": return .monitor(try decoder.decode(MonitorRequest.self, from: data))
+            case "EVENTS": return .events(try decoder.decode(EventsRequest.self, from: data))
+            case "ACK": return .acknowledge(try decoder.decode(AcknowledgeRequest.self, from: data))
+            case "VISITS": return .visits(try decoder.decode(StreamRequest.self, from: data))
+            case "SIGNIFICANT_CHANGES": return .significantChanges(try decoder.decode(StreamRequest.self, from: data))
+            case "HISTORY": return .history(try decoder.decode(HistoryRequest.self, from: data))
             default:
                 throw ErrorMessage(
                     .unknownClass,
-                    "unknown class \"\(head.class)\" (expected HELLO, SUBSCRIBE, UNSUBSCRIBE, AUTHORIZATION or CLIENTS)")
+                    "unknown class \"\(head.class)\" (expected HELLO, SUBSCRIBE, UNSUBSCRIBE, AUTHORIZATION, CLIENTS, "
+                        + "MONITOR, EVENTS, ACK, VISITS, SIGNIFICANT_CHANGES or HISTORY)")
             }
         } catch let e as ErrorMessage {
             throw e
         } catch {
-            throw ErrorMessage(.badRequest, "\(head.class): \(reason(error))")
+            // A request with a readable `id` gets it back, so that its client knows which one failed.
+            throw ErrorMessage(
+                .badRequest, "\(head.class): \(reason(error))", id: (try? decoder.decode(Numbered.self, from: data))?.id)
         }
     }
 
@@ -260,6 +297,13 @@ public enum NativeProtocol {
             case "ENDED": return .ended(try decoder.decode(Ended.self, from: data))
             case "ERROR": return .error(try decoder.decode(ErrorMessage.self, from: data))
             case "CLIENTS": return .clients(try decoder.decode(Clients.self, from: data))
+            case "MONITOR": return .monitor(try decoder.decode(MonitorReply.self, from: data))
+            case "EVENTS", "VISITS", "SIGNIFICANT_CHANGES": return .streaming(try decoder.decode(StreamStarted.self, from: data))
+            case "EVENT": return .event(try decoder.decode(EventMessage.self, from: data))
+            case "ACK": return .acknowledgement(try decoder.decode(AcknowledgeReply.self, from: data))
+            case "VISIT": return .visit(try decoder.decode(VisitMessage.self, from: data))
+            case "SIGNIFICANT_CHANGE": return .significantChange(try decoder.decode(SignificantChangeMessage.self, from: data))
+            case "HISTORY": return .history(try decoder.decode(HistoryReply.self, from: data))
             default: return .unknown(head.class)
             }
         } catch { throw WireError("\(head.class): \(reason(error))") }
@@ -297,4 +341,380 @@ public enum NativeProtocol {
         d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return d
     }()
+}
+
+// MARK: - Monitoring (issue 16)
+
+extension NativeProtocol {
+    // Times here are Unix seconds (`_unix_s`), as `MonitoringService`'s: monitors and their events outlive a session.
+
+    /// A circular region as `MONITOR add` carries it.
+    public struct Region: Codable, Sendable, Equatable {
+        /// The condition's identifier, 1…256 UTF-8 bytes, unique within its monitor.
+        public var id: String
+        /// The centre, WGS84, deg.
+        public var latDeg: Double
+        public var lonDeg: Double
+        /// The radius, m (1 m to 100 km).
+        public var radiusM: Double
+        enum CodingKeys: String, CodingKey { case id, latDeg = "lat_deg", lonDeg = "lon_deg", radiusM = "radius_m" }
+        public init(id: String, latDeg: Double, lonDeg: Double, radiusM: Double) {
+            self.id = id; self.latDeg = latDeg; self.lonDeg = lonDeg; self.radiusM = radiusM
+        }
+        public init(_ region: CircularRegion) {
+            self.init(
+                id: region.id, latDeg: region.center.latitudeDeg, lonDeg: region.center.longitudeDeg, radiusM: region.radiusM)
+        }
+        /// The region, validated.
+        /// - Throws: `RegionError` naming what is out of range.
+        public func region() throws(RegionError) -> CircularRegion {
+            try CircularRegion(id: id, latitudeDeg: latDeg, longitudeDeg: lonDeg, radiusM: radiusM)
+        }
+    }
+
+    /// `MONITOR`: one request about the client's monitors, by `action`.
+    public struct MonitorRequest: Codable, Sendable, Equatable {
+        public enum Action: String, Codable, Sendable, CaseIterable {
+            /// Adds (or replaces, by its id) `condition` to `monitor`, creating the monitor.
+            case add
+            /// Removes condition `condition_id` from `monitor`.
+            case remove
+            /// Removes `monitor` with its conditions and undelivered events.
+            case removeMonitor = "remove_monitor"
+            /// The conditions of `monitor` with their states.
+            case list
+            /// The names of the client's monitors.
+            case names
+        }
+        public var `class` = "MONITOR"
+        /// The client's number for the request, echoed in the answer.
+        public var id: Int
+        public var action: Action
+        /// The monitor's name (every action but `names`), 1…256 UTF-8 bytes.
+        public var monitor: String?
+        /// `add`: the region.
+        public var condition: Region?
+        /// `remove`: the condition's identifier.
+        public var conditionId: String?
+        enum CodingKeys: String, CodingKey { case `class`, id, action, monitor, condition, conditionId = "condition_id" }
+        public init(id: Int, action: Action, monitor: String? = nil, condition: Region? = nil, conditionId: String? = nil) {
+            self.id = id; self.action = action; self.monitor = monitor; self.condition = condition
+            self.conditionId = conditionId
+        }
+    }
+
+    /// A condition and its state, as `MONITOR list` answers.
+    public struct Condition: Codable, Sendable, Equatable {
+        public var region: Region
+        /// `satisfied`, `unsatisfied` or `unknown`.
+        public var state: MonitorConditionState
+        /// When the state last changed, Unix s; absent while `unknown` since the condition was added.
+        public var changedUnixS: Double?
+        /// The location that changed it (the `Codable` form of `Location`, its `timeS` in Unix s).
+        public var location: Location?
+        enum CodingKeys: String, CodingKey { case id, latDeg = "lat_deg", lonDeg = "lon_deg", radiusM = "radius_m", state }
+        enum MoreKeys: String, CodingKey { case changedUnixS = "changed_unix_s", location }
+        public init(_ c: MonitorCondition) {
+            region = Region(c.region); state = c.record.state; changedUnixS = c.record.changedAtS; location = c.record.location
+        }
+        public init(from decoder: any Decoder) throws {
+            region = try Region(from: decoder)
+            state = try decoder.container(keyedBy: CodingKeys.self).decode(MonitorConditionState.self, forKey: .state)
+            let more = try decoder.container(keyedBy: MoreKeys.self)
+            changedUnixS = try more.decodeIfPresent(Double.self, forKey: .changedUnixS)
+            location = try more.decodeIfPresent(Location.self, forKey: .location)
+        }
+        public func encode(to encoder: any Encoder) throws {
+            try region.encode(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(state, forKey: .state)
+            var more = encoder.container(keyedBy: MoreKeys.self)
+            try more.encodeIfPresent(changedUnixS, forKey: .changedUnixS)
+            try more.encodeIfPresent(location, forKey: .location)
+        }
+        /// The condition as `MonitoringService` gives it.
+        /// - Throws: `RegionError` when the region is out of range (not from a daemon).
+        public func monitorCondition() throws(RegionError) -> MonitorCondition {
+            MonitorCondition(
+                region: try region.region(),
+                record: MonitorConditionRecord(state: state, changedAtS: changedUnixS, location: location))
+        }
+    }
+
+    /// `MONITOR` (daemon to client): the answer to a `MONITOR` request with the same `id`.
+    public struct MonitorReply: Codable, Sendable, Equatable {
+        public var `class` = "MONITOR"
+        public var id: Int
+        public var action: MonitorRequest.Action
+        public var monitor: String?
+        /// `list`: the conditions, by identifier.
+        public var conditions: [Condition]?
+        /// `names`: the client's monitors.
+        public var names: [String]?
+        /// `remove`, `remove_monitor`: whether it was there.
+        public var removed: Bool?
+        public init(
+            id: Int, action: MonitorRequest.Action, monitor: String? = nil, conditions: [Condition]? = nil,
+            names: [String]? = nil, removed: Bool? = nil
+        ) {
+            self.id = id; self.action = action; self.monitor = monitor; self.conditions = conditions; self.names = names
+            self.removed = removed
+        }
+    }
+
+    /// `EVENTS`: starts the stream of `monitor`'s events: every event not yet acknowledged (in order, with their
+    /// original times), then each new one. It is a subscription: `UNSUBSCRIBE {id}` ends it, `ENDED` says it ended.
+    public struct EventsRequest: Codable, Sendable, Equatable {
+        public var `class` = "EVENTS"
+        public var id: Int
+        public var monitor: String
+        public init(id: Int, monitor: String) { self.id = id; self.monitor = monitor }
+    }
+
+    /// `VISITS` or `SIGNIFICANT_CHANGES`: starts that stream (a subscription, as `EVENTS`).
+    public struct StreamRequest: Codable, Sendable, Equatable {
+        public var `class`: String
+        public var id: Int
+        public init(_ messageClass: String, id: Int) { self.class = messageClass; self.id = id }
+        public static func visits(id: Int) -> StreamRequest { StreamRequest("VISITS", id: id) }
+        public static func significantChanges(id: Int) -> StreamRequest { StreamRequest("SIGNIFICANT_CHANGES", id: id) }
+    }
+
+    /// `EVENTS`, `VISITS` or `SIGNIFICANT_CHANGES` (daemon to client): the stream `id` has started.
+    public struct StreamStarted: Codable, Sendable, Equatable {
+        public var `class`: String
+        public var id: Int
+        /// `EVENTS`: the monitor.
+        public var monitor: String?
+        public init(_ messageClass: String, id: Int, monitor: String? = nil) {
+            self.class = messageClass; self.id = id; self.monitor = monitor
+        }
+    }
+
+    /// `EVENT`: one event of the monitor streamed by `EVENTS` `id`.
+    public struct EventMessage: Codable, Sendable, Equatable {
+        public var `class` = "EVENT"
+        /// The `EVENTS` request's id.
+        public var id: Int
+        public var monitor: String
+        /// The event's own number in its monitor (1, 2, 3 …): what `ACK` takes.
+        public var eventId: UInt64
+        public var conditionId: String
+        public var state: MonitorConditionState
+        public var previousState: MonitorConditionState
+        /// When the state changed: the time of the location that changed it, Unix s.
+        public var tUnixS: Double
+        /// That location's position, deg, and accuracy (95 %), m.
+        public var latDeg: Double
+        public var lonDeg: Double
+        public var hAccM: Double?
+        /// The location in full (the `Codable` form of `Location`, its `timeS` in Unix s).
+        public var location: Location
+        enum CodingKeys: String, CodingKey {
+            case `class`, id, monitor, eventId = "event_id", conditionId = "condition_id", state
+            case previousState = "previous_state", tUnixS = "t_unix_s", latDeg = "lat_deg", lonDeg = "lon_deg"
+            case hAccM = "h_acc_m", location
+        }
+        public init(id: Int, monitor: String, event e: MonitorEvent) {
+            self.id = id; self.monitor = monitor; eventId = e.id; conditionId = e.conditionId; state = e.state
+            previousState = e.previousState; tUnixS = e.timeS; latDeg = e.location.coordinate.latitudeDeg
+            lonDeg = e.location.coordinate.longitudeDeg
+            hAccM = e.location.horizontalAccuracyM.isFinite ? e.location.horizontalAccuracyM : nil
+            location = e.location
+        }
+        /// The event as `MonitoringService` gives it.
+        public var event: MonitorEvent {
+            MonitorEvent(
+                id: eventId, conditionId: conditionId, state: state, previousState: previousState, timeS: tUnixS,
+                location: location)
+        }
+    }
+
+    /// `ACK`: marks `monitor`'s events up to and including `through_id` delivered.
+    public struct AcknowledgeRequest: Codable, Sendable, Equatable {
+        public var `class` = "ACK"
+        public var id: Int
+        public var monitor: String
+        public var throughId: UInt64
+        enum CodingKeys: String, CodingKey { case `class`, id, monitor, throughId = "through_id" }
+        public init(id: Int, monitor: String, throughId: UInt64) {
+            self.id = id; self.monitor = monitor; self.throughId = throughId
+        }
+    }
+
+    /// `ACK` (daemon to client): what acknowledging did (`Acknowledgement`).
+    public struct AcknowledgeReply: Codable, Sendable, Equatable {
+        public var `class` = "ACK"
+        public var id: Int
+        public var monitor: String
+        /// `acknowledged`, `already-acknowledged` or `unknown-event` (nothing changed for the last two).
+        public var outcome: String
+        /// `acknowledged`: how many pending events were removed.
+        public var count: Int?
+        /// The id asked for.
+        public var throughId: UInt64
+        /// `unknown-event`: the monitor's last event id (0: none yet).
+        public var lastEventId: UInt64?
+        enum CodingKeys: String, CodingKey {
+            case `class`, id, monitor, outcome, count, throughId = "through_id", lastEventId = "last_event_id"
+        }
+        public init(id: Int, monitor: String, _ a: Acknowledgement) {
+            self.id = id; self.monitor = monitor
+            switch a {
+            case .acknowledged(let count, let through): outcome = "acknowledged"; self.count = count; throughId = through
+            case .alreadyAcknowledged(let through): outcome = "already-acknowledged"; throughId = through
+            case .unknownEvent(let id, let last): outcome = "unknown-event"; throughId = id; lastEventId = last
+            }
+        }
+        /// The acknowledgement; `nil` for an outcome this client does not know.
+        public var acknowledgement: Acknowledgement? {
+            switch outcome {
+            case "acknowledged": .acknowledged(count: count ?? 0, throughId: throughId)
+            case "already-acknowledged": .alreadyAcknowledged(throughId: throughId)
+            case "unknown-event": .unknownEvent(id: throughId, lastEventId: lastEventId ?? 0)
+            default: nil
+            }
+        }
+    }
+
+    /// `VISIT`: an arrival or a departure, on the `VISITS` stream `id`.
+    public struct VisitMessage: Codable, Sendable, Equatable {
+        public var `class` = "VISIT"
+        public var id: Int
+        /// `arrival` or `departure`.
+        public var event: String
+        /// The place, deg, and its accuracy, m.
+        public var latDeg: Double
+        public var lonDeg: Double
+        public var hAccM: Double
+        /// Arrival and departure (absent until it happens), Unix s.
+        public var arrivalUnixS: Double
+        public var departureUnixS: Double?
+        /// How long the carrier has stayed, s.
+        public var dwellS: Double
+        /// The previous visit's place, deg.
+        public var fromLatDeg: Double?
+        public var fromLonDeg: Double?
+        /// How it came (`walk`, `drive`, …).
+        public var arrivedBy: MotionActivity.Kind?
+        enum CodingKeys: String, CodingKey {
+            case `class`, id, event, latDeg = "lat_deg", lonDeg = "lon_deg", hAccM = "h_acc_m", arrivalUnixS = "arrival_unix_s"
+            case departureUnixS = "departure_unix_s", dwellS = "dwell_s", fromLatDeg = "from_lat_deg"
+            case fromLonDeg = "from_lon_deg", arrivedBy = "arrived_by"
+        }
+        public init(id: Int, _ e: VisitEvent) {
+            let v = e.visit
+            self.id = id
+            if case .arrival = e { event = "arrival" } else { event = "departure" }
+            latDeg = v.coordinate.latitudeDeg; lonDeg = v.coordinate.longitudeDeg; hAccM = v.horizontalAccuracyM
+            arrivalUnixS = v.arrivalS; departureUnixS = v.departureS; dwellS = v.dwellS
+            fromLatDeg = v.fromCoordinate?.latitudeDeg; fromLonDeg = v.fromCoordinate?.longitudeDeg; arrivedBy = v.arrivedBy
+        }
+        /// The visit event as `MonitoringService` gives it; `nil` for an event kind this client does not know.
+        public var visitEvent: VisitEvent? {
+            var from: Coordinate?
+            if let fromLatDeg, let fromLonDeg { from = Coordinate(latitudeDeg: fromLatDeg, longitudeDeg: fromLonDeg) }
+            let v = Visit(
+                coordinate: Coordinate(latitudeDeg: latDeg, longitudeDeg: lonDeg), horizontalAccuracyM: hAccM,
+                arrivalS: arrivalUnixS, departureS: departureUnixS, fromCoordinate: from, arrivedBy: arrivedBy, dwellS: dwellS)
+            switch event {
+            case "arrival": return .arrival(v)
+            case "departure": return .departure(v)
+            default: return nil
+            }
+        }
+    }
+
+    /// `SIGNIFICANT_CHANGE`: a move of 500 m or more, on the `SIGNIFICANT_CHANGES` stream `id`.
+    public struct SignificantChangeMessage: Codable, Sendable, Equatable {
+        public var `class` = "SIGNIFICANT_CHANGE"
+        public var id: Int
+        /// The location's time, Unix s, position, deg, and accuracy, m.
+        public var tUnixS: Double
+        public var latDeg: Double
+        public var lonDeg: Double
+        public var hAccM: Double?
+        /// From the previous change's location, m (absent for the first).
+        public var distanceM: Double?
+        /// The location in full.
+        public var location: Location
+        enum CodingKeys: String, CodingKey {
+            case `class`, id, tUnixS = "t_unix_s", latDeg = "lat_deg", lonDeg = "lon_deg", hAccM = "h_acc_m"
+            case distanceM = "distance_m", location
+        }
+        public init(id: Int, _ c: SignificantLocationChange) {
+            self.id = id; tUnixS = c.location.timeS; latDeg = c.location.coordinate.latitudeDeg
+            lonDeg = c.location.coordinate.longitudeDeg
+            hAccM = c.location.horizontalAccuracyM.isFinite ? c.location.horizontalAccuracyM : nil
+            distanceM = c.distanceM; location = c.location
+        }
+        public var change: SignificantLocationChange { SignificantLocationChange(location: location, distanceM: distanceM) }
+    }
+
+    /// `HISTORY`: the pedometer's totals (`steps`) or the activity segments (`activity`) between two Unix times.
+    public struct HistoryRequest: Codable, Sendable, Equatable {
+        public enum Kind: String, Codable, Sendable, CaseIterable { case steps, activity }
+        public var `class` = "HISTORY"
+        public var id: Int
+        public var kind: Kind
+        public var fromUnixS: Double
+        public var toUnixS: Double
+        enum CodingKeys: String, CodingKey { case `class`, id, kind, fromUnixS = "from_unix_s", toUnixS = "to_unix_s" }
+        public init(id: Int, kind: Kind, fromUnixS: Double, toUnixS: Double) {
+            self.id = id; self.kind = kind; self.fromUnixS = fromUnixS; self.toUnixS = toUnixS
+        }
+    }
+
+    /// `HISTORY` (daemon to client): `pedometer` (the `Codable` form of `PedometerData`, times in Unix s) for `steps`,
+    /// `activities` (`MotionActivity`s, each as it began) for `activity`.
+    public struct HistoryReply: Codable, Sendable, Equatable {
+        public var `class` = "HISTORY"
+        public var id: Int
+        public var kind: HistoryRequest.Kind
+        public var fromUnixS: Double
+        public var toUnixS: Double
+        public var pedometer: PedometerData?
+        public var activities: [MotionActivity]?
+        enum CodingKeys: String, CodingKey {
+            case `class`, id, kind, fromUnixS = "from_unix_s", toUnixS = "to_unix_s", pedometer, activities
+        }
+        public init(
+            id: Int, kind: HistoryRequest.Kind, fromUnixS: Double, toUnixS: Double, pedometer: PedometerData? = nil,
+            activities: [MotionActivity]? = nil
+        ) {
+            self.id = id; self.kind = kind; self.fromUnixS = fromUnixS; self.toUnixS = toUnixS; self.pedometer = pedometer
+            self.activities = activities
+        }
+    }
+}
+
+extension NativeProtocol.ErrorMessage {
+    /// The `ERROR` of a failed monitoring request `id`.
+    public init(_ e: MonitoringError, id: Int?) {
+        let code: NativeProtocol.ErrorCode =
+            switch e.code {
+            case .invalid: .invalid
+            case .notFound: .notFound
+            case .limit: .limit
+            case .store: .store
+            case .denied: .denied
+            case .unavailable: .unavailable
+            }
+        self.init(code, e.message, id: id)
+    }
+
+    /// The error as `MonitoringService` throws it (a malformed request is `invalid`; what has no monitoring meaning,
+    /// `unavailable`).
+    public var monitoringError: MonitoringError {
+        let code: MonitoringError.Code =
+            switch self.code {
+            case .invalid, .badRequest, .badJSON, .unknownClass, .lineTooLong: .invalid
+            case .notFound, .unknownSubscription: .notFound
+            case .limit, .tooManySubscriptions, .duplicateSubscription: .limit
+            case .store: .store
+            case .denied, .notPermitted: .denied
+            case .unavailable, .locationUnavailable: .unavailable
+            }
+        return MonitoringError(code, message)
+    }
 }

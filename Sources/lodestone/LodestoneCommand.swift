@@ -10,7 +10,8 @@ struct LodestoneCommand: AsyncParsableCommand {
         abstract: "Sensor fusion for Linux boards: magnetometers, barometers, IMUs and GNSS on real buses.",
         version: Lodestone.version,
         subcommands: [
-            Run.self, Serve.self, Watch.self, Clients.self, Read.self, Scan.self, Replay.self, Geo.self, Gnss.self, Calibrate.self
+            Run.self, Serve.self, Watch.self, Clients.self, Monitor.self, History.self, Read.self, Scan.self, Replay.self,
+            Geo.self, Gnss.self, Calibrate.self
         ],
         defaultSubcommand: nil)
 }

@@ -27,7 +27,13 @@ struct Serve: AsyncParsableCommand {
     var gpsdListen: [String] = []
     @Option(help: "Policy file (default \(DaemonDefaults.policyPath); when absent there, the shipped policy).")
     var policy: String?
-    @Option(name: .customLong("state-dir"), help: "Persistent state.") var stateDir: String = DaemonDefaults.stateDirectory
+    @Option(
+        name: .customLong("state-dir"),
+        help: """
+            Persistent state: monitors, their undelivered events, the motion history (default \(DaemonDefaults.stateDirectory); \
+            when that cannot be written, monitors last only while the daemon runs).
+            """)
+    var stateDir: String?
     @Option(
         name: .customLong("gpsd-access"),
         help: """
@@ -60,6 +66,16 @@ struct Serve: AsyncParsableCommand {
         do { description = try BoardDescription.load(path: path) } catch { fail(error.description) }
         var session = SessionConfiguration(board: description, scenario: scenario, seed: seed, speed: speed)
         session.fusion.calibration = calibration.configuration(board: description)
+        // Monitors, their events and the motion history (issue 16). A user trying the daemon from a checkout cannot write
+        // the system's default: it serves on without persistence, and says so; a directory given that fails is an error.
+        let stateDir = self.stateDir ?? DaemonDefaults.stateDirectory
+        session.stateDirectory = stateDir
+        if self.stateDir == nil && !Self.isWritableDirectory(stateDir) {
+            logger.warning(
+                "cannot write the state directory \(stateDir): monitors and their events last only while the daemon runs; pass --state-dir DIR to keep them"
+            )
+            session.stateDirectory = nil
+        }
         var daemon = DaemonConfiguration(
             socketPath: socket,
             gpsdListen: gpsdListen.isEmpty ? DaemonDefaults.gpsdListen : gpsdListen.filter { $0 != "none" },
@@ -74,6 +90,16 @@ struct Serve: AsyncParsableCommand {
         let stall = ProcessInfo.processInfo.environment["LODESTONE_TEST_STALL_ENGINE_AFTER_S"].flatMap(Double.init)
         let code = await ServeJob(session: session, daemon: daemon, stallEngineAfterS: stall).run(logger: logger)
         if code != 0 { throw ExitCode(code) }
+    }
+}
+
+extension Serve {
+    /// Whether `path` is (or can be made) a directory this process may write in.
+    static func isWritableDirectory(_ path: String) -> Bool {
+        guard (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)) != nil else {
+            return false
+        }
+        return access(path, W_OK) == 0
     }
 }
 

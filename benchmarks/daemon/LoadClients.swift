@@ -259,6 +259,8 @@ final class LoadClients {
         case .update:
             c.problems.append("an UPDATE line the scan did not read: \(String(decoding: line.prefix(200), as: UTF8.self))")
         case .unknown(let name): c.problems.append("unknown class \(name)")
+        case .monitor, .streaming, .event, .acknowledgement, .visit, .significantChange, .history:
+            c.problems.append("a monitoring line it never asked for: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }
     }
 

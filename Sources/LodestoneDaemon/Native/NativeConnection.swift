@@ -10,6 +10,8 @@ import LodestoneSockets
 final class NativeConnection: ConnectionHandler {
     let daemon: Daemon
     let client: Client
+    /// The monitoring requests' worker, made at the first one.
+    private var monitoring: NativeMonitoring?
 
     init(daemon: Daemon, client: Client) { self.daemon = daemon; self.client = client }
 
@@ -46,6 +48,23 @@ final class NativeConnection: ConnectionHandler {
                     NativeProtocol.line(NativeProtocol.ErrorMessage(.unknownSubscription, "no subscription \(u.id)", id: u.id)))
             }
         case .subscribe(let s): subscribe(s)
+        case .monitor, .events, .acknowledge, .visits, .significantChanges, .history:
+            // A stream is the connection's subscription from now (an UNSUBSCRIBE right behind it finds it); the worker
+            // starts it in turn.
+            if let (id, kind, demand) = NativeMonitoring.subscription(of: message) {
+                guard client.addSubscription(id: id, kind: kind, demand: demand, limit: NativeProtocol.maxSubscriptions) else {
+                    let e: NativeProtocol.ErrorMessage =
+                        client.hasSubscription(id)
+                        ? .init(.duplicateSubscription, "subscription \(id) exists already", id: id)
+                        : .init(
+                            .tooManySubscriptions, "at most \(NativeProtocol.maxSubscriptions) subscriptions a connection", id: id
+                        )
+                    client.send(NativeProtocol.line(e))
+                    return
+                }
+            }
+            if monitoring == nil { monitoring = NativeMonitoring(daemon: daemon, client: client) }
+            monitoring?.submit(message)
         }
     }
 
@@ -55,7 +74,10 @@ final class NativeConnection: ConnectionHandler {
                 NativeProtocol.ErrorMessage(.lineTooLong, "a line is limited to \(limitBytes) bytes; closing the connection")))
     }
 
-    func closed(_ connection: Connection, reason: String) { daemon.closed(client, reason: reason) }
+    func closed(_ connection: Connection, reason: String) {
+        monitoring?.finish()
+        daemon.closed(client, reason: reason)
+    }
 
     // MARK: - Subscriptions
 
