@@ -5,9 +5,10 @@
 # The guest is QEMU booting Debian 12's own kernel (linux-image-amd64) with a Debian 12 root file system built from
 # Debian's packages by mmdebstrap (systemd, udev, gpsd-clients for gpspipe, libiio0, libi2c0, libsqlite3-0 for the
 # monitors' store). The image is cached under $LODESTONE_TEST_CACHE (default /var/cache/lodestone-test/systemd-vm/KEY,
-# about 700 MB), keyed by the package list and this script's guest-side files; each boot runs on a throwaway snapshot of it. The binary, the units, the
-# board file and the checks (systemd/guest.sh) reach the guest on a read-only 9p share; the results come back on
-# another (OUT_DIR). The guest has no network device: gpspipe talks to the daemon over loopback.
+# about 700 MB), keyed by the package list and this script's guest-side files; each boot runs on a throwaway snapshot of
+# it. The binary, the units, the board file and the checks (systemd/guest.sh) reach the guest on a read-only 9p share;
+# the results come back on another (OUT_DIR). The guest has no network device: gpspipe talks to the daemon over
+# loopback.
 #
 #   Tests/Integration/systemd-vm.sh [--daemon auto|real|standin] [--timeout SEC] [OUT_DIR]     (root; Debian 12)
 #
