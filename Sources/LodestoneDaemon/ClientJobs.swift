@@ -138,6 +138,7 @@ public struct ClientsJob: Sendable {
                 "  authorization: location \(a.location) (\(a.accuracy)), motion \(a.motion ? "allowed" : "denied") — \(a.decidedBy)"
             )
             output("  connected \(formatFixed(c.connectedS, digits: 0)) s, sent \(c.sentBytes) bytes")
+            if let n = c.monitorConditions { output("  monitors: \(n) region condition(s)") }
             for s in c.subscriptions {
                 let dropped = s.droppedUpdates.flatMap { $0 > 0 ? ", \($0) updates dropped (the daemon fell behind)" : nil }
                 output("  #\(s.id) \(s.kind): \(s.demand)\(dropped ?? "")")

@@ -176,7 +176,9 @@ public final class Daemon: Sendable {
                     subscriptions: c.subscriptionEntries.map {
                         .init(id: $0.id, kind: $0.kind, demand: $0.demand, droppedUpdates: $0.droppedUpdates)
                     },
-                    connectedS: now - c.connection.acceptedAtS, sentBytes: c.connection.sentBytes)
+                    connectedS: now - c.connection.acceptedAtS, sentBytes: c.connection.sentBytes,
+                    monitorConditions: c.endpoint == .native
+                        ? monitorClients.conditionCount(MonitorClients.key(uid: p.uid)) : nil)
             })
     }
 

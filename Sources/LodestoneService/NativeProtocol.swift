@@ -177,6 +177,9 @@ public enum NativeProtocol {
             public var subscriptions: [Entry]
             public var connectedS: Double
             public var sentBytes: Int
+            /// Region conditions its uid holds over all its monitors, once it has used monitoring on this daemon (absent
+            /// otherwise, and from daemons without monitoring).
+            public var monitorConditions: Int?
             public struct Entry: Codable, Sendable, Equatable {
                 public var id: Int
                 public var kind: String
@@ -197,11 +200,13 @@ public enum NativeProtocol {
             }
             public init(
                 connection: Int, endpoint: String, peer: String, uid: UInt32?, user: String?, pid: Int32?, executable: String?,
-                name: String?, authorization: Authorization, subscriptions: [Entry], connectedS: Double, sentBytes: Int
+                name: String?, authorization: Authorization, subscriptions: [Entry], connectedS: Double, sentBytes: Int,
+                monitorConditions: Int? = nil
             ) {
                 self.connection = connection; self.endpoint = endpoint; self.peer = peer; self.uid = uid; self.user = user
                 self.pid = pid; self.executable = executable; self.name = name; self.authorization = authorization
                 self.subscriptions = subscriptions; self.connectedS = connectedS; self.sentBytes = sentBytes
+                self.monitorConditions = monitorConditions
             }
         }
         public init(clients: [Client]) { self.clients = clients }

@@ -539,6 +539,9 @@ import Testing
         #expect(try await client.removeMonitor("n"))
         try await client.addCondition(try Self.region("e"), monitor: "m")
         #expect(try await client.monitorConditions(monitor: "m").map(\.region.id).sorted() == ["a", "e"])
+        // `lodestone clients` shows what the uid holds, on each of its native connections.
+        let listed = d.daemon.clientList().clients.filter { $0.endpoint == "native" }
+        #expect(listed.count == 2 && listed.allSatisfy { $0.monitorConditions == 2 }, "\(listed)")
     }
 }
 

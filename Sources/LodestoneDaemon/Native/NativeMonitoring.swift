@@ -42,6 +42,12 @@ final class MonitorClients: Sendable {
     /// The name a connection's peer has in the session: its uid, or `unidentified` without peer credentials.
     static func key(uid: UInt32?) -> String { uid.map { "uid:\($0)" } ?? "unidentified" }
 
+    /// The conditions `key` holds over all its monitors, once known to the daemon (`nil` before its first monitoring
+    /// request).
+    func conditionCount(_ key: String) -> Int? {
+        entries.withLock { e in e[key].flatMap { $0.conditionIds == nil ? nil : $0.total } }
+    }
+
     /// A connection of `key` opened.
     func connected(_ key: String) { entries.withLock { $0[key, default: Entry()].connections += 1 } }
 
