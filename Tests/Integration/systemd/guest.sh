@@ -118,6 +118,11 @@ if timeout 30 systemctl reload lodestone.service && is_active lodestone.service 
   pass reload "systemctl reload returned; MainPID $PID still active"
 else fail reload "$(systemctl is-active lodestone.service), MainPID $(prop lodestone.service MainPID) (was $PID)"; fi
 
+# ---- monitors outlive the daemon (issue 16): a region added as root goes to the store under StateDirectory= and the
+# daemon started again by the socket still has it
+if timeout 20 lodestone monitor add vm-test --id far --lat 48 --lon 8.5 --radius 1000 >/tmp/monitor-add.txt 2>&1; then MON_ADDED=1
+else MON_ADDED=0; fi
+
 # ---- (b) SIGTERM: STOPPING=1, exit status 0, within a few seconds; the sockets stay and start it again
 C=$(cursor)
 systemd-analyze log-level debug
@@ -137,6 +142,12 @@ if is_active lodestone.socket && [ -S /run/lodestone/lodestone.sock ] && LINES=$
    && [ "$LINES" -ge 3 ] && wait_for 15 is_active lodestone.service; then
   pass reactivation "socket file kept (RuntimeDirectoryPreserve=yes); a new client started the daemon again"
 else fail reactivation "socket $(systemctl is-active lodestone.socket), $(ls -l /run/lodestone 2>&1 | tr '\n' ' '), service $(systemctl is-active lodestone.service)"; fi
+DB=/var/lib/lodestone/lodestone.sqlite
+LISTED=$(timeout 20 lodestone monitor list vm-test 2>&1 | head -3 | tr '\n' ' ')
+if [ "$MON_ADDED" = 1 ] && [ "$(stat -c %U "$DB" 2>/dev/null)" = lodestone ] && head -c 15 "$DB" | grep -q "SQLite format 3" \
+   && echo "$LISTED" | grep -q far; then
+  pass monitor-persisted "added before the stop, listed by the daemon the socket started again: $LISTED; $DB owned by lodestone"
+else fail monitor-persisted "add: $MON_ADDED $(head -c 200 /tmp/monitor-add.txt), $(ls -l $DB 2>&1), list: $LISTED"; fi
 
 # ---- (c) the watchdog restarts a daemon whose engine stopped stepping
 mkdir -p /etc/systemd/system/lodestone.service.d
