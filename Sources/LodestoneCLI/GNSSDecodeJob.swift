@@ -22,6 +22,8 @@ public struct GNSSDecodeJob {
         public var ubxFrames = 0
         public var skipped: [(reason: String, count: Int)] = []
         public var shortSentences = 0
+        /// Sentences framed but longer than gpsd decodes (`GNSSDecoder.maximumDecodedSentenceLength`).
+        public var overLongSentences = 0
         public var ignoredSentences = 0
 
         /// One line for standard error.
@@ -29,9 +31,10 @@ public struct GNSSDecodeJob {
             var s =
                 "\(epochs) epochs (\(untimedReports) reports without time) from \(sentences) NMEA sentences and \(ubxFrames) UBX frames"
             let bad = skipped.filter { $0.count > 0 }
-            if !bad.isEmpty || shortSentences > 0 {
+            if !bad.isEmpty || shortSentences > 0 || overLongSentences > 0 {
                 var parts = bad.map { "\($0.count) \($0.reason)" }
                 if shortSentences > 0 { parts.append("\(shortSentences) too short") }
+                if overLongSentences > 0 { parts.append("\(overLongSentences) too long to decode") }
                 s += "; skipped: " + parts.joined(separator: ", ")
             }
             return s
@@ -95,6 +98,7 @@ public struct GNSSDecodeJob {
         summary.sentences = decoder.framer.nmeaCount
         summary.ubxFrames = decoder.framer.ubxCount
         summary.shortSentences = decoder.shortSentences
+        summary.overLongSentences = decoder.overLongSentences
         summary.ignoredSentences = decoder.ignoredSentences
         summary.skipped = GNSSFramer.BadReason.allCases.map { ($0.description, decoder.framer.count($0)) }
         return summary

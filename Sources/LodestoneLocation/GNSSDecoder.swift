@@ -75,6 +75,8 @@ public struct GNSSDecoder {
     public internal(set) var ignoredSentences = 0
     /// Sentences with a known type but too few fields.
     public internal(set) var shortSentences = 0
+    /// Well-framed sentences longer than gpsd decodes (`maximumDecodedSentenceLength`), left undecoded.
+    public internal(set) var overLongSentences = 0
     /// UBX frames decoded and ignored.
     public internal(set) var decodedUBX = 0
     public internal(set) var ignoredUBX = 0

@@ -12,7 +12,11 @@
 ///   sentence is set aside and resumed after the injected one ends, if the bytes that follow do not start a new
 ///   sentence; otherwise it is counted as truncated.
 /// - Non-printable bytes inside a sentence (NUL, line noise) end it as invalid.
-/// - Sentences longer than `maximumSentenceLength` are rejected (some receivers exceed the standard's 82).
+/// - A sentence is framed whatever its length up to `maximumSentenceLength`, gpsd's packet buffer: gpsd's lexer
+///   has no NMEA-specific limit (NMEA 0183's 82 characters are exceeded by real receivers: Trimble's 91-character
+///   GGA, Skytraq's 103-character PSTI, SiRF/Broadcom's PGLOR past 110). Whether a framed sentence is *decoded* is
+///   the decoder's business: gpsd's `nmea_parse` ignores sentences longer than its `NMEA_MAX`
+///   (`GNSSDecoder.maximumDecodedSentenceLength`).
 /// - The talker must be one NMEA 0183 defines (or `P` for proprietary sentences); `IM` and other invented ones
 ///   are rejected.
 public struct GNSSFramer {
@@ -53,9 +57,10 @@ public struct GNSSFramer {
     /// gpsd JSON lines skipped (left in some recorded logs by the capture).
     public private(set) var jsonLinesSkipped = 0
 
-    /// Longest accepted sentence, bytes without CR LF. NMEA 0183 allows 82; Skytraq's PSTI and SiRF/Broadcom's
-    /// PGLOR run past 110.
-    public static let maximumSentenceLength = 120
+    /// Longest framed sentence, bytes without CR LF: gpsd's `MAX_PACKET_LENGTH` (9216), the size of its lexer's
+    /// packet buffer and the only bound its lexer puts on an NMEA sentence. NMEA 0183 v4.11 §5.3 allows 82
+    /// characters with CR LF; receivers exceed it (see the type's notes).
+    public static let maximumSentenceLength = 9216
     /// Longest accepted UBX payload, bytes (NAV-SAT with 255 satellites is 8 + 12·255 = 3068).
     public static let maximumUBXPayload = 4096
 

@@ -116,9 +116,22 @@ extension GNSSDecoder {
     static let knotsToMps = 1852.0 / 3600.0
     static let maximumFields = 100
 
+    /// Longest sentence gpsd decodes, characters from `$` through `*hh` and CR LF: gpsd's `NMEA_MAX` (110,
+    /// `include/gpsd.h`). Its `nmea_parse` drops a longer sentence whole, without a decode or a part in the cycle
+    /// detection (a Garmin GPS-10 glued two sentences into one with a valid checksum); its lexer still frames it,
+    /// and so does `GNSSFramer`.
+    public static let maximumDecodedSentenceLength = 110
+
     /// Decodes one framed sentence (`$` … before `*`) and completes the packet.
     mutating func handleSentence(_ packet: UnsafeBufferPointer<UInt8>, _ handle: (Event) -> Void) {
         guard packet.count > 1 else { return }
+        // The framed bytes lack `*hh` and the line end, CR LF on every receiver gpsd's limit was set for.
+        guard packet.count + 5 <= Self.maximumDecodedSentenceLength else {
+            overLongSentences += 1
+            newdata = Fix()
+            completePacket(.online, handle)
+            return
+        }
         // Borrow the field-offset buffer (a move, not a copy: no allocation) while `parse` mutates the rest of self.
         var starts = fieldStarts
         fieldStarts = []

@@ -33,10 +33,43 @@ import Testing
         #expect(s.count == 1 && f.count(.invalidCharacter) == 1)
     }
 
-    @Test func anOverLongSentenceIsRejected() {
+    @Test func aSentenceFarLongerThanTheStandardIsFramedAsGpsdsLexerFramesIt() {
+        // 171 characters with CR LF: gpsd's lexer has no NMEA length limit and echoes such a sentence.
         let long = NMEA.sentence("PGLOR," + String(repeating: "X,", count: 80))
         let (s, f) = frame(Array(long.utf8) + Array(Self.good.utf8))
+        #expect(s.count == 2 && s[0].hasPrefix("$PGLOR,X,X") && f.badTotal == 0)
+    }
+
+    @Test func aSentenceBeyondGpsdsPacketBufferIsRejected() {
+        let huge = NMEA.sentence("PGLOR," + String(repeating: "X,", count: GNSSFramer.maximumSentenceLength / 2))
+        let (s, f) = frame(Array(huge.utf8) + Array(Self.good.utf8))
         #expect(s.count == 1 && f.count(.overLong) == 1)
+    }
+
+    /// A GGA padded to `length` characters with CR LF by extra decimals of latitude (a survey receiver's habit).
+    static func paddedGGA(length: Int) -> String {
+        let plain = NMEA.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        let padding = String(repeating: "0", count: length - plain.utf8.count)
+        return NMEA.sentence("GPGGA,123519,4807.038\(padding),N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+    }
+
+    @Test func aSentenceLongerThan82CharactersIsDecodedUpToGpsdsLimit() throws {
+        let rmc = NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W")
+        let gga = Self.paddedGGA(length: GNSSDecoder.maximumDecodedSentenceLength)
+        #expect(gga.utf8.count == 110)
+        let (reports, decoder) = NMEA.reports(rmc + gga, century: 1900)
+        #expect(decoder.overLongSentences == 0)
+        #expect(try #require(reports.last).altitudeMSLM == 545.4)
+    }
+
+    @Test func aSentenceLongerThanGpsdDecodesIsFramedButNotDecoded() throws {
+        // gpsd's nmea_parse drops sentences longer than NMEA_MAX (110 characters with CR LF) whole.
+        let rmc = NMEA.sentence("GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W")
+        let gga = Self.paddedGGA(length: GNSSDecoder.maximumDecodedSentenceLength + 1)
+        let (reports, decoder) = NMEA.reports(rmc + gga, century: 1900)
+        #expect(decoder.framer.nmeaCount == 2 && decoder.overLongSentences == 1)
+        let last = try #require(reports.last)
+        #expect(last.mode == .twoDimensional && last.altitudeMSLM == nil)
     }
 
     @Test func aTruncatedSentenceGluedToTheNextIsDroppedAndTheNextKept() {
