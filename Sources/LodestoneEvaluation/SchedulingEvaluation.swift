@@ -2,6 +2,7 @@ import LodestoneCLI
 import LodestoneCore
 import LodestoneEngine
 import LodestoneLocation
+import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneScheduler
 import LodestoneSimulation
@@ -38,6 +39,9 @@ public struct SchedulingEvaluation {
         public var imuEtcMilliAmpHours: Double
         public var totalMilliAmpHours: Double
         public var totalMilliWattHours: Double
+        /// The receiver's energy and the sensors' without it, mWh (each at its own supply voltage).
+        public var gnssMilliWattHours: Double
+        public var imuEtcMilliWattHours: Double
         public var meanMilliWatt: Double
         public var meanMilliAmp: Double
         /// Time the receiver spent off / acquiring / tracking / in power-save idle, s.
@@ -159,6 +163,111 @@ public struct SchedulingEvaluation {
         return evaluation.summary(
             policy: configuration.policy, demandName: demandName, scenario: scenario, seed: seed,
             baselineMilliWatt: configuration.boardBaselineMilliWatt, battery: battery)
+    }
+
+    // MARK: - Monitoring alone
+
+    /// What a monitoring run asks of the session: standing regions, the significant-change service, or both; no
+    /// location subscriber.
+    public struct MonitoringSetup: Sendable {
+        /// The regions monitored for the whole run.
+        public var regions: [CircularRegion]
+        /// Whether the significant-change service runs.
+        public var significantChange: Bool
+        /// A name for the summary's `demand` field (e.g. `far-20`, `significant-change`).
+        public var name: String
+
+        public init(regions: [CircularRegion] = [], significantChange: Bool = false, name: String) {
+            self.regions = regions; self.significantChange = significantChange; self.name = name
+        }
+    }
+
+    /// A significant location change the session made.
+    public struct SignificantChangeRecord: Sendable, Hashable, Codable {
+        /// Session time of the event, s.
+        public var timeS: Double
+        /// The location that made it.
+        public var location: Location
+    }
+
+    /// What a monitoring run gave: the energy summary (no location client: its delivery fields are empty) and the
+    /// events the session made.
+    public struct MonitoringRun: Sendable {
+        public var summary: Summary
+        public var regionEvents: [MonitorEvent]
+        public var significantChanges: [SignificantChangeRecord]
+    }
+
+    /// Runs `setup` on the simulated `board` through `scenario` under `policy` (`adaptive`: the monitoring demand
+    /// plans the receiver; `always-on`: the reference, every sensor at its maximum and the receiver continuous) with
+    /// no location subscriber, and returns the energy and the events. `observe` sees every step with the truth (the
+    /// harness prints the plan from it).
+    /// - Throws: `JobError` when the board or the scenario cannot be built or the run fails.
+    public static func runMonitoring(
+        board: BoardDescription, scenario: String, seed: UInt64, policy: String, setup: MonitoringSetup,
+        durationS: Double? = nil, battery: BatteryModel = BatteryModel(),
+        observe: ((RunStep, TruthSample) -> Void)? = nil
+    ) throws(JobError) -> MonitoringRun {
+        guard let sc = Scenario.named(scenario) else { throw JobError("scenario \(scenario) is unknown") }
+        var fusion = FusionConfiguration()
+        fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: false)
+        // No client demand: what the scheduler gets comes from the session's standing monitoring. The battery does
+        // not run low over the day, so the adaptive policy plans in the normal tier (as in the scheduler harness).
+        let scheduling = SchedulingConfiguration(
+            policy: policy, demands: [], battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
+            boardBaselineMilliWatt: 0)
+        let session = SessionConfiguration(
+            board: board, scenario: scenario, seed: seed, durationS: durationS ?? sc.totalDurationS + 60,
+            speed: 0, fusion: fusion, scheduling: scheduling)
+        var core: SessionCore
+        do { core = try SessionCore(configuration: session) } catch { throw JobError(error.description) }
+        guard let world = core.runtime.world else { throw JobError("the board \(board.name) is not simulated") }
+        var evaluation = SchedulingEvaluation(demand: CombinedDemand([]))
+        var monitor = MonitoringObserver(setup)
+        core.runToEnd(afterStep: { core in
+            let step = RunStep(core)
+            let truth = world.board.truth
+            evaluation.observe(step, truth: truth, timeline: nil)
+            monitor.observe(step)
+            observe?(step, truth)
+        })
+        if !core.state.everDelivered { throw JobError("the run of \(policy) on \(scenario) delivered nothing") }
+        let summary = evaluation.summary(
+            policy: policy, demandName: setup.name, scenario: scenario, seed: seed, baselineMilliWatt: 0, battery: battery)
+        return MonitoringRun(
+            summary: summary, regionEvents: monitor.regionEvents, significantChanges: monitor.significantChanges)
+    }
+
+    /// The monitoring core over the session's fused locations, once a second: what the session's standing monitoring
+    /// evaluates.
+    struct MonitoringObserver {
+        var regions: RegionMonitor?
+        var detector: SignificantChangeDetector?
+        var regionEvents: [MonitorEvent] = []
+        var significantChanges: [SignificantChangeRecord] = []
+        var lastEvaluatedS = -Double.infinity
+
+        init(_ setup: MonitoringSetup) {
+            if !setup.regions.isEmpty {
+                var monitor = RegionMonitor()
+                for r in setup.regions { _ = try? monitor.add(r) }
+                regions = monitor
+            }
+            if setup.significantChange { detector = SignificantChangeDetector() }
+        }
+
+        mutating func observe(_ step: RunStep) {
+            guard let location = step.location, location.timeS >= lastEvaluatedS + 1 else { return }
+            lastEvaluatedS = location.timeS
+            if regions != nil {
+                var events: [MonitorEvent] = []
+                _ = regions?.evaluate(location) { events.append($0) }
+                regionEvents += events
+            }
+            if let change = detector?.update(location) {
+                significantChanges.append(SignificantChangeRecord(timeS: location.timeS, location: change.location))
+            }
+        }
     }
 
     // MARK: - State
@@ -342,7 +451,9 @@ public struct SchedulingEvaluation {
             receiverModel: s?.scheduler.inputs.receiver?.model, durationS: duration,
             sensorMilliAmpHours: perSensor, gnssMilliAmpHours: energy.receiverMilliAmpHours,
             imuEtcMilliAmpHours: energy.sensorsMilliAmpHours, totalMilliAmpHours: energy.totalMilliAmpHours,
-            totalMilliWattHours: energy.totalMilliWattHours, meanMilliWatt: meanMilliWatt, meanMilliAmp: energy.meanMilliAmp,
+            totalMilliWattHours: energy.totalMilliWattHours, gnssMilliWattHours: energy.receiverMilliWattHours,
+            imuEtcMilliWattHours: energy.totalMilliWattHours - energy.receiverMilliWattHours, meanMilliWatt: meanMilliWatt,
+            meanMilliAmp: energy.meanMilliAmp,
             gnssStateS: states,
             batteryLifeSensorsOnlyH: meanMilliWatt > 0 ? battery.milliWattHours / meanMilliWatt : nil,
             batteryLifeWithBaselineH: battery.milliWattHours / (meanMilliWatt + baselineMilliWatt),
