@@ -25,7 +25,7 @@ import LodestoneWire
 public actor Session: SubscriptionSource {
     /// What the session was built from.
     public nonisolated let configuration: SessionConfiguration
-    private var core: SessionCore
+    var core: SessionCore
     private nonisolated let registry: SubscriptionRegistry
     private let clock: any SessionClock
     private let beforeEachStep: (@Sendable (SessionCore, Double) -> Void)?

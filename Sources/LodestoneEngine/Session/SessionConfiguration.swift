@@ -1,4 +1,5 @@
 import LodestoneCore
+import LodestoneMonitoring
 import LodestoneScheduler
 
 /// What a session is built from: the board, how it is run, what fusion and the scheduler are told, and what it writes.
@@ -30,6 +31,14 @@ public struct SessionConfiguration: Sendable {
     public var systemBattery: (@Sendable () -> BatteryState?)?
     /// Where samples come from: the board (default) or a recorded trace.
     public var input: SessionInput = .board
+    /// Where monitors, their undelivered events and the motion history are kept (`MonitorStore`, SQLite), so that they
+    /// survive a restart (`lodestone serve --state-dir`); `nil`: in memory for the session's life, and no history.
+    public var stateDirectory: String?
+    /// Regions monitored from the start whether or not anybody reads their events (the monitor "configuration" of
+    /// client ""): their low-power demand replaces a location subscriber (harnesses, `lodestone run --regions`).
+    public var monitoredRegions: [CircularRegion] = []
+    /// Detect significant location changes from the start whether or not anybody reads them, with their demand.
+    public var significantChangeMonitoring = false
 
     public init(
         board: BoardDescription, scenario: String? = nil, seed: UInt64 = 1, durationS: Double? = nil, speed: Double = 1,

@@ -2,8 +2,10 @@ import LodestoneCore
 import LodestoneFusion
 import LodestoneOrientation
 import LodestoneLocation
+import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneScheduler
+import LodestoneStore
 import LodestoneTrace
 import LodestoneWire
 
@@ -23,7 +25,7 @@ public struct SessionCore: SubscriptionSource {
     /// The sampling engine.
     public private(set) var engine: Engine
     /// What fusion, the scheduler and the subscribers hold.
-    public private(set) var state: State
+    public internal(set) var state: State
 
     /// Everything but the engine (a separate value, so that one step can lend both out at once).
     public struct State {
@@ -54,6 +56,8 @@ public struct SessionCore: SubscriptionSource {
         /// The trace a replay reads (`SessionInput.trace`).
         var trace: TraceInput?
         var standingDemands: [Demand]
+        /// Region monitors, significant change, visits and the history (issue 16).
+        var monitoring: MonitoringRuntime
         let utcAtStartS: Double?
         let boardName: String
         let header: [Wire.Message]
@@ -132,10 +136,18 @@ public struct SessionCore: SubscriptionSource {
             .version(Wire.Version(release: Lodestone.version, time: board.time)), .board(board),
             .calibration(calibration)
         ]
+        var store: MonitorStore?
+        if let directory = c.stateDirectory {
+            do throws(StoreError) { store = try MonitorStore(directory: directory) } catch {
+                throw .setup("the state directory \(directory): \(error)")
+            }
+        }
+        let monitoring = try MonitoringRuntime(
+            store: store, standingRegions: c.monitoredRegions, standingSignificantChange: c.significantChangeMonitoring)
         state = State(
             fusion: FusionPipeline(configuration: fusionConfiguration), scheduling: scheduling, delivery: delivery,
-            recorder: recorder, track: track, trace: trace, standingDemands: c.scheduling?.demands ?? [], utcAtStartS: utc,
-            boardName: c.board.name, header: header)
+            recorder: recorder, track: track, trace: trace, standingDemands: c.scheduling?.demands ?? [],
+            monitoring: monitoring, utcAtStartS: utc, boardName: c.board.name, header: header)
     }
 
     /// Whether the loop has ended (duration over, no source left to read, or `finish()` called).
@@ -185,6 +197,7 @@ public struct SessionCore: SubscriptionSource {
         // Subscriptions that joined after the last step still get their header and status.
         Self.updateSubscriptions(&state, &subscribers, registry: registry, timeS: lastStepS)
         subscribers.finish(state: state, engine: engine, runtime: runtime, lastStepS: lastStepS)
+        state.monitoring.finishStreams()
         state.recorder?.close()
         if let e = state.recorder?.error { problems.append(e) }
         if let track = state.track {
@@ -303,6 +316,13 @@ public struct SessionCore: SubscriptionSource {
                 stationary: inputs?.motion == .stationary,
                 receiverOff: state.scheduling?.receiverState == .off)
         }
+        if !state.monitoring.isIdle {
+            Self.stepMonitoring(&state, at: t)
+            if state.monitoring.demandsChanged {
+                state.monitoring.demandsChanged = false
+                applyDemands(&state, subscribers, timeS: t)
+            }
+        }
         if let world = runtime.world, state.recorder != nil { state.recorder?.add(truth: world.truthRow, timeS: t) }
         if let e = state.recorder?.error { state.note(e); state.recorder = nil }
         subscribers.afterStep(state: state, engine: engine, runtime: runtime, timeS: t, planFailures: failures)
@@ -312,13 +332,34 @@ public struct SessionCore: SubscriptionSource {
         _ state: inout State, _ subscribers: inout Subscribers, registry: SubscriptionRegistry, timeS: Double
     ) {
         var changed = subscribers.pruneEnded()
+        if state.monitoring.pruneEnded() { changed = true }
         if let added = registry.take() {
-            for request in added { subscribers.add(request, state: state, timeS: timeS) }
+            for request in added where !state.monitoring.take(request, notes: &state.notes) {
+                subscribers.add(request, state: state, timeS: timeS)
+            }
             changed = true
         }
-        guard changed, state.scheduling != nil else { return }
-        state.scheduling?.setDemands(state.standingDemands + subscribers.demands, timeS: timeS)
+        guard changed else { return }
+        applyDemands(&state, subscribers, timeS: timeS)
+    }
+
+    /// Hands the scheduler every demand: the configuration's, the subscribers' and monitoring's.
+    static func applyDemands(_ state: inout State, _ subscribers: Subscribers, timeS: Double) {
+        guard state.scheduling != nil else { return }
+        state.scheduling?.setDemands(state.standingDemands + subscribers.demands + state.monitoring.demands, timeS: timeS)
         state.delivery?.demand = state.scheduling?.scheduler.inputs.demand.location
+    }
+
+    /// Monitoring after a step: evaluates a new fused location (in Unix time), records the history and, when its demand
+    /// changed, re-plans.
+    private static func stepMonitoring(_ state: inout State, at t: Double) {
+        let location = state.fusion.location.latest
+        var notes: [String] = []
+        state.monitoring.afterStep(
+            location: location, lastFixS: state.lastFixTimeS, activity: state.fusion.context.activity,
+            totals: state.fusion.motion.estimator.pedometer.totals, speedMps: location?.speedMps, timeS: t,
+            unixOffsetS: state.utcAtStartS ?? 0, notes: &notes)
+        for n in notes { state.note(n) }
     }
 
     static func statusMessage(state: State, engine: Engine, runtime: BoardRuntime, timeS: Double) -> Wire.Status {

@@ -2,8 +2,11 @@ import LodestoneCore
 import LodestoneFusion
 import LodestoneOrientation
 import LodestoneLocation
+import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneScheduler
+import LodestoneService
+import LodestoneStore
 import LodestoneWire
 
 /// A subscription on its way into the loop: who asks, what the scheduler must serve for it, and its buffer.
@@ -17,6 +20,10 @@ enum SubscriberRequest: Sendable {
     case sensor(SubscriberInfo, ids: Set<String>, UpdateBuffer<SensorSample>)
     case messages(SubscriberInfo, MessageSubscriber.Options, UpdateBuffer<Wire.Message>)
     case status(SubscriberInfo, periodS: Double, UpdateBuffer<SessionStatus>)
+    /// Monitoring's streams (`MonitoringRuntime` takes them).
+    case monitorEvents(MonitorKey, UpdateBuffer<MonitorEvent>)
+    case significantChange(UpdateBuffer<SignificantLocationChange>)
+    case visits(UpdateBuffer<VisitEvent>)
 }
 
 /// Who asks and what the scheduler must serve for it.
@@ -119,6 +126,8 @@ struct Subscribers {
             messages.append(Subscriber(info: info, kind: m, buffer: buffer))
         case let .status(info, period, buffer):
             status.append(Subscriber(info: info, kind: RateLimit(periodS: period), buffer: buffer))
+        case .monitorEvents, .significantChange, .visits:
+            break // MonitoringRuntime's
         }
     }
 
