@@ -191,7 +191,7 @@ public struct SchedulingEvaluation {
     }
 
     /// What a monitoring run gave: the energy summary (no location client: its delivery fields are empty) and the
-    /// events the session made.
+    /// events the session made (`SessionCore.monitoringLog`, at most its last 10 000 of each), in session time.
     public struct MonitoringRun: Sendable {
         public var summary: Summary
         public var regionEvents: [MonitorEvent]
@@ -201,12 +201,13 @@ public struct SchedulingEvaluation {
     /// Runs `setup` on the simulated `board` through `scenario` under `policy` (`adaptive`: the monitoring demand
     /// plans the receiver; `always-on`: the reference, every sensor at its maximum and the receiver continuous) with
     /// no location subscriber, and returns the energy and the events. `observe` sees every step with the truth (the
-    /// harness prints the plan from it).
+    /// harness prints the plan from it). The session monitors `setup` from the start (`SessionConfiguration.monitoredRegions`,
+    /// `significantChangeMonitoring`) over its fused locations, and its demand is the scheduler's only one.
     /// - Throws: `JobError` when the board or the scenario cannot be built or the run fails.
     public static func runMonitoring(
         board: BoardDescription, scenario: String, seed: UInt64, policy: String, setup: MonitoringSetup,
         durationS: Double? = nil, battery: BatteryModel = BatteryModel(),
-        observe: ((RunStep, TruthSample) -> Void)? = nil
+        observe: ((SessionCore, TruthSample) -> Void)? = nil
     ) throws(JobError) -> MonitoringRun {
         guard let sc = Scenario.named(scenario) else { throw JobError("scenario \(scenario) is unknown") }
         var fusion = FusionConfiguration()
@@ -216,58 +217,39 @@ public struct SchedulingEvaluation {
         let scheduling = SchedulingConfiguration(
             policy: policy, demands: [], battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
             boardBaselineMilliWatt: 0)
-        let session = SessionConfiguration(
+        var session = SessionConfiguration(
             board: board, scenario: scenario, seed: seed, durationS: durationS ?? sc.totalDurationS + 60,
             speed: 0, fusion: fusion, scheduling: scheduling)
+        session.monitoredRegions = setup.regions
+        session.significantChangeMonitoring = setup.significantChange
         var core: SessionCore
         do { core = try SessionCore(configuration: session) } catch { throw JobError(error.description) }
         guard let world = core.runtime.world else { throw JobError("the board \(board.name) is not simulated") }
         var evaluation = SchedulingEvaluation(demand: CombinedDemand([]))
-        var monitor = MonitoringObserver(setup)
         core.runToEnd(afterStep: { core in
             let step = RunStep(core)
             let truth = world.board.truth
             evaluation.observe(step, truth: truth, timeline: nil)
-            monitor.observe(step)
-            observe?(step, truth)
+            observe?(core, truth)
         })
         if !core.state.everDelivered { throw JobError("the run of \(policy) on \(scenario) delivered nothing") }
         let summary = evaluation.summary(
             policy: policy, demandName: setup.name, scenario: scenario, seed: seed, baselineMilliWatt: 0, battery: battery)
-        return MonitoringRun(
-            summary: summary, regionEvents: monitor.regionEvents, significantChanges: monitor.significantChanges)
-    }
-
-    /// The monitoring core over the session's fused locations, once a second: what the session's standing monitoring
-    /// evaluates.
-    struct MonitoringObserver {
-        var regions: RegionMonitor?
-        var detector: SignificantChangeDetector?
-        var regionEvents: [MonitorEvent] = []
-        var significantChanges: [SignificantChangeRecord] = []
-        var lastEvaluatedS = -Double.infinity
-
-        init(_ setup: MonitoringSetup) {
-            if !setup.regions.isEmpty {
-                var monitor = RegionMonitor()
-                for r in setup.regions { _ = try? monitor.add(r) }
-                regions = monitor
-            }
-            if setup.significantChange { detector = SignificantChangeDetector() }
+        // The session logs in Unix time; session time starts at the scenario's date (as `SessionCore` sets it).
+        let log = core.monitoringLog
+        let unixOffsetS = UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear)
+        let events = log.events.map { e in
+            var e = e
+            e.timeS -= unixOffsetS
+            e.location.timeS -= unixOffsetS
+            return e
         }
-
-        mutating func observe(_ step: RunStep) {
-            guard let location = step.location, location.timeS >= lastEvaluatedS + 1 else { return }
-            lastEvaluatedS = location.timeS
-            if regions != nil {
-                var events: [MonitorEvent] = []
-                _ = regions?.evaluate(location) { events.append($0) }
-                regionEvents += events
-            }
-            if let change = detector?.update(location) {
-                significantChanges.append(SignificantChangeRecord(timeS: location.timeS, location: change.location))
-            }
+        let changes = log.significantChanges.map { c in
+            var l = c.location
+            l.timeS -= unixOffsetS
+            return SignificantChangeRecord(timeS: l.timeS, location: l)
         }
+        return MonitoringRun(summary: summary, regionEvents: events, significantChanges: changes)
     }
 
     // MARK: - State

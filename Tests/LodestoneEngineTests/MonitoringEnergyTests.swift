@@ -16,8 +16,8 @@ import LodestoneSimulation
     static let board: BoardDescription? = try? BoardDescription.load(path: RunJobTests.simulatedBoardPath)
     static let scenario = "hour-errands"
     static let seed: UInt64 = 3
-    /// Rest, both walks, the wait and the first drive: enough crossings and enough motion to price, s.
-    static let durationS = 1_500.0
+    /// Rest indoors, both walks, the wait and half the first drive: enough crossings and motion to price, s.
+    static let durationS = 1_200.0
 
     /// The regions: 6 on the route and 6 a few hundred metres off it, radii 100 m–1 km (no marginal-size regions:
     /// what is asserted is the rule for r ≥ 100 m).

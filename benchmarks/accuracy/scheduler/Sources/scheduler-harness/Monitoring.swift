@@ -62,7 +62,7 @@ func regionSets(truth: [MonitoringEvaluation.TruthPoint], seed: UInt64) -> [(nam
             var plan = [PlanRow.header]
             var planner = PlanRecorder(regions: setup.regions)
             let result: SchedulingEvaluation.MonitoringRun
-            do {
+            do throws(JobError) {
                 result = try SchedulingEvaluation.runMonitoring(
                     board: board, scenario: scenario, seed: seed, policy: policy, setup: setup, durationS: durationS,
                     observe: { step, truthSample in if let row = planner.observe(step, truthSample) { plan.append(row) } })
@@ -152,8 +152,9 @@ struct PlanRecorder {
         monitor = m
     }
 
-    mutating func observe(_ step: RunStep, _ truth: TruthSample) -> String? {
-        guard step.timeS >= nextMinuteS, let s = step.scheduling else { return nil }
+    mutating func observe(_ core: SessionCore, _ truth: TruthSample) -> String? {
+        let state = core.state
+        guard state.timeS >= nextMinuteS, let s = state.scheduling else { return nil }
         nextMinuteS += 60
         let energy = s.energy
         let onS = energy.receiverStateS[EnergyAccount.index(.acquiring)] + energy.receiverStateS[EnergyAccount.index(.tracking)]
@@ -176,9 +177,9 @@ struct PlanRecorder {
         case nil: break
         }
         return [
-            String(format: "%.0f", step.timeS / 60), truth.activity.rawValue, truth.gnssOutage ? "1" : "0",
+            String(format: "%.0f", state.timeS / 60), truth.activity.rawValue, truth.gnssOutage ? "1" : "0",
             String(format: "%.1f", (v.x * v.x + v.y * v.y).squareRoot()), nearest.map { String(format: "%.0f", $0) } ?? "",
-            step.context.activity?.kind.rawValue ?? "unknown", s.scheduler.inputs.motion.rawValue, demand, mode,
+            state.fusion.context.activity?.kind.rawValue ?? "unknown", s.scheduler.inputs.motion.rawValue, demand, mode,
             s.receiverState?.rawValue ?? "unknown", String(format: "%.0f", onDuringS), String(format: "%.4f", receiver)
         ].joined(separator: ",")
     }

@@ -63,9 +63,8 @@ while let a = arguments.next() {
     default:
         FileHandle.standardError.write(
             Data(
-                "scheduler-harness: unknown argument \(a); use --scenario, --seed, --out, --board, --policies, --demand, --duration, "
-                    + "or --monitoring with --seeds, --runs, --markdown, or --merge\n"
-                    .utf8))
+                ("scheduler-harness: unknown argument \(a); use --scenario, --seed, --out, --board, --policies, --demand, --duration, "
+                    + "or --monitoring with --seeds, --runs, --markdown, or --merge\n").utf8))
         exit(2)
     }
 }
