@@ -55,7 +55,8 @@ let package = Package(
         suite("Scheduler", ["LodestoneCore", "LodestoneScheduler"]),
         suite("Energy", ["LodestoneCore", "LodestoneScheduler"]),
         suite("Scheduling", ["LodestoneCore", "LodestoneEngine", "LodestoneScheduler", "LodestoneMotion"]),
-        suite("Session", ["LodestoneCore", "LodestoneEngine", "LodestoneEvaluation", "LodestoneSimulation", "LodestoneWire"]),
+        suite("Session", ["LodestoneCore", "LodestoneEngine", "LodestoneEvaluation", "LodestoneSimulation", "LodestoneWire",
+                          "LodestoneMonitoring", "LodestoneStore"]),
         // Region monitoring (issue 16): one location evaluated against 1, 1 000 and 100 000 conditions.
         suite("Monitoring", ["LodestoneLocation", "LodestoneMonitoring"]),
         // Not a benchmark: the region monitoring accuracy harness (enter/exit events, visits, significant changes

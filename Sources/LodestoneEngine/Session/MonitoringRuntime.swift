@@ -46,6 +46,7 @@ struct MonitoringRuntime {
     var demandDerivedS = -Double.infinity
     var demandActivity: MotionActivity.Kind?
     var demandsChanged = false
+    private var demandScratch: [Demand] = []
     /// How often the monitors' demand is derived again while nothing else changes, s of session time.
     static let demandPeriodS = 5.0
 
@@ -259,18 +260,21 @@ struct MonitoringRuntime {
     }
 
     private mutating func evaluate(_ location: Location, notes: inout [String]) {
-        for key in Array(monitors.keys) {
-            guard var monitor = monitors[key], monitor.count > 0 else { continue }
+        // Index by index over the dictionary, each monitor evaluated in place (no copy of its keys or its arrays).
+        var index = monitors.startIndex
+        while index != monitors.endIndex {
+            defer { index = monitors.index(after: index) }
+            guard monitors.values[index].count > 0 else { continue }
+            let key = monitors.keys[index]
             var events: [MonitorEvent] = []
             if let store {
-                do throws(StoreError) { events = try store.evaluate(location, with: &monitor, of: key) } catch {
+                do throws(StoreError) { events = try store.evaluate(location, with: &monitors.values[index], of: key) } catch {
                     fail("monitor \(key)", error, &notes)
                 }
             } else {
-                monitor.evaluate(location) { events.append($0) }
+                monitors.values[index].evaluate(location) { events.append($0) }
                 if !events.isEmpty { memoryPending[key, default: []].append(contentsOf: events) }
             }
-            monitors[key] = monitor
             for e in events {
                 Self.log(e, in: &eventLog)
                 for s in eventStreams where s.key == key { s.buffer.push(e) }
@@ -315,12 +319,16 @@ struct MonitoringRuntime {
 
     private mutating func deriveDemands(location: Location?, speedMps: Double?, activity: MotionActivity.Kind?, timeS t: Double) {
         demandDerivedS = t
-        var out: [Demand] = []
+        // Built in a kept buffer: deriving again allocates nothing unless the demands changed.
+        var out = demandScratch
+        out.removeAll(keepingCapacity: true)
+        defer { demandScratch = out }
         var nearestM: Double?
         if let c = location?.coordinate {
-            for key in monitors.keys {
-                guard let d = monitors[key]?.nearestBoundaryDistanceM(from: c) else { continue }
-                nearestM = min(nearestM ?? .infinity, d)
+            var index = monitors.startIndex
+            while index != monitors.endIndex {
+                if let d = monitors.values[index].nearestBoundaryDistanceM(from: c) { nearestM = min(nearestM ?? .infinity, d) }
+                index = monitors.index(after: index)
             }
         } else if monitors.values.contains(where: { $0.count > 0 }) {
             nearestM = 0 // no position yet: a fix is needed to decide anything

@@ -43,26 +43,15 @@ public struct SessionMonitoring: MonitoringService, Sendable {
 
     public func monitorNames() async throws(MonitoringError) -> [String] { await session.monitorNames(client: client) }
 
-    public func monitorEvents(monitor name: String) -> Updates<MonitorEvent> {
-        let key = key(name)
-        let registry = session.subscriptionRegistry
-        // Lossless: on virtual time the session waits for the reader; paced, the queue in the store is what is kept.
-        return Updates(buffering: .lossless(1024)) { registry.add(.monitorEvents(key, $0)) }
-    }
+    public func monitorEvents(monitor name: String) -> Updates<MonitorEvent> { session.monitorEventUpdates(key(name)) }
 
     public func acknowledgeEvents(through id: UInt64, monitor name: String) async throws(MonitoringError) -> Acknowledgement {
         try await session.acknowledge(through: id, of: key(name))
     }
 
-    public func significantLocationChanges() -> Updates<SignificantLocationChange> {
-        let registry = session.subscriptionRegistry
-        return Updates(buffering: .lossless(256)) { registry.add(.significantChange($0)) }
-    }
+    public func significantLocationChanges() -> Updates<SignificantLocationChange> { session.significantChangeUpdates() }
 
-    public func visits() -> Updates<VisitEvent> {
-        let registry = session.subscriptionRegistry
-        return Updates(buffering: .lossless(256)) { registry.add(.visits($0)) }
-    }
+    public func visits() -> Updates<VisitEvent> { session.visitUpdates() }
 
     public func pedometerData(fromUnixS: Double, toUnixS: Double) async throws(MonitoringError) -> PedometerData {
         try await session.pedometerHistory(fromUnixS: fromUnixS, toUnixS: toUnixS)
@@ -195,5 +184,26 @@ extension SessionCore {
     private static func monitoringError(_ error: StoreError) -> MonitoringError {
         if case .invalid(_, let reason) = error { return MonitoringError(.invalid, reason) }
         return MonitoringError(.store, "\(error)")
+    }
+}
+
+extension SubscriptionSource {
+    /// The events of monitor `key`: those not yet acknowledged first, then the live ones. Lossless: on virtual time the
+    /// loop waits for the reader; paced, the store's queue is what keeps them.
+    public func monitorEventUpdates(_ key: MonitorKey) -> Updates<MonitorEvent> {
+        let registry = subscriptionRegistry
+        return Updates(buffering: .lossless(1024)) { registry.add(.monitorEvents(key, $0)) }
+    }
+
+    /// Significant location changes (`SignificantChangeDetector`), with their low-power demand while iterated.
+    public func significantChangeUpdates() -> Updates<SignificantLocationChange> {
+        let registry = subscriptionRegistry
+        return Updates(buffering: .lossless(256)) { registry.add(.significantChange($0)) }
+    }
+
+    /// Visits (`VisitDetector`): the visit in progress first, then each arrival and departure.
+    public func visitUpdates() -> Updates<VisitEvent> {
+        let registry = subscriptionRegistry
+        return Updates(buffering: .lossless(256)) { registry.add(.visits($0)) }
     }
 }

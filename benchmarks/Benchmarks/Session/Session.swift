@@ -17,6 +17,9 @@ import BenchmarkSupport
 import LodestoneCore
 import LodestoneEngine
 import LodestoneEvaluation
+import LodestoneMonitoring
+import LodestoneStore
+import Foundation
 import LodestoneSimulation
 import LodestoneWire
 
@@ -25,14 +28,17 @@ final class SessionFixture {
     private(set) var core: SessionCore
     private var iterators: [Any] = []
     let everyStream: Bool
+    /// 1 000 regions, significant change and visits besides the streams.
+    let monitors: Bool
     let scenario: String
     /// Unmeasured session time at the start, s: the streams join, plans settle, fusion and the rings are sized.
     let warmUpS: Double
     /// When the scenario is rebuilt, s (before its final stop changes the plan again).
     let restartS: Double
 
-    init(everyStream: Bool, scenario: String, warmUpS: Double, restartS: Double) throws {
+    init(everyStream: Bool, monitors: Bool = false, scenario: String, warmUpS: Double, restartS: Double) throws {
         self.everyStream = everyStream
+        self.monitors = monitors
         self.scenario = scenario
         self.warmUpS = warmUpS
         self.restartS = restartS
@@ -47,6 +53,23 @@ final class SessionFixture {
 
     private func attach() {
         iterators = []
+        if monitors {
+            // 1 000 regions of 50 m–5 km scattered 20–200 km away (none decided in or out differently during the walk)
+            // and 50 around the walk's start (1 km, decided once), plus significant change and visits.
+            // Placed on a golden-angle spiral: deterministic, spread evenly.
+            let key = MonitorKey(client: "bench", name: "regions")
+            func fraction(_ x: Double) -> Double { x - x.rounded(.down) }
+            for k in 0..<1_000 {
+                let bearing = Double(k) * 2.399_963, distanceDeg = 0.2 + 1.8 * fraction(Double(k) * 0.618_034)
+                try? core.addCondition(
+                    try! CircularRegion(
+                        id: "r\(k)", latitudeDeg: 47.37 + distanceDeg * cos(bearing), longitudeDeg: 8.54 + distanceDeg * sin(bearing),
+                        radiusM: 50 * pow(100, fraction(Double(k) * 0.754_878))), to: key)
+            }
+            iterators.append(core.monitorEventUpdates(key).makeAsyncIterator())
+            iterators.append(core.significantChangeUpdates().makeAsyncIterator())
+            iterators.append(core.visitUpdates().makeAsyncIterator())
+        }
         iterators.append(core.locationUpdates(.fitness).makeAsyncIterator())
         iterators.append(core.headingUpdates(filterDeg: 0).makeAsyncIterator())
         iterators.append(core.deviceMotionUpdates(rateHz: 50).makeAsyncIterator())
@@ -83,6 +106,16 @@ let sessionBenchmarks: @Sendable () -> Void = {
     } setup: {
         // walk: 10 s still, then 300 s walking around a block; its last 10 s are still again.
         try SessionFixture(everyStream: false, scenario: "walk", warmUpS: 60, restartS: 290)
+    }
+
+    Benchmark("Session.stepWithMonitors", configuration: LodestoneBenchmarkPolicy.configuration) { benchmark, fixture in
+        if fixture.core.state.timeS > fixture.restartS { try fixture.restart() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { fixture.step() }
+        benchmark.stopMeasurement()
+        blackHole(fixture.core.state.timeS)
+    } setup: {
+        try SessionFixture(everyStream: false, monitors: true, scenario: "walk", warmUpS: 60, restartS: 290)
     }
 
     var perStep = LodestoneBenchmarkPolicy.configuration
