@@ -174,7 +174,7 @@ public struct SchedulingEvaluation {
         public var regions: [CircularRegion]
         /// Whether the significant-change service runs.
         public var significantChange: Bool
-        /// A name for the summary's `demand` field (e.g. `far-20`, `significant-change`).
+        /// A name for the summary's `demand` field (e.g. `far`, `significant-change`).
         public var name: String
 
         public init(regions: [CircularRegion] = [], significantChange: Bool = false, name: String) {

@@ -63,7 +63,8 @@ final class SessionFixture {
                 let bearing = Double(k) * 2.399_963, distanceDeg = 0.2 + 1.8 * fraction(Double(k) * 0.618_034)
                 try? core.addCondition(
                     try! CircularRegion(
-                        id: "r\(k)", latitudeDeg: 47.37 + distanceDeg * cos(bearing), longitudeDeg: 8.54 + distanceDeg * sin(bearing),
+                        id: "r\(k)", latitudeDeg: 47.37 + distanceDeg * cos(bearing),
+                        longitudeDeg: 8.54 + distanceDeg * sin(bearing),
                         radiusM: 50 * pow(100, fraction(Double(k) * 0.754_878))), to: key)
             }
             iterators.append(core.monitorEventUpdates(key).makeAsyncIterator())

@@ -202,7 +202,7 @@ func monitoringMarkdown(_ outcomes: [MonitoringOutcome], scenario: String, wallS
     let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
     var lines: [String] = []
     lines.append(
-        "Scenario `\(scenario)`, seeds \(seeds.map(String.init).joined(separator: ", ")); generated \(date) (\(f(wallS, 0)) s of runs)."
+        "Scenario `\(scenario)`, seeds \(seeds.map(String.init).joined(separator: ", ")); generated \(date) (\(f(wallS, 0)) s of runs' wall time added up)."
     )
     lines.append("")
     lines.append(
