@@ -20,6 +20,8 @@ struct MonitoringOutcome: Codable {
     var summary: SchedulingEvaluation.Summary
     var regions: [String: MonitoringEvaluation.RegionScore]
     var changes: MonitoringEvaluation.ChangeScore?
+    /// The significant changes the session made: time, s, and the location's claimed accuracy, m.
+    var changeEvents: [[Double]]?
     var wallS: Double
 }
 
@@ -84,7 +86,7 @@ func regionSets(truth: [MonitoringEvaluation.TruthPoint], seed: UInt64) -> [(nam
             outcomes.append(
                 MonitoringOutcome(
                     run: run, policy: policy, seed: seed, summary: result.summary, regions: scores, changes: changes,
-                    wallS: wall))
+                    changeEvents: result.significantChanges.map { [$0.timeS, $0.location.horizontalAccuracyM] }, wallS: wall))
             try? (plan.joined(separator: "\n") + "\n").write(
                 toFile: "\(out)/plan-\(run)-\(seed).csv", atomically: true, encoding: .utf8)
             writeOutcomes(outcomes, out: out)
@@ -134,7 +136,7 @@ func writeOutcomes(_ outcomes: [MonitoringOutcome], out: String) {
 enum PlanRow {
     static let header =
         "t_min,truth_activity,truth_outage,truth_speed_mps,nearest_boundary_m,classifier,motion,location_demand,gnss_mode,"
-        + "gnss_state,receiver_on_s,receiver_milliamp_hours"
+        + "gnss_state,receiver_on_s,receiver_milliamp_hours,fused_accuracy_m,since_fix_s"
 }
 
 /// Collects the plan rows: the receiver's time on (acquiring or tracking) during each minute, the state and the demand
@@ -180,7 +182,9 @@ struct PlanRecorder {
             String(format: "%.0f", state.timeS / 60), truth.activity.rawValue, truth.gnssOutage ? "1" : "0",
             String(format: "%.1f", (v.x * v.x + v.y * v.y).squareRoot()), nearest.map { String(format: "%.0f", $0) } ?? "",
             state.fusion.context.activity?.kind.rawValue ?? "unknown", s.scheduler.inputs.motion.rawValue, demand, mode,
-            s.receiverState?.rawValue ?? "unknown", String(format: "%.0f", onDuringS), String(format: "%.4f", receiver)
+            s.receiverState?.rawValue ?? "unknown", String(format: "%.0f", onDuringS), String(format: "%.4f", receiver),
+            state.fusion.location.latest.map { String(format: "%.0f", $0.horizontalAccuracyM) } ?? "",
+            state.fusion.location.latest.map { String(format: "%.0f", $0.sinceFixS) } ?? ""
         ].joined(separator: ",")
     }
 }
