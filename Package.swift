@@ -34,8 +34,9 @@
 //   CSQLite                module map for Debian's libsqlite3 (<sqlite3.h>, -lsqlite3)
 //   LodestoneStore         the monitors' and the motion history's SQLite store (issue 16): conditions, states, the
 //                          event queue, pedometer and activity history — Monitoring, Motion, Location, CSQLite, Foundation
-//   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy) — CLI, Engine; a product only because
-//                          the harness packages under benchmarks/ can import nothing else; not for apps
+//   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy, monitoring energy) — CLI, Engine,
+//                          Monitoring; a product only because the harness packages under benchmarks/ can import
+//                          nothing else; not for apps
 //   lodestone              the command line (swift-argument-parser) — CLI
 import PackageDescription
 
@@ -184,7 +185,7 @@ let package = Package(
         .target(
             name: "LodestoneEvaluation",
             dependencies: ["LodestoneCore", "LodestoneSimulation", "LodestoneMotion", "LodestoneLocation", "LodestoneScheduler",
-                           "LodestoneOrientation", "LodestoneFusion", "LodestoneEngine", "LodestoneCLI",
+                           "LodestoneOrientation", "LodestoneFusion", "LodestoneEngine", "LodestoneCLI", "LodestoneMonitoring",
                            .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strict),
 

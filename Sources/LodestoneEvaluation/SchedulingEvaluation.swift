@@ -2,6 +2,7 @@ import LodestoneCLI
 import LodestoneCore
 import LodestoneEngine
 import LodestoneLocation
+import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneScheduler
 import LodestoneSimulation
@@ -38,6 +39,9 @@ public struct SchedulingEvaluation {
         public var imuEtcMilliAmpHours: Double
         public var totalMilliAmpHours: Double
         public var totalMilliWattHours: Double
+        /// The receiver's energy and the sensors' without it, mWh (each at its own supply voltage).
+        public var gnssMilliWattHours: Double
+        public var imuEtcMilliWattHours: Double
         public var meanMilliWatt: Double
         public var meanMilliAmp: Double
         /// Time the receiver spent off / acquiring / tracking / in power-save idle, s.
@@ -159,6 +163,93 @@ public struct SchedulingEvaluation {
         return evaluation.summary(
             policy: configuration.policy, demandName: demandName, scenario: scenario, seed: seed,
             baselineMilliWatt: configuration.boardBaselineMilliWatt, battery: battery)
+    }
+
+    // MARK: - Monitoring alone
+
+    /// What a monitoring run asks of the session: standing regions, the significant-change service, or both; no
+    /// location subscriber.
+    public struct MonitoringSetup: Sendable {
+        /// The regions monitored for the whole run.
+        public var regions: [CircularRegion]
+        /// Whether the significant-change service runs.
+        public var significantChange: Bool
+        /// A name for the summary's `demand` field (e.g. `far`, `significant-change`).
+        public var name: String
+
+        public init(regions: [CircularRegion] = [], significantChange: Bool = false, name: String) {
+            self.regions = regions; self.significantChange = significantChange; self.name = name
+        }
+    }
+
+    /// A significant location change the session made.
+    public struct SignificantChangeRecord: Sendable, Hashable, Codable {
+        /// Session time of the event, s.
+        public var timeS: Double
+        /// The location that made it.
+        public var location: Location
+    }
+
+    /// What a monitoring run gave: the energy summary (no location client: its delivery fields are empty) and the
+    /// events the session made (`SessionCore.monitoringLog`, at most its last 10 000 of each), in session time.
+    public struct MonitoringRun: Sendable {
+        public var summary: Summary
+        public var regionEvents: [MonitorEvent]
+        public var significantChanges: [SignificantChangeRecord]
+    }
+
+    /// Runs `setup` on the simulated `board` through `scenario` under `policy` (`adaptive`: the monitoring demand
+    /// plans the receiver; `always-on`: the reference, every sensor at its maximum and the receiver continuous) with
+    /// no location subscriber, and returns the energy and the events. `observe` sees every step with the truth (the
+    /// harness prints the plan from it). The session monitors `setup` from the start (`SessionConfiguration.monitoredRegions`,
+    /// `significantChangeMonitoring`) over its fused locations, and its demand is the scheduler's only one.
+    /// - Throws: `JobError` when the board or the scenario cannot be built or the run fails.
+    public static func runMonitoring(
+        board: BoardDescription, scenario: String, seed: UInt64, policy: String, setup: MonitoringSetup,
+        durationS: Double? = nil, battery: BatteryModel = BatteryModel(),
+        observe: ((SessionCore, TruthSample) -> Void)? = nil
+    ) throws(JobError) -> MonitoringRun {
+        guard let sc = Scenario.named(scenario) else { throw JobError("scenario \(scenario) is unknown") }
+        var fusion = FusionConfiguration()
+        fusion.calibration = try CalibrationFiles.resolve(board: board, explicitPath: nil, disabled: false)
+        // No client demand: what the scheduler gets comes from the session's standing monitoring. The battery does
+        // not run low over the day, so the adaptive policy plans in the normal tier (as in the scheduler harness).
+        let scheduling = SchedulingConfiguration(
+            policy: policy, demands: [], battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1),
+            boardBaselineMilliWatt: 0)
+        var session = SessionConfiguration(
+            board: board, scenario: scenario, seed: seed, durationS: durationS ?? sc.totalDurationS + 60,
+            speed: 0, fusion: fusion, scheduling: scheduling)
+        session.monitoredRegions = setup.regions
+        session.significantChangeMonitoring = setup.significantChange
+        var core: SessionCore
+        do { core = try SessionCore(configuration: session) } catch { throw JobError(error.description) }
+        guard let world = core.runtime.world else { throw JobError("the board \(board.name) is not simulated") }
+        var evaluation = SchedulingEvaluation(demand: CombinedDemand([]))
+        core.runToEnd(afterStep: { core in
+            let step = RunStep(core)
+            let truth = world.board.truth
+            evaluation.observe(step, truth: truth, timeline: nil)
+            observe?(core, truth)
+        })
+        if !core.state.everDelivered { throw JobError("the run of \(policy) on \(scenario) delivered nothing") }
+        let summary = evaluation.summary(
+            policy: policy, demandName: setup.name, scenario: scenario, seed: seed, baselineMilliWatt: 0, battery: battery)
+        // The session logs in Unix time; session time starts at the scenario's date (as `SessionCore` sets it).
+        let log = core.monitoringLog
+        let unixOffsetS = UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear)
+        let events = log.events.map { e in
+            var e = e
+            e.timeS -= unixOffsetS
+            e.location.timeS -= unixOffsetS
+            return e
+        }
+        let changes = log.significantChanges.map { c in
+            var l = c.location
+            l.timeS -= unixOffsetS
+            return SignificantChangeRecord(timeS: l.timeS, location: l)
+        }
+        return MonitoringRun(summary: summary, regionEvents: events, significantChanges: changes)
     }
 
     // MARK: - State
@@ -342,7 +433,9 @@ public struct SchedulingEvaluation {
             receiverModel: s?.scheduler.inputs.receiver?.model, durationS: duration,
             sensorMilliAmpHours: perSensor, gnssMilliAmpHours: energy.receiverMilliAmpHours,
             imuEtcMilliAmpHours: energy.sensorsMilliAmpHours, totalMilliAmpHours: energy.totalMilliAmpHours,
-            totalMilliWattHours: energy.totalMilliWattHours, meanMilliWatt: meanMilliWatt, meanMilliAmp: energy.meanMilliAmp,
+            totalMilliWattHours: energy.totalMilliWattHours, gnssMilliWattHours: energy.receiverMilliWattHours,
+            imuEtcMilliWattHours: energy.totalMilliWattHours - energy.receiverMilliWattHours, meanMilliWatt: meanMilliWatt,
+            meanMilliAmp: energy.meanMilliAmp,
             gnssStateS: states,
             batteryLifeSensorsOnlyH: meanMilliWatt > 0 ? battery.milliWattHours / meanMilliWatt : nil,
             batteryLifeWithBaselineH: battery.milliWattHours / (meanMilliWatt + baselineMilliWatt),

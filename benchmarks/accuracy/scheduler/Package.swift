@@ -19,6 +19,7 @@ let package = Package(
                            .product(name: "LodestoneLocation", package: "Lodestone"),
                            .product(name: "LodestoneMotion", package: "Lodestone"),
                            .product(name: "LodestoneEvaluation", package: "Lodestone"),
+                           .product(name: "LodestoneMonitoring", package: "Lodestone"),
                            .product(name: "LodestoneCore", package: "Lodestone")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
     ]

@@ -38,9 +38,21 @@ var boardPath = "boards/simulated.json"
 var policies = SchedulingConfiguration.policyNames
 var demandFilter: String?
 var durationS: Double?
+// Monitoring mode (issue 16): --monitoring [--seeds 1,7] [--runs far,mixed,significant-change,always-on]
+// [--markdown FILE]; --merge DIR,DIR prints the section from earlier runs' monitoring.json. See Monitoring.swift.
+var monitoring = false
+var seeds: [UInt64] = [1, 7]
+var runs = ["far", "mixed", "significant-change", "always-on"]
+var markdown: String?
+var merge: [String]?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let a = arguments.next() {
     switch a {
+    case "--monitoring": monitoring = true
+    case "--seeds": seeds = (arguments.next() ?? "").split(separator: ",").compactMap { UInt64($0) }
+    case "--runs": runs = (arguments.next() ?? "").split(separator: ",").map(String.init)
+    case "--markdown": markdown = arguments.next()
+    case "--merge": merge = (arguments.next() ?? "").split(separator: ",").map(String.init)
     case "--scenario": scenario = arguments.next() ?? scenario
     case "--seed": seed = arguments.next().flatMap { UInt64($0) } ?? seed
     case "--out": out = arguments.next() ?? out
@@ -51,8 +63,8 @@ while let a = arguments.next() {
     default:
         FileHandle.standardError.write(
             Data(
-                "scheduler-harness: unknown argument \(a); use --scenario, --seed, --out, --board, --policies, --demand, --duration\n"
-                    .utf8))
+                ("scheduler-harness: unknown argument \(a); use --scenario, --seed, --out, --board, --policies, --demand, --duration, "
+                    + "or --monitoring with --seeds, --runs, --markdown, or --merge\n").utf8))
         exit(2)
     }
 }
@@ -63,6 +75,15 @@ do { board = try BoardDescription.load(path: boardPath) } catch {
     exit(1)
 }
 try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+if let merge {
+    mergeMonitoring(merge, scenario: scenario, markdown: markdown)
+    exit(0)
+}
+if monitoring {
+    runMonitoringMode(
+        board: board, scenario: scenario, seeds: seeds, runs: runs, durationS: durationS, out: out, markdown: markdown)
+    exit(0)
+}
 
 var summaries: [SchedulingEvaluation.Summary] = []
 for set in demandSets where demandFilter == nil || demandFilter == set.name {
