@@ -23,7 +23,7 @@ import Testing
             R.python,
             [
                 R.scripts.appendingPathComponent("serve_lines.py").path, linesFile.path, "--port-file", portFile.path,
-                "--interval", "0.05", "--max-seconds", "180"
+                "--interval", "0.05", "--idle-seconds", "120", "--max-seconds", "900"
             ], in: dir, name: "server")
         defer { R.stop(server) }
         let port = try #require(await R.waitForFile(portFile, timeoutS: 10).flatMap { Int($0) }, "serve_lines.py did not start")
