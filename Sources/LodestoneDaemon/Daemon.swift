@@ -221,8 +221,11 @@ public final class Daemon: Sendable {
     func closed(_ client: Client, reason: String) {
         client.removeAll()
         if client.endpoint == .native {
-            monitorClients.disconnected(
-                MonitorClients.key(uid: client.connection.peer.uid), authorization: client.authorization, provider: monitoring)
+            let key = MonitorClients.key(uid: client.connection.peer.uid)
+            let logger = logger
+            monitorClients.disconnected(key, authorization: client.authorization, provider: monitoring) { error in
+                logger.warning("the when-in-use monitors of \(key) outlive its connection: \(error)")
+            }
         }
         clients.remove(client)
         logger.info("client \(client.connection.id) closed: \(reason)")

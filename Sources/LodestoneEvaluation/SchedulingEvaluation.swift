@@ -247,7 +247,7 @@ public struct SchedulingEvaluation {
         let changes = log.significantChanges.map { c in
             var l = c.location
             l.timeS -= unixOffsetS
-            return SignificantChangeRecord(timeS: l.timeS, location: l)
+            return SignificantChangeRecord(timeS: c.timeS - unixOffsetS, location: l)
         }
         return MonitoringRun(summary: summary, regionEvents: events, significantChanges: changes)
     }
@@ -469,7 +469,7 @@ public struct SchedulingEvaluation {
     var withheld = 0
 
     /// The `p` quantile (0…1) of `values` by the nearest-rank method; `nil` for none.
-    static func percentile(_ values: [Double], _ p: Double) -> Double? {
+    public static func percentile(_ values: [Double], _ p: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1

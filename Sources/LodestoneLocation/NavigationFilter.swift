@@ -30,7 +30,10 @@ import RealModule
 /// - Outliers: a fix whose position innovation fails a χ² test (2 degrees of freedom) is not used, and widens
 ///   the position's variance a little (`outlierInflation`), so a jump that persists is eventually believed;
 ///   after `maximumConsecutiveOutliers` in a row the filter restarts its position at the receiver's (the filter,
-///   not the receiver, was wrong). Velocities, heights and pressures have their own gates.
+///   not the receiver, was wrong). So it does at once when no position has been used for `staleRestartS` (30 s):
+///   after that long on dead reckoning alone (a power-save receiver asleep while the car it rides in set off), the
+///   dead reckoning is the likelier to be wrong, and at one fix per wake 30 outliers would take hours. The velocity
+///   then restarts at the receiver's too. Velocities, heights and pressures have their own gates.
 /// - The barometer gives height changes (ISA altitude, ISO 2533) with a slowly wandering offset (weather),
 ///   which GNSS heights calibrate; it carries the height indoors and through outages.
 ///
@@ -866,7 +869,8 @@ extension NavigationFilter {
             state.fixesRejected += 1
             done.insert(.positionRejected)
             state.horizontalCovariance[0, 0] += p.outlierInflation * sigma * sigma
-            if state.consecutiveOutliers >= p.maximumConsecutiveOutliers {
+            let staleS = state.lastFixTimeS.map { fix.timeS - $0 } ?? 0
+            if state.consecutiveOutliers >= p.maximumConsecutiveOutliers || staleS >= Self.staleRestartS {
                 // The filter, not the receiver, is wrong: forget the position (keep velocity and biases).
                 for k in 0..<n {
                     state.horizontalCovariance[0, k] = 0
@@ -901,8 +905,9 @@ extension NavigationFilter {
             if !accept {
                 state.consecutiveVelocityOutliers += 1
                 // Doppler velocities are rarely wrong several times in a row: then the filter's own velocity
-                // is (a turn the inertial model did not follow); forget it and take the receiver's.
-                if state.consecutiveVelocityOutliers >= Self.velocityOutliersBeforeRestart {
+                // is (a turn the inertial model did not follow); forget it and take the receiver's. So too when the
+                // position restarted: the velocity that carried it off is no better.
+                if state.consecutiveVelocityOutliers >= Self.velocityOutliersBeforeRestart || done.contains(.restarted) {
                     state.horizontalCovariance[1, 1] += ve * ve + vn * vn
                     gv = state.horizontalCovariance.scalarGain(h: hv, r: sigmaVelocity * sigmaVelocity, n: n)
                     accept = true
@@ -962,6 +967,8 @@ extension NavigationFilter {
 
     /// Rejected receiver velocities in a row after which the filter's velocity is forgotten.
     static let velocityOutliersBeforeRestart = 3
+    /// A position that fails its gate restarts the filter when no position has been used for this long, s.
+    public static let staleRestartS = 30.0
 
     /// Per-axis σ of the fix's horizontal position, m (before the learned scale).
     func horizontalSigmaM(_ fix: ReceiverFix) -> Double {

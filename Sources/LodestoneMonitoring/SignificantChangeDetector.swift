@@ -2,11 +2,15 @@ import LodestoneLocation
 
 /// Significant location changes (Core Location's significant-change service): an event when the carrier is at least
 /// `minimumDistanceM` (500 m) from the location of the last event, at most one every `minimumIntervalS` (5 minutes) of
-/// session time. The first usable location is an event (the service starts by telling where the carrier is).
+/// session time, counted between the times the events are reported. The first usable location is an event (the service
+/// starts by telling where the carrier is).
 ///
-/// A move that happens within the 5 minutes after an event is not lost: it is reported by the first location after the
-/// interval that is still 500 m or more away. Locations less accurate than `maximumAccuracyM` are ignored, so that
-/// one poor fix cannot fake a move. Allocates nothing.
+/// A move that happens within the 5 minutes after an event is not lost: the latest accurate location that is 500 m or
+/// more away is held, and the first update once the interval has passed (any location, even an inaccurate one: it
+/// only tells the time) reports it — so a power-save receiver whose fix lands a moment before the interval ends does
+/// not push the event to its next fix. An accurate location back within 500 m drops what was held. Locations less
+/// accurate than `maximumAccuracyM` are ignored as positions, so that one poor fix cannot fake a move. Allocates
+/// nothing.
 public struct SignificantChangeDetector: Sendable {
     /// Tunables.
     public struct Parameters: Sendable, Hashable, Codable {
@@ -29,6 +33,9 @@ public struct SignificantChangeDetector: Sendable {
 
     /// What `update` reports.
     public struct Change: Sendable, Hashable, Codable {
+        /// When the change is reported, s (the time of the update that reported it; the location's own time is at or
+        /// before it).
+        public var timeS: Double
         /// The location that made the change.
         public var location: Location
         /// Its distance from the previous event's location, m; `nil` for the first event.
@@ -39,6 +46,10 @@ public struct SignificantChangeDetector: Sendable {
     public let parameters: Parameters
     /// The location of the last event.
     public private(set) var lastEventLocation: Location?
+    /// When the last event was reported, s.
+    public private(set) var lastEventTimeS: Double?
+    /// The latest accurate location 500 m or more from the last event's, held until the interval has passed.
+    public private(set) var heldLocation: Location?
 
     /// A detector that has reported nothing yet.
     public init(parameters: Parameters = .default) {
@@ -48,15 +59,24 @@ public struct SignificantChangeDetector: Sendable {
     /// Takes one location; returns the change it makes, if any.
     public mutating func update(_ location: Location) -> Change? {
         let accuracyM = location.horizontalAccuracyM
-        guard location.coordinate.isValid, accuracyM.isFinite, accuracyM <= parameters.maximumAccuracyM else { return nil }
-        guard let last = lastEventLocation else {
-            lastEventLocation = location
-            return Change(location: location, distanceM: nil)
+        let usable = location.coordinate.isValid && accuracyM.isFinite && accuracyM <= parameters.maximumAccuracyM
+        guard let last = lastEventLocation, let lastTimeS = lastEventTimeS else {
+            guard usable else { return nil }
+            return report(location, distanceM: nil, atTimeS: location.timeS)
         }
-        guard location.timeS - last.timeS >= parameters.minimumIntervalS,
-            let distanceM = location.coordinate.distanceM(to: last.coordinate), distanceM >= parameters.minimumDistanceM
+        if usable, let distanceM = location.coordinate.distanceM(to: last.coordinate) {
+            heldLocation = distanceM >= parameters.minimumDistanceM ? location : nil
+        }
+        guard location.timeS - lastTimeS >= parameters.minimumIntervalS, let held = heldLocation,
+            let distanceM = held.coordinate.distanceM(to: last.coordinate)
         else { return nil }
+        return report(held, distanceM: distanceM, atTimeS: max(location.timeS, held.timeS))
+    }
+
+    private mutating func report(_ location: Location, distanceM: Double?, atTimeS timeS: Double) -> Change {
         lastEventLocation = location
-        return Change(location: location, distanceM: distanceM)
+        lastEventTimeS = timeS
+        heldLocation = nil
+        return Change(timeS: timeS, location: location, distanceM: distanceM)
     }
 }

@@ -48,12 +48,17 @@ public struct MonitorCondition: Sendable, Hashable, Codable {
     public init(region: CircularRegion, record: MonitorConditionRecord) { self.region = region; self.record = record }
 }
 
-/// A significant change of location: the location (its `timeS` in Unix seconds) and how far it is from the previous
-/// change's, m (`nil` for the first).
+/// A significant change of location: when it was reported (Unix s), the location that made it (its own `timeS`, Unix
+/// s, at or before the report: a fix that came a moment before the 5-minute interval ended is reported when it ends)
+/// and how far it is from the previous change's, m (`nil` for the first).
 public struct SignificantLocationChange: Sendable, Hashable, Codable {
+    public var timeS: Double
     public var location: Location
     public var distanceM: Double?
-    public init(location: Location, distanceM: Double?) { self.location = location; self.distanceM = distanceM }
+    /// A change reported at `timeS` (by default the location's own time).
+    public init(timeS: Double? = nil, location: Location, distanceM: Double?) {
+        self.timeS = timeS ?? location.timeS; self.location = location; self.distanceM = distanceM
+    }
 }
 
 /// Why a monitoring request failed: a code for programs and a sentence for people.

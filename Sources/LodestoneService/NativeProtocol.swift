@@ -634,6 +634,8 @@ extension NativeProtocol {
     public struct SignificantChangeMessage: Codable, Sendable, Equatable {
         public var `class` = "SIGNIFICANT_CHANGE"
         public var id: Int
+        /// When the change was reported, Unix s (absent from older daemons: then the location's time).
+        public var reportedUnixS: Double?
         /// The location's time, Unix s, position, deg, and accuracy, m.
         public var tUnixS: Double
         public var latDeg: Double
@@ -644,16 +646,18 @@ extension NativeProtocol {
         /// The location in full.
         public var location: Location
         enum CodingKeys: String, CodingKey {
-            case `class`, id, tUnixS = "t_unix_s", latDeg = "lat_deg", lonDeg = "lon_deg", hAccM = "h_acc_m"
-            case distanceM = "distance_m", location
+            case `class`, id, reportedUnixS = "reported_unix_s", tUnixS = "t_unix_s", latDeg = "lat_deg", lonDeg = "lon_deg"
+            case hAccM = "h_acc_m", distanceM = "distance_m", location
         }
         public init(id: Int, _ c: SignificantLocationChange) {
-            self.id = id; tUnixS = c.location.timeS; latDeg = c.location.coordinate.latitudeDeg
+            self.id = id; reportedUnixS = c.timeS; tUnixS = c.location.timeS; latDeg = c.location.coordinate.latitudeDeg
             lonDeg = c.location.coordinate.longitudeDeg
             hAccM = c.location.horizontalAccuracyM.isFinite ? c.location.horizontalAccuracyM : nil
             distanceM = c.distanceM; location = c.location
         }
-        public var change: SignificantLocationChange { SignificantLocationChange(location: location, distanceM: distanceM) }
+        public var change: SignificantLocationChange {
+            SignificantLocationChange(timeS: reportedUnixS, location: location, distanceM: distanceM)
+        }
     }
 
     /// `HISTORY`: the pedometer's totals (`steps`) or the activity segments (`activity`) between two Unix times.

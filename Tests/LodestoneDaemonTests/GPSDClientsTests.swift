@@ -23,10 +23,15 @@ import Testing
             R.python,
             [
                 R.scripts.appendingPathComponent("serve_lines.py").path, linesFile.path, "--port-file", portFile.path,
-                "--interval", "0.05", "--idle-seconds", "120", "--max-seconds", "900"
+                "--interval", "0.05", "--max-seconds", "900"
             ], in: dir, name: "server")
         defer { R.stop(server) }
         let port = try #require(await R.waitForFile(portFile, timeoutS: 10).flatMap { Int($0) }, "serve_lines.py did not start")
+        // Said with every client failure: whether the stand-in server still runs, and what it wrote.
+        func serverState() -> String {
+            let err = (try? String(contentsOf: dir.appendingPathComponent("server.err"), encoding: .utf8)) ?? ""
+            return "server running: \(server.isRunning); its stderr: \(err)"
+        }
 
         let ourTPVs = R.lines(transcript).filter { $0.hasPrefix(#"{"class":"TPV""#) }
         #expect(ourTPVs.count == Self.epochs)
@@ -37,7 +42,9 @@ import Testing
 
         // gpspipe prints every line it gets: the banner, the reply to its WATCH, then the stream, byte for byte.
         let pipe = try await R.run("gpspipe", ["-w", "-n", "\(3 + 3 * Self.epochs)", "127.0.0.1:\(port)"], timeoutS: 20, in: dir)
-        #expect(pipe.status == 0 && !pipe.timedOut, "gpspipe: \(pipe.stderr)")
+        #expect(
+            pipe.status == 0 && !pipe.timedOut,
+            "gpspipe: status \(pipe.status), timed out \(pipe.timedOut): \(pipe.stderr) \(pipe.stdout); \(serverState())")
         let piped = R.lines(pipe.stdout)
         #expect(
             pipe.stdout.components(separatedBy: "\n").dropLast().allSatisfy { $0.hasSuffix("\r") }, "not every line ends in CR LF"
@@ -48,7 +55,7 @@ import Testing
         // python3-gps: `gps.gps()` streaming TPVs.
         let py = try await R.run(
             R.python, [R.scripts.appendingPathComponent("py_client.py").path, "\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
-        #expect(py.status == 0, "py_client.py: \(py.stderr)")
+        #expect(py.status == 0, "py_client.py: \(py.stderr); \(serverState())")
         let pyTPVs = R.lines(py.stdout).filter { $0.hasPrefix("TPV ") }
         #expect(pyTPVs.map(String.init) == expectedPositions.map { "TPV mode=3 " + $0 }, "\(py.stdout)")
         #expect(py.stdout.contains("SKY uSat=9 nSat=11") && py.stdout.contains("ATT heading=45.0"), "\(py.stdout)")
@@ -56,7 +63,7 @@ import Testing
         // libgps: gps_open / gps_stream / gps_read, as cgps, navit and foxtrotgps.
         let exe = try await R.buildLibgpsClient(in: dir)
         let c = try await R.run(exe, ["\(port)", "\(Self.epochs)"], timeoutS: 30, in: dir)
-        #expect(c.status == 0, "libgps_client: \(c.stderr)")
+        #expect(c.status == 0, "libgps_client: \(c.stderr); \(serverState())")
         let cTPVs = R.lines(c.stdout).filter { $0.hasPrefix("TPV ") }
         #expect(cTPVs.map(String.init) == expectedPositions.map { "TPV mode=3 " + $0 + " alt=34.5000" }, "\(c.stdout)")
         #expect(c.stdout.contains("SKY used=9") && c.stdout.contains("ATT heading=45.000"), "\(c.stdout)")

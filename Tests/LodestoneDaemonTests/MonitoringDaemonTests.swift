@@ -253,25 +253,8 @@ import Testing
     static func daemon(
         policy: String, speed: Double = 4, durationS: Double? = nil, configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) async throws -> TestDaemon {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lodestone-mondaemon-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let board = try BoardDescription.load(path: repositoryRoot + "/boards/simulated.json")
-        let session = try Session(
-            configuration: SessionConfiguration(
-                board: board, scenario: "hour-errands", seed: 3, durationS: durationS, speed: speed))
-        let policyPath = dir.appendingPathComponent("policy.toml").path
-        try policy.write(toFile: policyPath, atomically: true, encoding: .utf8)
-        var configuration = DaemonConfiguration(
-            socketPath: dir.appendingPathComponent("s.sock").path, gpsdListen: [], policyPath: policyPath, policyIsExplicit: true,
-            stateDirectory: dir.path)
-        configure(&configuration)
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
-        let daemon = try Daemon(configuration: configuration, session: session, logger: logger)
-        await session.start()
-        daemon.start()
-        return TestDaemon(daemon: daemon, session: session, dir: dir)
+        try await TestDaemon.start(
+            speed: speed, policy: policy, scenario: "hour-errands", seed: 3, durationS: durationS, configure: configure)
     }
 
     static let full = "location = \"always\"\naccuracy = \"full\"\nmotion = true"

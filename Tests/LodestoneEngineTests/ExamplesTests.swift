@@ -46,7 +46,7 @@ import Testing
         server.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
         try server.run()
         defer {
-            kill(server.processIdentifier, SIGTERM)
+            if server.isRunning { kill(server.processIdentifier, SIGTERM) }
             #expect(CLI.waitForExit(server, timeoutS: 15), "lodestone serve did not stop on SIGTERM")
         }
         let deadline = Date().addingTimeInterval(60)

@@ -78,6 +78,48 @@ import Testing
         #expect(throws: MonitoringError.self) { try core.pedometerHistory(fromUnixS: utc0, toUnixS: utc0 + 1500) }
     }
 
+    /// A stricter demand is handed over at once, a looser one only once it has held for 30 s.
+    @Test func aLooserDemandWaitsAndAStricterOneDoesNot() {
+        func demand(_ accuracy: DesiredAccuracy, filterM: Double?, ageS: Double) -> [Demand] {
+            [
+                Demand(
+                    client: "monitoring",
+                    location: LocationDemand(desiredAccuracy: accuracy, distanceFilterM: filterM, maximumAgeS: ageS),
+                    activity: true, foreground: false)
+            ]
+        }
+        let base = demand(.hundredMeters, filterM: 450, ageS: 180)
+        #expect(MonitoringRuntime.isLooser(demand(.hundredMeters, filterM: 450, ageS: 226), than: base))
+        #expect(MonitoringRuntime.isLooser(demand(.kilometer, filterM: 640, ageS: 180), than: base))
+        #expect(!MonitoringRuntime.isLooser(demand(.hundredMeters, filterM: 450, ageS: 120), than: base))
+        #expect(!MonitoringRuntime.isLooser(demand(.nearestTenMeters, filterM: 900, ageS: 900), than: base))
+        #expect(!MonitoringRuntime.isLooser(demand(.hundredMeters, filterM: nil, ageS: 180), than: base))
+        #expect(!MonitoringRuntime.isLooser(base + base, than: base) && !MonitoringRuntime.isLooser([], than: base))
+    }
+
+    /// Over the walks and the drive of hour-errands with a region around the start, the monitoring demand re-plans
+    /// rarely: at most one change a minute on average (derived every 5 s, it would follow every step otherwise).
+    @Test func theMonitoringDemandChangesRarely() throws {
+        var core = try SessionCore(configuration: try Self.configuration(durationS: 1500))
+        let key = MonitorKey(client: "", name: "places")
+        var previous: [Demand] = []
+        var changes = 0
+        var first = true
+        while let t = core.nextStepTimeS, t <= 1500 {
+            core.step(at: t)
+            if first, let truth = core.runtime.world?.truthSummary {
+                first = false
+                try core.addCondition(
+                    try CircularRegion(id: "home", latitudeDeg: truth.latDeg, longitudeDeg: truth.lonDeg, radiusM: 300), to: key)
+            }
+            if core.monitoringDemands != previous {
+                changes += 1
+                previous = core.monitoringDemands
+            }
+        }
+        #expect(changes >= 2 && changes <= 25, "\(changes) demand changes in 1 500 s")
+    }
+
     @Test func aNewSessionOnTheSameStateDirectoryKeepsStatesAndOwesOnlyUnacknowledgedEvents() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -156,7 +156,9 @@ enum GNSSTestData {
         daemon.standardOutput = FileHandle.nullDevice
         try daemon.run()
         defer {
-            daemon.terminate()
+            // Only while it runs: the test stops it itself below, and a signal to an ended child's pid could reach
+            // whichever process has that pid by now.
+            if daemon.isRunning { daemon.terminate() }
             if !GNSSTestData.waitForExit(daemon, timeoutS: 5) { Issue.record("gpsd did not stop on SIGTERM; killed") }
         }
         var source = GNSSGpsdSource(id: "gnss", host: "127.0.0.1", port: port)

@@ -206,6 +206,53 @@ func fraction(_ flags: [Bool]) -> Double { Double(flags.filter { $0 }.count) / D
         #expect(a.location == b.location)
     }
 
+    /// A power-save receiver asleep for 5 minutes while its carrier went from walking to driving: when the next fix comes,
+    /// the dead reckoning is far off, farther than it claims (here: the fix is ten of its standard deviations away).
+    /// That fix restarts the position and the velocity at once, not after 30 rejected fixes (2.5 hours at one a wake);
+    /// the same jump a second after a used fix is still an outlier.
+    @Test func aFixAfterALongSleepRestartsAStaleDeadReckoning() throws {
+        let metresPerDegree = 111_320 * cos(47 * Double.pi / 180)
+        func fix(_ t: Double, eastM: Double, speedMps: Double) -> ReceiverFix {
+            var f = ReceiverFix(timeS: t, mode: .threeDimensional)
+            f.latitudeDeg = 47
+            f.longitudeDeg = 8 + eastM / metresPerDegree
+            f.horizontalAccuracyM = 5
+            f.speedMps = speedMps
+            f.courseDeg = 90
+            return f
+        }
+        func run(sleepS: Double) throws -> (update: NavigationFilter.Update, location: Location, fixEastM: Double) {
+            var filter = NavigationFilter()
+            // A minute's walk east at 1.4 m/s, a fix a second, the accelerometer at 10 Hz (level, gravity only); then
+            // the receiver sleeps.
+            let end = 60 + sleepS
+            for k in 0..<Int((end * 10).rounded()) {
+                let t = Double(k) / 10
+                filter.updateInertial(timeS: t, specificForceBoardMps2: Vector3(0, 0, 9.81), boardToENU: .identity)
+                if k % 10 == 0 && t <= 60 { filter.update(fix: fix(t, eastM: 1.4 * t, speedMps: 1.4)) }
+            }
+            filter.advance(toTimeS: end)
+            let predictedEastM = (filter.state.originLongitudeRad * 180 / Double.pi - 8) * metresPerDegree + filter.state.east[0]
+            let fixEastM = predictedEastM + 10 * filter.state.horizontalCovariance.storage[0].squareRoot() // the east variance
+            let done = filter.update(fix: fix(end, eastM: fixEastM, speedMps: 15))
+            return (done, try #require(filter.location), fixEastM)
+        }
+        let afterSleep = try run(sleepS: 300)
+        #expect(
+            afterSleep.update.contains(.restarted) && afterSleep.update.contains(.position)
+                && afterSleep.update.contains(.velocity), "\(afterSleep.update)")
+        let east = (afterSleep.location.coordinate.longitudeDeg - 8) * metresPerDegree
+        #expect(
+            abs(east - afterSleep.fixEastM) < 20 && afterSleep.location.horizontalAccuracyM < 30,
+            "\(east) m east ±\(afterSleep.location.horizontalAccuracyM) m, the fix at \(afterSleep.fixEastM) m")
+        #expect(abs((afterSleep.location.speedMps ?? 0) - 15) < 1, "\(String(describing: afterSleep.location.speedMps)) m/s")
+        // The same jump a second after a used fix is an outlier.
+        let afterASecond = try run(sleepS: 1)
+        #expect(
+            afterASecond.update.contains(.positionRejected) && !afterASecond.update.contains(.restarted),
+            "\(afterASecond.update)")
+    }
+
     /// Bad input never poisons the state: fixes without a position, with NaN or out-of-range coordinates,
     /// and NaN pressures are ignored; a 2D fix updates the horizontal position only.
     @Test func badInputIsIgnored() {

@@ -31,6 +31,51 @@ import Testing
         #expect(times.count >= 8)
     }
 
+    /// A power-save receiver with a fix every 300 s whose fixes land a moment early, and the fused location between
+    /// them (every second, too inaccurate to count): each change is reported as the 5 minutes end, with the fix that
+    /// made it, not 5 minutes later at the next fix.
+    @Test func aFixJustBeforeTheIntervalEndsIsReportedWhenItEnds() {
+        var detector = SignificantChangeDetector()
+        var changes: [SignificantChangeDetector.Change] = []
+        for t in 0...1_300 {
+            let timeS = Double(t)
+            let here = offset(zurich, distanceM: 15 * timeS, azimuthDeg: 90)
+            // Fixes at 0, 299.6, 599.2, … (each 0.4 s early); between them the fused location drifts off in accuracy.
+            let fixTimes = (0...4).map { 299.6 * Double($0) }
+            let location: Location
+            if let f = fixTimes.first(where: { $0 > timeS - 1 && $0 <= timeS }) {
+                location = fix(offset(zurich, distanceM: 15 * f, azimuthDeg: 90), timeS: f)
+            } else {
+                location = fix(here, timeS: timeS, accuracyM: 250)
+            }
+            if let c = detector.update(location) { changes.append(c) }
+        }
+        let fixTimes = changes.dropFirst().map(\.location.timeS)
+        #expect(
+            fixTimes.count == 4 && zip(fixTimes, [299.6, 599.2, 898.8, 1_198.4]).allSatisfy { abs($0 - $1) < 1e-6 }, "\(changes)")
+        // Each within 3 s of its fix (the fix's own time is a moment before the update that carried it).
+        #expect(changes.allSatisfy { $0.timeS - $0.location.timeS <= 3 }, "\(changes.map(\.timeS))")
+        for (a, b) in zip(changes, changes.dropFirst()) { #expect(b.timeS - a.timeS >= 300) }
+        #expect(changes.dropFirst().allSatisfy { ($0.distanceM ?? 0) >= 500 })
+    }
+
+    /// A held location is dropped when an accurate one comes back within 500 m: no change is reported for a trip that
+    /// returned before the interval ended.
+    @Test func aTripThatReturnsWithinTheIntervalIsNoChange() {
+        var detector = SignificantChangeDetector()
+        #expect(detector.update(fix(zurich, timeS: 0)) != nil)
+        #expect(detector.update(fix(offset(zurich, distanceM: 900, azimuthDeg: 0), timeS: 120)) == nil)
+        #expect(detector.heldLocation != nil)
+        #expect(detector.update(fix(offset(zurich, distanceM: 100, azimuthDeg: 0), timeS: 240)) == nil)
+        #expect(detector.heldLocation == nil)
+        #expect(detector.update(fix(offset(zurich, distanceM: 150, azimuthDeg: 0), timeS: 400)) == nil)
+        // An inaccurate location cannot make one either, nor drop a held one.
+        #expect(detector.update(fix(offset(zurich, distanceM: 700, azimuthDeg: 0), timeS: 500)) != nil)
+        #expect(detector.update(fix(offset(zurich, distanceM: 1_400, azimuthDeg: 0), timeS: 600)) == nil)
+        #expect(
+            detector.update(fix(offset(zurich, distanceM: 0, azimuthDeg: 0), timeS: 810, accuracyM: 900))?.location.timeS == 600)
+    }
+
     @Test func aWalkOf400MetresAndAPoorFixAreNoChange() {
         var detector = SignificantChangeDetector()
         #expect(detector.update(fix(zurich, timeS: 0)) != nil)
@@ -150,14 +195,47 @@ extension VisitTests {
 
 @Suite struct MonitoringDemandTests {
     @Test func farAndSlowAsksForRareCoarseFixesAndNearForDenseFineOnes() throws {
-        let far = MonitoringDemand.demand(nearestBoundaryM: 5_000, speedMps: 1.3, activity: .walk)
+        // 1 km is as far as the runtime looks (`RegionMonitor.boundaryHorizonM`); it is planned as 905 m (10 × √2¹³).
+        let far = MonitoringDemand.demand(nearestBoundaryM: 1_000, speedMps: 1.3, activity: .walk)
         let near = MonitoringDemand.demand(nearestBoundaryM: 50, speedMps: 1.3, activity: .walk)
-        let driving = MonitoringDemand.demand(nearestBoundaryM: 5_000, speedMps: 25, activity: .drive)
-        #expect(try #require(far.fixIntervalS) == 900)
-        #expect(try #require(near.fixIntervalS) == 10)
-        #expect(try #require(driving.fixIntervalS) == 62.5)
-        #expect(far.desiredAccuracy == .kilometer && near.desiredAccuracy == .nearestTenMeters)
-        #expect(far.locationDemand?.distanceFilterM == 2_250)
+        let driving = MonitoringDemand.demand(nearestBoundaryM: 1_000, speedMps: 25, activity: .drive)
+        let planned = 640 * 2.0.squareRoot()
+        #expect(abs(try #require(far.fixIntervalS) - planned / 5) < 1e-9) // half of 905 m at walking's fastest 2.5 m/s
+        #expect(abs(try #require(near.fixIntervalS) - 8) < 1e-9) // half of 40 m at 2.5 m/s
+        #expect(abs(try #require(driving.fixIntervalS) - planned / 80) < 1e-9) // at driving's fastest 40 m/s
+        #expect(far.desiredAccuracy == .hundredMeters && near.desiredAccuracy == .nearestTenMeters)
+        #expect(abs(try #require(far.locationDemand?.distanceFilterM) - planned / 2) < 1e-9)
+        // A measured speed above the activity's fastest counts, rounded up: 50 m/s → 64 m/s (√2¹²).
+        let fast = MonitoringDemand.demand(nearestBoundaryM: 1_000, speedMps: 50, activity: .drive)
+        #expect(abs(try #require(fast.fixIntervalS) - planned / 128) < 1e-9)
+    }
+
+    /// The steps of the ladders: never above the distance (a fix is never planned late), never below its 1/√2; the speed
+    /// never below the measured one.
+    @Test func distanceAndSpeedAreRoundedToTheSafeSide() {
+        for d in stride(from: 0.0, through: 3_000, by: 0.7) {
+            let q = MonitoringDemand.quantizedDistanceM(d)
+            #expect(q <= d && (d < 10 ? d - q < 1 : q >= d / 2.0.squareRoot() - 1e-9), "\(d) → \(q)")
+        }
+        for v in stride(from: 0.0, through: 300, by: 0.13) {
+            let q = MonitoringDemand.quantizedSpeedMps(v)
+            #expect(q >= v && (v <= 1 || q <= v * 2.0.squareRoot() + 1e-9), "\(v) → \(q)")
+        }
+        #expect(MonitoringDemand.quantizedSpeedMps(.nan) == 0 && MonitoringDemand.quantizedDistanceM(.nan) == 0)
+    }
+
+    /// Walking straight at a boundary from 1 km: the demand, derived every 5 s, changes once per step of the ladder
+    /// (about 13 times), not at every derivation (about 140).
+    @Test func theDemandChangesOnlyWhenTheDistanceCrossesAStep() {
+        var changes = 0
+        var previous: LocationDemand?
+        for k in 0..<143 {
+            let d = 1_000 - 7 * Double(k)
+            let demand = MonitoringDemand.demand(nearestBoundaryM: d, speedMps: 1.4, activity: .walk).locationDemand
+            if demand != previous { changes += 1 }
+            previous = demand
+        }
+        #expect(changes <= 16, "\(changes) changes")
     }
 
     @Test func atRestNoFixIsNeededAndWithoutConditionsNoDemand() {

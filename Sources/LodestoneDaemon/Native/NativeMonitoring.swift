@@ -11,7 +11,8 @@ public protocol MonitoringProvider: Sendable {
     /// The monitoring API of one client (the daemon names its clients `uid:<uid>`, or `unidentified`).
     func monitoringService(client: String) -> any MonitoringService & Sendable
     /// Removes every monitor of `client` (a when-in-use client's last connection ended); returns how many there were.
-    func removeMonitors(client: String) async -> Int
+    /// - Throws: `MonitoringError` when some could not be removed (the others are).
+    func removeMonitors(client: String) async throws(MonitoringError) -> Int
 }
 
 extension Session: MonitoringProvider {
@@ -53,7 +54,11 @@ final class MonitorClients: Sendable {
 
     /// A connection of `key` closed. When it was the last and the client's location authorization is when-in-use, its
     /// monitors are removed (`provider.removeMonitors`), unless it connects again before that starts.
-    func disconnected(_ key: String, authorization: Authorization, provider: any MonitoringProvider) {
+    /// `failed` hears of a removal that failed (the daemon logs it).
+    func disconnected(
+        _ key: String, authorization: Authorization, provider: any MonitoringProvider,
+        failed: @escaping @Sendable (MonitoringError) -> Void = { _ in }
+    ) {
         entries.withLock { e in
             guard var entry = e[key] else { return }
             entry.connections -= 1
@@ -62,7 +67,7 @@ final class MonitorClients: Sendable {
                 entry.removal = Task {
                     await previous?.value
                     guard self.entries.withLock({ ($0[key]?.connections ?? 0) == 0 }) else { return }
-                    _ = await provider.removeMonitors(client: key)
+                    do throws(MonitoringError) { _ = try await provider.removeMonitors(client: key) } catch { failed(error) }
                     self.entries.withLock { $0[key]?.conditionIds = [:] }
                 }
             }
@@ -153,7 +158,7 @@ public struct UnavailableMonitoring: MonitoringProvider {
     }
     public init() {}
     public func monitoringService(client: String) -> any MonitoringService & Sendable { Service() }
-    public func removeMonitors(client: String) async -> Int { 0 }
+    public func removeMonitors(client: String) async throws(MonitoringError) -> Int { 0 }
 }
 
 /// One native connection's monitoring requests (`MONITOR`, `EVENTS`, `ACK`, `VISITS`, `SIGNIFICANT_CHANGES`,

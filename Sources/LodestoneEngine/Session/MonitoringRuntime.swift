@@ -47,8 +47,15 @@ struct MonitoringRuntime {
     var demandActivity: MotionActivity.Kind?
     var demandsChanged = false
     private var demandScratch: [Demand] = []
+    /// Since when the derived demands have been looser than the ones handed over (a relaxation waits out
+    /// `relaxationHoldS`), s of session time.
+    var looserSinceS: Double?
     /// How often the monitors' demand is derived again while nothing else changes, s of session time.
     static let demandPeriodS = 5.0
+    /// How long a looser demand must hold before it replaces a stricter one, s: an activity that flickers between
+    /// `walk` and `stationary`, or a distance that wavers across a step, re-plans nothing. A stricter demand (the
+    /// carrier nears a boundary, speeds up, a stream starts) is handed over at once.
+    static let relaxationHoldS = 30.0
 
     var lastEvaluatedLocationS = -Double.infinity
     var lastEvaluatedFixS: Double?
@@ -281,7 +288,7 @@ struct MonitoringRuntime {
             }
         }
         if !significantStreams.isEmpty || standingSignificantChange, let c = significant.update(location) {
-            let change = SignificantLocationChange(location: c.location, distanceM: c.distanceM)
+            let change = SignificantLocationChange(timeS: c.timeS, location: c.location, distanceM: c.distanceM)
             Self.log(change, in: &significantLog)
             for s in significantStreams { s.push(change) }
         }
@@ -357,10 +364,40 @@ struct MonitoringRuntime {
                         maximumAgeS: 60),
                     activity: true, foreground: false))
         }
-        if out != demands {
-            demands = out
-            demandsChanged = true
+        if out == demands {
+            looserSinceS = nil
+            return
         }
+        if Self.isLooser(out, than: demands) {
+            let since = looserSinceS ?? t
+            looserSinceS = since
+            guard t - since >= Self.relaxationHoldS else { return }
+        }
+        looserSinceS = nil
+        demands = out
+        demandsChanged = true
+    }
+
+    /// Whether `new` asks for nothing that `old` did not: the same clients, each location demand no finer, no
+    /// denser (distance filter) and no fresher (maximum age).
+    static func isLooser(_ new: [Demand], than old: [Demand]) -> Bool {
+        guard new.count == old.count else { return false }
+        for (n, o) in zip(new, old) {
+            guard n.client == o.client, n.activity == o.activity, n.foreground == o.foreground, n.heading == o.heading,
+                n.altitude == o.altitude
+            else { return false }
+            switch (n.location, o.location) {
+            case (nil, nil), (nil, _?):
+                continue
+            case (_?, nil):
+                return false
+            case let (nl?, ol?):
+                guard nl.desiredAccuracy >= ol.desiredAccuracy, (nl.distanceFilterM ?? 0) >= (ol.distanceFilterM ?? 0),
+                    nl.maximumAgeS >= ol.maximumAgeS, nl.significantChangeOnly || !ol.significantChangeOnly
+                else { return false }
+            }
+        }
+        return true
     }
 
     private mutating func fail(_ what: String, _ error: StoreError, _ notes: inout [String]) {

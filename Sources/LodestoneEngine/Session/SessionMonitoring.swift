@@ -73,11 +73,26 @@ extension Session {
 
     /// Removes every monitor of `client` with its conditions and queued events (a `when-in-use` client's connection
     /// ended). Returns how many there were.
+    /// - Throws: `MonitoringError` (`store`) when some could not be removed (the store failed): the others are removed,
+    ///   and the error says how many failed and why.
     @discardableResult
-    public func removeMonitors(client: String) -> Int {
+    public func removeMonitors(client: String) throws(MonitoringError) -> Int {
         var removed = 0
+        var failed: [String] = []
+        var firstError: MonitoringError?
         for name in core.state.monitoring.names(client: client) {
-            if (try? core.removeMonitor(MonitorKey(client: client, name: name))) == true { removed += 1 }
+            do throws(MonitoringError) {
+                if try core.removeMonitor(MonitorKey(client: client, name: name)) { removed += 1 }
+            } catch {
+                failed.append(name)
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError {
+            throw MonitoringError(
+                .store,
+                "\(failed.count) monitor(s) of \(client) could not be removed (\(failed.joined(separator: ", "))): "
+                    + firstError.message)
         }
         return removed
     }

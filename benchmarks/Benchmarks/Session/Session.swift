@@ -109,9 +109,15 @@ let sessionBenchmarks: @Sendable () -> Void = {
         try SessionFixture(everyStream: false, scenario: "walk", warmUpS: 60, restartS: 290)
     }
 
-    // `Session.stepWithMonitors` (the fixture's `monitors: true`: 1 000 regions, significant change and visits on the
-    // walk) measured 0 mallocs at p90 over 11 samples and 2 in a full run: monitoring's demand follows the activity, and
-    // each change re-plans, which allocates. It returns once that demand is quantized (issue 16, open).
+    Benchmark("Session.stepWithMonitors", configuration: LodestoneBenchmarkPolicy.configuration) { benchmark, fixture in
+        if fixture.core.state.timeS > fixture.restartS { try fixture.restart() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { fixture.step() }
+        benchmark.stopMeasurement()
+        blackHole(fixture.core.state.timeS)
+    } setup: {
+        try SessionFixture(everyStream: false, monitors: true, scenario: "walk", warmUpS: 60, restartS: 290)
+    }
 
     var perStep = LodestoneBenchmarkPolicy.configuration
     perStep.scalingFactor = .one

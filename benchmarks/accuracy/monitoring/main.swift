@@ -496,16 +496,16 @@ struct ChangeTally {
 func changeTrial(_ day: Day) -> ChangeTally {
     var detector = SignificantChangeDetector()
     var tally = ChangeTally()
-    var last: Location?
+    var last: SignificantChangeDetector.Change?
     for location in day.fixes {
-        if detector.update(location) != nil {
+        if let change = detector.update(location) {
             tally.events += 1
-            last = location
+            last = change
             continue
         }
         guard let last, location.timeS - last.timeS >= 300 else { continue }
         let truth = day.truth[min(day.truth.count - 1, Int((location.timeS * 10).rounded()))]
-        let d = truth.coordinate.distanceM(to: last.coordinate)!
+        let d = truth.coordinate.distanceM(to: last.location.coordinate)!
         tally.worstUnreportedM = max(tally.worstUnreportedM, d)
         if d > 500 + 3 * location.horizontalAccuracyM { tally.missed += 1 }
     }

@@ -136,7 +136,7 @@ func writeOutcomes(_ outcomes: [MonitoringOutcome], out: String) {
 enum PlanRow {
     static let header =
         "t_min,truth_activity,truth_outage,truth_speed_mps,nearest_boundary_m,classifier,motion,location_demand,gnss_mode,"
-        + "gnss_state,receiver_on_s,receiver_milliamp_hours,fused_accuracy_m,since_fix_s"
+        + "gnss_state,receiver_on_s,receiver_milliamp_hours,fused_accuracy_m,since_fix_s,fixes_used,fixes_rejected"
 }
 
 /// Collects the plan rows: the receiver's time on (acquiring or tracking) during each minute, the state and the demand
@@ -184,7 +184,8 @@ struct PlanRecorder {
             state.fusion.context.activity?.kind.rawValue ?? "unknown", s.scheduler.inputs.motion.rawValue, demand, mode,
             s.receiverState?.rawValue ?? "unknown", String(format: "%.0f", onDuringS), String(format: "%.4f", receiver),
             state.fusion.location.latest.map { String(format: "%.0f", $0.horizontalAccuracyM) } ?? "",
-            state.fusion.location.latest.map { String(format: "%.0f", $0.sinceFixS) } ?? ""
+            state.fusion.location.latest.map { String(format: "%.0f", $0.sinceFixS) } ?? "",
+            "\(state.fusion.location.filter.state.fixesUsed)", "\(state.fusion.location.filter.state.fixesRejected)"
         ].joined(separator: ",")
     }
 }
@@ -197,11 +198,7 @@ func monitoringMarkdown(_ outcomes: [MonitoringOutcome], scenario: String, wallS
         guard let x, x.isFinite else { return "–" }
         return String(format: "%.\(digits)f", x)
     }
-    func percentile(_ xs: [Double], _ p: Double) -> Double? {
-        guard !xs.isEmpty else { return nil }
-        let s = xs.sorted()
-        return s[min(s.count - 1, max(0, Int((p * Double(s.count)).rounded(.up)) - 1))]
-    }
+    func percentile(_ xs: [Double], _ p: Double) -> Double? { SchedulingEvaluation.percentile(xs, p) }
     let seeds = Array(Set(outcomes.map(\.seed))).sorted()
     let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
     var lines: [String] = []
