@@ -9,8 +9,8 @@ import RealModule
 /// (§3; the coefficients are derived from the defining integrals by `Tests/Oracles/geodesic_series.py`), the
 /// direct problem (§4), and the inverse problem by Newton's method on the azimuth (§5) with the astroid
 /// starting point for nearly antipodal points (eq. 55–57) and bisection as a safeguard; areas from eq. 58–62.
-/// Accurate to about 15 nm for WGS84 everywhere, including nearly antipodal points; checked against
-/// GeographicLib 2.1 on a table of hard cases (`Tests/Oracles/geodesic-cases.csv`).
+/// Accurate to about 15 nm for WGS84 everywhere, including nearly antipodal points and points within
+/// millimetres of a pole; checked against GeographicLib 2.1 on tables of hard cases (`Tests/Oracles/geodesic-*.csv`).
 ///
 /// Angles are degrees: latitudes in [−90, 90], longitudes and azimuths any (results in (−180, 180]),
 /// azimuths clockwise from north. Distances in metres. Allocation-free after `init`.

@@ -74,14 +74,15 @@ extension Geodesic {
         var (sbet2, cbet2) = GeoMath.sinCos(degrees: lat2)
         (sbet2, cbet2) = GeoMath.normalized(f1 * sbet2, cbet2)
         cbet2 = max(tiny, cbet2)
-        // With β1 < −45°, cos β2 − cos β1 measures |β1| − |β2| better than the sines: make equal latitudes
-        // (in magnitude) exactly equal in both.
+        // With β1 < −45°, cos β2 − cos β1 measures |β1| − |β2| better than the sines (and λ12 uses it): when
+        // the cosines are equal make the sines equal in magnitude too. Otherwise |sin β2| + sin β1 is the better
+        // measure: when the sines are equal in magnitude make the cosines equal. (Near a pole the sines of
+        // different latitudes round to the same double while their cosines differ by orders of magnitude, so
+        // the cosines must not be overwritten there.)
         if cbet1 < -sbet1 {
-            if cbet2 == cbet1 {
-                sbet2 = sbet2.sign == .minus ? sbet1 : -sbet1
-            } else if abs(sbet2) == -sbet1 {
-                cbet2 = cbet1
-            }
+            if cbet2 == cbet1 { sbet2 = sbet2.sign == .minus ? sbet1 : -sbet1 }
+        } else if abs(sbet2) == -sbet1 {
+            cbet2 = cbet1
         }
         let dn1 = (1 + ep2 * sbet1 * sbet1).squareRoot()
         let dn2 = (1 + ep2 * sbet2 * sbet2).squareRoot()
