@@ -4,8 +4,9 @@ C. F. F. Karney, MIT licence), which serves as the oracle for Lodestone's own im
 algorithms. The tables are our own generated data (inputs drawn here, outputs computed by GeographicLib).
 
 Usage: pip install geographiclib==2.1 && python3 Tests/Oracles/geodesic_oracle.py
-Writes geodesic-inverse.csv, geodesic-direct.csv and geodesic-polygons.csv next to this script.
-Deterministic (fixed seed). Numbers are written with 17 significant digits.
+Writes geodesic-inverse.csv, geodesic-direct.csv, geodesic-polygons.csv and geodesic-poles.csv next to this
+script. Deterministic (fixed seeds; the near-pole table draws from its own generator, so the other tables do
+not depend on it). Numbers are written with 17 significant digits.
 """
 import math
 import os
@@ -196,6 +197,86 @@ def write_polygons():
             f.write(f"{kind},{verts},{r17(abs(area))},{r17(perim)},{r17(area)}\n")
 
 
+def write_poles():
+    """Points within 1e-12 deg ... 1e-5 deg (0.1 mm ... 1 m) of either pole, and exactly at it: paired with
+    points anywhere, with each other near the same pole, across to the other pole (nearly antipodal when the
+    longitudes differ by about 180 deg), on one meridian, and the direct problem leaving from near a pole. Latitudes near the
+    poles are rounded to the nearest double of 90 - d, so the inputs here are exact."""
+    prng = random.Random(20261127)
+
+    def near_pole(sign=None):
+        sign = sign if sign is not None else prng.choice([-1.0, 1.0])
+        d = 0.0 if prng.random() < 0.1 else 10 ** prng.uniform(-12, -5)
+        return sign * (90.0 - d)
+
+    def lon():
+        return prng.uniform(-180, 180)
+
+    inverse = []
+    offsets = [0.0] + [10.0 ** -k for k in range(5, 13)]
+    for d in offsets:  # fixed ladder: each offset, both poles, to an equatorial and a mid-latitude point
+        for sign in (1.0, -1.0):
+            inverse.append(("ladder", sign * (90 - d), 0.0, 0.0, 37.5))
+            inverse.append(("ladder", sign * (90 - d), -120.0, -sign * 30.0, 60.0))
+    for _ in range(60):  # near a pole and anywhere
+        case = [near_pole(), lon(), uniform_lat_from(prng), lon()]
+        if prng.random() < 0.5:
+            case = case[2:] + case[:2]
+        inverse.append(("pole-any", *case))
+    for _ in range(60):  # both near the same pole: from 0.1 mm to a few metres apart
+        sign = prng.choice([-1.0, 1.0])
+        inverse.append(("pole-same", near_pole(sign), lon(), near_pole(sign), lon()))
+    for _ in range(40):  # near one pole and near the other
+        inverse.append(("pole-opposite", near_pole(1.0), lon(), near_pole(-1.0), lon()))
+    for _ in range(40):  # nearly antipodal: the second point near the antipode of the first
+        lat1, lon1 = near_pole(), lon()
+        lat2 = near_pole(-math.copysign(1.0, lat1))
+        dlon = prng.choice([-1, 1]) * 10 ** prng.uniform(-12, 0) * prng.random()
+        inverse.append(("pole-antipodal", lat1, lon1, lat2, lon1 + 180 + dlon))
+    for _ in range(20):  # a pole-near point and a point just off the antipodal pole's meridian
+        lat1, lon1 = near_pole(), lon()
+        lat2 = -math.copysign(1.0, lat1) * (90 - 10 ** prng.uniform(-3, 0))
+        inverse.append(("pole-antipodal", lat1, lon1, lat2, lon1 + 180 + prng.uniform(-1e-6, 1e-6)))
+    for _ in range(24):  # on one meridian or on opposite meridians (exactly), near the same or opposite poles
+        lat1, lon1 = near_pole(), lon()
+        lat2 = near_pole(prng.choice([-1.0, 1.0])) if prng.random() < 0.75 else uniform_lat_from(prng)
+        inverse.append(("pole-meridian", lat1, lon1, lat2, lon1 + prng.choice([0.0, 180.0, -180.0])))
+    direct = []
+    for d in offsets:
+        for sign in (1.0, -1.0):
+            for azi in (0.0, 90.0, 180.0, -45.0):
+                direct.append(("ladder", sign * (90 - d), 10.0, azi, 1000.0))
+    for _ in range(40):  # short: 1 mm to 10 km
+        direct.append(("pole-short", near_pole(), lon(), lon(), 10 ** prng.uniform(-3, 4)))
+    for _ in range(40):  # anywhere
+        direct.append(("pole-long", near_pole(), lon(), lon(), prng.uniform(1e4, 4e7)))
+    for _ in range(20):  # to near the other pole
+        direct.append(("pole-across", near_pole(), lon(), lon(), 20003931.4586 + prng.uniform(-10, 10)))
+    for _ in range(20):  # negative distances
+        direct.append(("pole-negative", near_pole(), lon(), lon(), -10 ** prng.uniform(-3, 7.3)))
+
+    path = os.path.join(HERE, "geodesic-poles.csv")
+    with open(path, "w") as f:
+        f.write(HEADER)
+        f.write("# Near the poles (within 1e-12 to 1e-5 deg, and exactly at them). problem: inverse (inputs lat1, lon1,\n")
+        f.write("# lat2, lon2; outputs s12, azi1, azi2, a12) or direct (inputs lat1, lon1, azi1, s12; outputs lat2,\n")
+        f.write("# lon2, azi2, a12). At a pole GeographicLib's azimuths follow from the longitude given there.\n")
+        f.write("problem,kind,lat1,lon1,lat2,lon2,azi1_deg,s12_m,azi2_deg,a12_deg\n")
+        for kind, lat1, lon1, lat2, lon2 in inverse:
+            r = G.Inverse(lat1, lon1, lat2, lon2, Geodesic.STANDARD)
+            f.write(",".join(["inverse", kind] + [r17(v) for v in (lat1, lon1, lat2, lon2, r["azi1"], r["s12"],
+                                                                   r["azi2"], r["a12"])]) + "\n")
+        for kind, lat1, lon1, azi1, s12 in direct:
+            r = G.Direct(lat1, lon1, azi1, s12, Geodesic.STANDARD)
+            f.write(",".join(["direct", kind] + [r17(v) for v in (lat1, lon1, r["lat2"], r["lon2"], azi1, s12,
+                                                                  r["azi2"], r["a12"])]) + "\n")
+
+
+def uniform_lat_from(generator):
+    return math.degrees(math.asin(generator.uniform(-1, 1)))
+
+
 write_inverse()
 write_direct()
 write_polygons()
+write_poles()
