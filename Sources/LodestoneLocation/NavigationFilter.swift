@@ -33,7 +33,11 @@ import RealModule
 ///   not the receiver, was wrong). So it does at once when no position has been used for `staleRestartS` (30 s):
 ///   after that long on dead reckoning alone (a power-save receiver asleep while the car it rides in set off), the
 ///   dead reckoning is the likelier to be wrong, and at one fix per wake 30 outliers would take hours. The velocity
-///   then restarts at the receiver's too. Velocities, heights and pressures have their own gates.
+///   then restarts at the receiver's too. Velocities, heights and pressures have their own gates; the height
+///   restarts the same way (at the receiver's height, or at the barometer's when no receiver height comes) when
+///   none has been used for `staleRestartS` — an acceleration error integrated twice once ran the height to
+///   −6 400 km in a simulated day, every height and pressure turned away by the gate, and the horizontal offsets,
+///   scaled by the radius plus that height, with it.
 /// - The barometer gives height changes (ISA altitude, ISO 2533) with a slowly wandering offset (weather),
 ///   which GNSS heights calibrate; it carries the height indoors and through outages.
 ///
@@ -350,6 +354,8 @@ public struct NavigationFilter: Sendable {
         /// Rejected fix positions, and velocities, in a row.
         public var consecutiveOutliers = 0
         public var consecutiveVelocityOutliers = 0
+        /// When a height (the receiver's or the barometer's) was last used, s.
+        public var lastHeightTimeS: Double?
         /// ln of the learned variance scale of the receiver's horizontal accuracy (≥ 0).
         public var receiverLogVarianceScale = 0.0
         /// True while `.vehicle` aiding is in force (speed above `vehicleSpeedMps`).
@@ -396,6 +402,8 @@ public struct NavigationFilter: Sendable {
         public static let restarted = Update(rawValue: 1 << 7)
         /// The fix had no usable position.
         public static let noPosition = Update(rawValue: 1 << 8)
+        /// No height had been used for `staleRestartS` and this one failed its gate: the height restarted at it.
+        public static let heightRestarted = Update(rawValue: 1 << 9)
     }
 
     /// The tunables (sanitised).
@@ -634,7 +642,7 @@ extension NavigationFilter {
     /// covariance is unchanged (a shift of origin by a known amount).
     mutating func foldHorizontalOffset() {
         let (meridian, primeVertical) = WGS84.radiiOfCurvatureM(latitudeRad: state.originLatitudeRad)
-        let h = state.hasHeight ? state.up[0] : 0
+        let h = frameHeightM
         let cosLatitude = max(Double.cos(state.originLatitudeRad), 1e-9)
         state.originLatitudeRad += state.north[0] / (meridian + h)
         state.originLongitudeRad += state.east[0] / ((primeVertical + h) * cosLatitude)
@@ -649,10 +657,14 @@ extension NavigationFilter {
         state.north[0] = 0
     }
 
+    /// The height the local frame's scale uses, m: the estimate, held to −11 km … 100 km so that a vertical channel
+    /// gone wrong cannot scale the horizontal offsets with it.
+    var frameHeightM: Double { state.hasHeight ? min(max(state.up[0], -11_000), 100_000) : 0 }
+
     /// East and north offsets (m) of a coordinate from the origin, on the local tangent plane.
     func offsetM(latitudeDeg: Double, longitudeDeg: Double) -> (east: Double, north: Double) {
         let (meridian, primeVertical) = WGS84.radiiOfCurvatureM(latitudeRad: state.originLatitudeRad)
-        let h = state.hasHeight ? state.up[0] : 0
+        let h = frameHeightM
         var dLon = Angle.radians(fromDegrees: longitudeDeg) - state.originLongitudeRad
         if dLon > Double.pi { dLon -= 2 * Double.pi } else if dLon < -Double.pi { dLon += 2 * Double.pi }
         let dLat = Angle.radians(fromDegrees: latitudeDeg) - state.originLatitudeRad
@@ -792,9 +804,22 @@ extension NavigationFilter {
         let g = state.verticalCovariance.scalarGain(h: h, r: r, n: n)
         let innovation = altitude - (state.up[0] + state.up[4])
         // A pressure glitch (or a door slam) fails the gate and is skipped.
-        guard innovation * innovation <= coefficients.gate1 * g.innovationVariance * 4 else { return }
+        guard innovation * innovation <= coefficients.gate1 * g.innovationVariance * 4 else {
+            // Turned away for `staleRestartS` with no height used meanwhile: the vertical channel ran off, not the
+            // barometer. Restart it where the barometer and its learned offset put it, at rest.
+            if let last = state.lastHeightTimeS, timeS - last >= Self.staleRestartS {
+                let offset = state.up[4]
+                startHeight(at: altitude - offset)
+                state.up[4] = offset
+                state.verticalCovariance[4, 4] = 100
+                state.hasBarometerOffset = true
+                state.lastHeightTimeS = timeS
+            }
+            return
+        }
         state.up += g.gain * innovation
         state.verticalCovariance.applyUpdate(g, n: n)
+        state.lastHeightTimeS = timeS
     }
 
     /// The orientation stage says the board is at rest: zero velocity (rate-limit the calls, ~10 Hz). Returns
@@ -945,7 +970,18 @@ extension NavigationFilter {
             {
                 state.up += gu.gain * innovation
                 state.verticalCovariance.applyUpdate(gu, n: nv)
+                state.lastHeightTimeS = fix.timeS
                 done.insert(.height)
+            } else if state.lastHeightTimeS.map({ fix.timeS - $0 >= Self.staleRestartS }) ?? true {
+                // No height used for that long (every one since failed its gate): the vertical channel ran off (an
+                // acceleration error integrated twice, the barometer turned away by the same gate), not the receiver.
+                // Restart it at the receiver's height; the barometer's offset is learned again.
+                startHeight(at: height)
+                let restart = state.verticalCovariance.scalarGain(h: hu, r: whiteUp * whiteUp, n: nv)
+                state.up += restart.gain * (height - (state.up * hu).sum())
+                state.verticalCovariance.applyUpdate(restart, n: nv)
+                state.lastHeightTimeS = fix.timeS
+                done.insert([.height, .heightRestarted])
             } else {
                 done.insert(.heightRejected)
             }

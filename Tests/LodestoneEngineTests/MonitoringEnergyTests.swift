@@ -67,15 +67,17 @@ import LodestoneSimulation
 
         // Energy after the first 5 minutes (at rest indoors, where both search for a first fix in vain: the same cost):
         // the receiver, and everything together, cost clearly less than always-on. Measured 2026-11-27: receiver 9.74
-        // against 21.76 mWh (0.45), total 13.69 against 26.57 mWh (0.52); the walks pass near the on-route regions'
-        // boundaries, where the demand asks for fixes within 10 m every few seconds. A receiver kept continuous gives ≈ 1.
+        // against 21.76 mWh (0.45), total 13.69 against 26.57 mWh (0.52); since the demand errs on the side of an early
+        // fix (distances rounded down to steps of √2, looser demands held 30 s) the total is 15.99 mWh (0.60). The walks
+        // pass near the on-route regions' boundaries, where the demand asks for fixes within 10 m every few seconds. A
+        // receiver kept continuous gives ≈ 1.
         let m = monitoring.afterRest, a = alwaysOn.afterRest
         #expect(a.receiverMilliWattHours > 0)
         #expect(
             m.receiverMilliWattHours < 0.6 * a.receiverMilliWattHours,
             "receiver \(m.receiverMilliWattHours) mWh vs always-on \(a.receiverMilliWattHours) mWh after the rest")
         #expect(
-            m.totalMilliWattHours < 0.6 * a.totalMilliWattHours,
+            m.totalMilliWattHours < 0.7 * a.totalMilliWattHours,
             "total \(m.totalMilliWattHours) vs \(a.totalMilliWattHours) mWh after the rest")
         // Always-on never turns the receiver off; monitoring does (at rest indoors, at the wait).
         let ms = monitoring.run.summary, always = alwaysOn.run.summary

@@ -253,6 +253,41 @@ func fraction(_ flags: [Bool]) -> Double { Double(flags.filter { $0 }.count) / D
             "\(afterASecond.update)")
     }
 
+    /// The vertical channel runs off (an upward acceleration error of 2 m/s² integrated through 10 minutes without a
+    /// height): when heights come back, every one fails the gate, and after 30 s without a height used the channel
+    /// restarts at the receiver's. Meanwhile the horizontal position stays right (its frame's scale ignores a height
+    /// gone wrong).
+    @Test func aVerticalChannelThatRanOffRestartsAtTheReceiversHeight() throws {
+        var filter = NavigationFilter()
+        func fix(_ t: Double) -> ReceiverFix {
+            var f = ReceiverFix(timeS: t, mode: .threeDimensional)
+            f.latitudeDeg = 47
+            f.longitudeDeg = 8
+            f.heightAboveEllipsoidM = 500
+            f.horizontalAccuracyM = 5
+            f.verticalAccuracyM = 8
+            f.speedMps = 0
+            f.courseDeg = 0
+            f.climbMps = 0
+            return f
+        }
+        var restartedAtS: Double?
+        for k in 0..<(60 + 600 + 60) * 10 {
+            let t = Double(k) / 10
+            let outage = t > 60 && t < 660
+            filter.updateInertial(timeS: t, specificForceBoardMps2: Vector3(0, 0, outage ? 11.81 : 9.81), boardToENU: .identity)
+            guard k % 10 == 0, !outage else { continue }
+            let done = filter.update(fix: fix(t))
+            if t >= 660 && restartedAtS == nil && done.contains(.heightRestarted) { restartedAtS = t }
+        }
+        let restart = try #require(restartedAtS, "the height never restarted")
+        #expect(restart <= 660 + 31, "restarted at \(restart) s")
+        let l = try #require(filter.location)
+        #expect(abs(try #require(l.ellipsoidalAltitudeM) - 500) < 20, "\(String(describing: l.ellipsoidalAltitudeM))")
+        let offsetM = try #require(l.coordinate.distanceM(to: Coordinate(latitudeDeg: 47, longitudeDeg: 8)))
+        #expect(offsetM < 20, "\(offsetM) m off")
+    }
+
     /// Bad input never poisons the state: fixes without a position, with NaN or out-of-range coordinates,
     /// and NaN pressures are ignored; a 2D fix updates the horizontal position only.
     @Test func badInputIsIgnored() {
