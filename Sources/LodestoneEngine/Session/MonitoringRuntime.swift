@@ -326,8 +326,11 @@ struct MonitoringRuntime {
 
     private mutating func deriveDemands(location: Location?, speedMps: Double?, activity: MotionActivity.Kind?, timeS t: Double) {
         demandDerivedS = t
-        // Built in a kept buffer: deriving again allocates nothing unless the demands changed.
-        var out = demandScratch
+        // Built in a kept buffer: deriving again allocates nothing unless the demands changed. The buffer is moved
+        // out (swapped with an empty array, which owns no storage), not copied: emptying a second reference to it
+        // would allocate a new buffer every time.
+        var out: [Demand] = []
+        swap(&out, &demandScratch)
         out.removeAll(keepingCapacity: true)
         defer { demandScratch = out }
         var nearestM: Double?

@@ -109,9 +109,22 @@ let sessionBenchmarks: @Sendable () -> Void = {
         try SessionFixture(everyStream: false, scenario: "walk", warmUpS: 60, restartS: 290)
     }
 
-    // `Session.stepWithMonitors` (the fixture's `monitors: true`: 1 000 regions, significant change and visits on the
-    // walk) is withheld: with monitoring's demand quantized it measured 0 mallocs at p0–p100 over 15 samples run alone,
-    // but still 2 at p90 in a full `scripts/benchmarks` run. The allocation is not found yet (issue 16, open).
+    // `Session.stepWithMonitors`: the typed streams plus 1 000 regions, significant change and visits on the walk.
+    // Up to 40 iterations (10 s at most) rather than the usual half second: 40 × 1000 steps cover the walk's whole
+    // measured part (60–290 s) and a restart, so a per-second or per-fix allocation in monitoring (re-deriving its
+    // demands, logging events) lands in the measured window whatever the machine's speed.
+    var monitorsConfiguration = LodestoneBenchmarkPolicy.configuration
+    monitorsConfiguration.maxDuration = .seconds(10)
+    monitorsConfiguration.maxIterations = 40
+    Benchmark("Session.stepWithMonitors", configuration: monitorsConfiguration) { benchmark, fixture in
+        if fixture.core.state.timeS > fixture.restartS { try fixture.restart() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { fixture.step() }
+        benchmark.stopMeasurement()
+        blackHole(fixture.core.state.timeS)
+    } setup: {
+        try SessionFixture(everyStream: false, monitors: true, scenario: "walk", warmUpS: 60, restartS: 290)
+    }
 
     var perStep = LodestoneBenchmarkPolicy.configuration
     perStep.scalingFactor = .one
