@@ -43,12 +43,13 @@ public struct GNSSChange: OptionSet, Sendable, Hashable {
 /// sentence ends a receiver's cycle (gpsd's cycle-end detector: the last time-stamped sentence before the time
 /// advances) and reports then; until the cycle end is known it reports whenever position or mode change.
 ///
-/// Derived quantities follow gpsd's error model (`gpsd_error_model()`): height above the ellipsoid from MSL
-/// altitude and the receiver's geoid separation, climb from successive heights (in a u-blox high-rate epoch the
+/// Derived quantities follow gpsd's error model (`gpsd_error_model()`): the geoid separation, when the receiver
+/// sends none, from the EGM96 model at the fix (`Geoid`; gpsd uses its own 5° EGM2008 table, so that value and the
+/// height made from it differ from gpsd's by up to a few metres), height above the ellipsoid from MSL altitude and
+/// that separation (or MSL altitude from the ellipsoidal height), climb from successive heights (in a u-blox high-rate epoch the
 /// navigation solution's vertical velocity instead, UBXDecoder.swift), speed from successive
 /// positions when the receiver gives none, and `eph`/`epv` from the receiver's DOPs (19 m and 23 m UERE,
-/// 4.75 m and 5.75 m with DGPS). gpsd's own geoid table, magnetic model and sky-geometry DOPs are not
-/// reproduced: a geoid separation the receiver does not send stays unknown.
+/// 4.75 m and 5.75 m with DGPS). gpsd's magnetic model and sky-geometry DOPs are not reproduced.
 public struct GNSSDecoder {
     /// What the decoder reports.
     public enum Event {
@@ -222,6 +223,7 @@ public struct GNSSDecoder {
             r.altitudeHAEM = fix.altHAE.finite
             r.altitudeMSLM = fix.altMSL.finite
             r.geoidSeparationM = fix.mode >= 3 ? fix.geoidSeparation.finite : nil // gpsd prints it in 3D only
+            r.geoidSeparationFromModel = r.geoidSeparationM != nil && fix.geoidSeparationFromModel
             r.speedMps = fix.speed.finite
             r.trackDeg = fix.track.finite
             r.magneticTrackDeg = fix.magneticTrack.finite
@@ -281,6 +283,14 @@ public struct GNSSDecoder {
         }
         if fix.track.isFinite { fix.track = Self.normalized(fix.track) }
         if fix.magneticTrack.isFinite { fix.magneticTrack = Self.normalized(fix.magneticTrack) }
+        // gpsd fills a separation the receiver did not send whenever the position is known, so that both heights
+        // are there when either is.
+        if !fix.geoidSeparation.isFinite,
+            let separation = Geoid.separationM(latitudeDeg: fix.latitude, longitudeDeg: fix.longitude)
+        {
+            fix.geoidSeparation = separation
+            fix.geoidSeparationFromModel = true
+        }
         if fix.geoidSeparation.isFinite {
             if fix.altHAE.isFinite && !fix.altMSL.isFinite {
                 fix.altMSL = fix.altHAE - fix.geoidSeparation
@@ -341,6 +351,8 @@ struct Fix {
     /// A velocity the receiver reported that does not feed the derived quantities (UBX NAV-PVT), m/s NED.
     var reportedVelN = Double.nan, reportedVelE = Double.nan, reportedVelD = Double.nan
     var dgpsAge = Double.nan, dgpsStation = -1
+    /// `geoidSeparation` is the EGM96 model's, not the receiver's.
+    var geoidSeparationFromModel = false
     /// The receiver's high-rate solution (UBX HNR-PVT), not its navigation solution.
     var highRate = false
 
@@ -371,7 +383,10 @@ struct Fix {
         if new.epd.isFinite { epd = new.epd }
         if new.eph.isFinite { eph = new.eph }
         if new.eps.isFinite { eps = new.eps }
-        if new.geoidSeparation.isFinite { geoidSeparation = new.geoidSeparation }
+        if new.geoidSeparation.isFinite {
+            geoidSeparation = new.geoidSeparation
+            geoidSeparationFromModel = false
+        }
         if new.epv.isFinite { epv = new.epv }
         if set.contains(.velocityNED) {
             velN = new.velN; velE = new.velE; velD = new.velD

@@ -31,7 +31,7 @@ public struct UTCTime: Sendable, Hashable, Comparable {
 /// `nil`.
 ///
 /// Receiver-reported fields: `mode`, `status`, `time`, `latitudeDeg`, `longitudeDeg`, `altitudeMSLM`,
-/// `geoidSeparationM` (when the receiver gives it), `speedMps`, `trackDeg`, velocities. Derived as gpsd derives
+/// `geoidSeparationM` (the receiver's, else the EGM96 model's: `Geoid`), `speedMps`, `trackDeg`, velocities. Derived as gpsd derives
 /// them: `altitudeHAEM` = MSL + separation, `climbMps` = Δ altHAE / Δt between epochs (unless the receiver
 /// reports a vertical velocity; in a high-rate epoch always the receiver's, see `isHighRateSolution`),
 /// `speedMps` from the distance between fixes when the receiver gives none, and
@@ -52,7 +52,7 @@ public struct GNSSFixReport: Sendable, Hashable {
     public var altitudeHAEM: Double?
     /// Altitude above mean sea level (the receiver's geoid), m.
     public var altitudeMSLM: Double?
-    /// Geoid separation (geoid − ellipsoid), m, as the receiver reported it.
+    /// Geoid separation (geoid − ellipsoid), m: the receiver's, or the EGM96 model's at the fix when it sent none.
     public var geoidSeparationM: Double?
     /// Speed over ground, m/s.
     public var speedMps: Double?
@@ -92,6 +92,9 @@ public struct GNSSFixReport: Sendable, Hashable {
     /// are not independent measurements. Its `status` (when plain GNSS) and `climbMps` are those of the latest
     /// navigation solution, which HNR-PVT does not restate; `climbMps` is nil until there is one.
     public var isHighRateSolution = false
+    /// True when `geoidSeparationM` is the EGM96 model's (`Geoid`) because the receiver sent none; one of
+    /// `altitudeHAEM` and `altitudeMSLM` was then made from it (gpsd fills it the same way from its own table).
+    public var geoidSeparationFromModel = false
 
     public init() {}
 
@@ -104,6 +107,7 @@ public struct GNSSFixReport: Sendable, Hashable {
             && a.magneticVariationDeg == b.magneticVariationDeg && a.epsMps == b.epsMps && a.epdDeg == b.epdDeg
             && a.hdop == b.hdop && a.vdop == b.vdop && a.pdop == b.pdop && a.satellitesUsed == b.satellitesUsed
             && a.dgpsAgeS == b.dgpsAgeS && a.dgpsStation == b.dgpsStation && a.isHighRateSolution == b.isHighRateSolution
+            && a.geoidSeparationFromModel == b.geoidSeparationFromModel
     }
 
     public func hash(into h: inout Hasher) {

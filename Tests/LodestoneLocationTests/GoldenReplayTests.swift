@@ -8,16 +8,15 @@ import Testing
 /// `altMSL`/`altHAE`/`geoidSep` 1e-3 m, `speed` 1e-3 m/s, `track` 1e-3° (mod 360), `climb` 1e-3 m/s;
 /// TPVs without `time` counted (and their modes) separately.
 ///
-/// Three things are not compared, each recognised from our decode, never from the expected file:
+/// One field is compared with a wider tolerance, and two things are not compared, each recognised from our
+/// decode, never from the expected file:
 ///
-/// - A geoid separation the receiver did not send (we have none), and the height above the ellipsoid gpsd
-///   made from it. gpsd fills both from its own 5° × 5° EGM2008 table, a modelled field (README step 4,
-///   tolerance 1e-2 m even for a deliberate reimplementation). The only geoid model this machine can have
-///   offline is EGM96 on a 15′ grid (Debian's proj-data, `egm96_15.gtx`, public domain); no Debian package
-///   ships an EGM2008 grid, and gpsd's table is not to be copied. EGM96 differs from gpsd's values by 0.33 m
-///   (quectelLC79D-1), 0.56 m (ublox-neo-m8n), 1.31 m (triton400), 1.32 m (bundg_zeus_9) and 2.32 m
-///   (ublox-neo-m8u-hnr, unicore-um621) on the 127 epochs of six logs where gpsd filled it (44 with
-///   altHAE): no geoid model short of gpsd's own table agrees to a centimetre, so the exemption stays.
+/// - A geoid separation the receiver did not send, and the height made from it (`geoidSeparationFromModel`). gpsd
+///   fills both from its own 5° × 5° EGM2008 table (a modelled field: README step 4), we from EGM96 on a 1° grid
+///   (`Geoid`; Debian's proj-data `egm96_15.gtx`, public domain; no Debian package ships an EGM2008 grid, and gpsd's
+///   table is not to be copied). They are compared within `geoidModelToleranceM`, 2.5 m: gpsd's table read at 5° is
+///   itself that far from its model (the same 5° sampling of EGM96 is off by rms 1.9 m, p99 7.5 m against the full
+///   15′ grid); `modelledSeparationsAreWithinGpsdsTableError` prints the gaps measured.
 /// - A true track made from a magnetic heading (HDG; we have `magtrack` and no track; 28 epochs of
 ///   bundg_zeus_9). gpsd subtracts its WMM declination (about 1.57° there, in 2018) from the HDG heading.
 ///   The README says not to treat gpsd as the oracle for HDG arithmetic, and a heading (where the bow
@@ -88,7 +87,8 @@ enum DevelopmentLogs {
         if es != a.status?.rawValue {
             bad.append("status \(es.map(String.init) ?? "-") vs \(a.status.map { "\($0.rawValue)" } ?? "-")")
         }
-        let receiverSentNoSeparation = a.geoidSeparationM == nil
+        // A separation the receiver did not send: ours is EGM96's (Geoid), gpsd's its 5° EGM2008 table's.
+        let modelled = a.geoidSeparationFromModel
         let onlyMagneticHeading = a.trackDeg == nil && a.magneticTrackDeg != nil
         func check(_ key: String, _ value: Double?, _ tolerance: Double, angle: Bool = false, exempt: Bool = false) {
             let ev = (e[key] as? NSNumber)?.doubleValue
@@ -105,8 +105,8 @@ enum DevelopmentLogs {
         check("lat", a.latitudeDeg, 1e-8)
         check("lon", a.longitudeDeg, 1e-8)
         check("altMSL", a.altitudeMSLM, 1e-3)
-        check("altHAE", a.altitudeHAEM, 1e-3, exempt: receiverSentNoSeparation)
-        check("geoidSep", a.geoidSeparationM, 1e-3, exempt: receiverSentNoSeparation)
+        check("altHAE", a.altitudeHAEM, modelled ? geoidModelToleranceM : 1e-3)
+        check("geoidSep", a.geoidSeparationM, modelled ? geoidModelToleranceM : 1e-3)
         check("speed", a.speedMps, 1e-3)
         check("track", a.trackDeg, 1e-3, angle: true, exempt: onlyMagneticHeading)
         if !a.isHighRateSolution { check("climb", a.climbMps, 1e-3) }
@@ -114,7 +114,36 @@ enum DevelopmentLogs {
     }
 }
 
+/// How far a modelled geoid separation (and the height made from it) may be from gpsd's, m (see `DevelopmentLogs`).
+let geoidModelToleranceM = 2.5
+
 @Suite struct GoldenReplayTests {
+    @Test func modelledSeparationsAreWithinGpsdsTableError() throws {
+        // Every epoch where gpsd filled the separation and so did we: the gap, per log.
+        var lines: [String] = []
+        var worst = 0.0, count = 0
+        for log in DevelopmentLogs.names {
+            let expected = try DevelopmentLogs.expected(log)
+            let decoded = try DevelopmentLogs.decode(log)
+            var gaps: [Double] = []
+            for (time, e) in expected.timed {
+                guard let a = decoded.timed[time], a.geoidSeparationFromModel, let ours = a.geoidSeparationM,
+                    let theirs = (e["geoidSep"] as? NSNumber)?.doubleValue
+                else { continue }
+                gaps.append(abs(ours - theirs))
+            }
+            guard let logWorst = gaps.max() else { continue }
+            worst = max(worst, logWorst)
+            count += gaps.count
+            lines.append("\(log): \(gaps.count) epochs, worst \((logWorst * 1000).rounded() / 1000) m")
+        }
+        print(
+            "modelled geoid separations against gpsd's table: \(count) epochs, worst \(worst) m\n  "
+                + lines.joined(separator: "\n  "))
+        #expect(count > 0, "no development log has a separation the receiver did not send")
+        #expect(worst <= geoidModelToleranceM)
+    }
+
     @Test func everyDevelopmentLogIsPresent() {
         #expect(DevelopmentLogs.names.count == 27, "expected the 27 development logs in \(DevelopmentLogs.directory.path)")
     }
