@@ -54,8 +54,15 @@ public actor FleetLink {
     public func stop() async {
         feedTask?.cancel()
         await feedTask?.value
-        linkTask?.cancel()
+        await publisher.requestStop()
+        // A link waiting to reconnect (or a broker that never acknowledges) is cancelled after 3 s.
+        let link = linkTask
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(3))
+            link?.cancel()
+        }
         await linkTask?.value
+        deadline.cancel()
         let s = await publisher.status
         logger.notice(
             "fleet: stopped; \(s.acknowledged) messages acknowledged, \(s.queued) queued for the next start, \(s.dropped) dropped (queue full)"

@@ -42,6 +42,8 @@ public actor FleetPublisher {
     private var retainedOnConnect: [(topic: String, payload: String)] = []
     /// Called with each message on the command topic.
     private var commandHandler: (@Sendable (String) async -> Void)?
+    /// `requestStop()` was called: send nothing new, wait for the acknowledgements in flight, then disconnect.
+    private var stopping = false
 
     /// Opens the outbound queue `queuePath` (creating it).
     /// - Throws: `FleetError` naming the file.
@@ -90,11 +92,19 @@ public actor FleetPublisher {
         }
     }
 
-    /// Connects and reconnects until the task is cancelled; then publishes `offline` and disconnects.
+    /// Asks `run()` to end: it waits (at most 2 s) for the broker to acknowledge what is in flight — so that a clean
+    /// stop leaves on disk only what was never sent — then publishes `offline` and disconnects. A `run()` waiting to
+    /// reconnect ends at its task's cancellation.
+    public func requestStop() {
+        stopping = true
+        connection?.inject(.stop)
+    }
+
+    /// Connects and reconnects until the task is cancelled or `requestStop()`; then publishes `offline` and disconnects.
     public func run() async {
         var failures = 0
         let statusTopic = configuration.topic("status")
-        while !Task.isCancelled {
+        while !Task.isCancelled && !stopping {
             let c: MosquittoConnection
             do { c = try MosquittoConnection(configuration: configuration, will: (statusTopic, "offline")) } catch {
                 logger.error("fleet: \(error)")
@@ -107,7 +117,7 @@ public actor FleetPublisher {
             lastSentSeq = 0
             inflight.removeAll()
             let wasConnected = await serve(c)
-            let cancelled = Task.isCancelled
+            let cancelled = Task.isCancelled || stopping
             if cancelled && isConnected {
                 // A clean stop: the will is not published on DISCONNECT, so say offline ourselves.
                 _ = try? c.publish(topic: statusTopic, payload: "offline", retain: true)
@@ -161,7 +171,9 @@ public actor FleetPublisher {
                 }
                 pump()
             case .disconnected(let code):
-                if accepted {
+                if stopping {
+                    logger.info("fleet: \(inflight.count) messages still unacknowledged at the stop; they stay queued")
+                } else if accepted {
                     logger.warning(
                         "fleet: lost \(configuration.broker) (\(code == -1 ? "timed out" : MosquittoConnection.describe(code))); queueing"
                     )
@@ -182,16 +194,23 @@ public actor FleetPublisher {
                 }
                 pump()
             case .message(let topic, let payload):
-                guard topic == configuration.topic("command"), let handler = commandHandler else { continue }
+                guard !stopping, topic == configuration.topic("command"), let handler = commandHandler else { continue }
                 await handler(String(decoding: payload, as: UTF8.self))
+            case .stop:
+                if inflight.isEmpty || !accepted { return accepted }
+                Task { [weak c] in
+                    try? await Task.sleep(for: .seconds(2))
+                    c?.inject(.disconnected(code: 0))
+                }
             }
+            if stopping && accepted && inflight.isEmpty { return true }
         }
         return accepted
     }
 
     /// Sends queued messages, oldest first, while fewer than `maxInflight` are unacknowledged.
     private func pump() {
-        guard isConnected, let c = connection else { return }
+        guard isConnected, !stopping, let c = connection else { return }
         while inflight.count < configuration.maxInflight {
             let batch: [OutboundQueue.Entry]
             do { batch = try queue.pending(after: lastSentSeq, limit: configuration.maxInflight - inflight.count) } catch {

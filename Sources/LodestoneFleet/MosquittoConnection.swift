@@ -13,6 +13,8 @@ enum MQTTEvent: Sendable {
     case acknowledged(mid: Int32)
     /// A message arrived on a subscribed topic.
     case message(topic: String, payload: [UInt8])
+    /// The publisher is stopping (not from the library): finish what is in flight, then end.
+    case stop
 }
 
 /// One MQTT connection attempt through libmosquitto: made, connected, used, and destroyed — never reconnected. The

@@ -148,10 +148,23 @@ enum Fleet {
         let lines =
             [
                 "listener \(port) 127.0.0.1", "allow_anonymous \(anonymous)", "persistence true",
-                "persistence_location \(dir.path)/", "log_dest stderr"
+                "persistence_location \(dir.path)/", "log_dest stderr",
+                // Started as root, mosquitto would switch to its own user and could read neither the test's keys nor
+                // its persistence directory: it stays the test's user.
+                "user \(ProcessInfo.processInfo.userName)"
             ] + extra
         try (lines.joined(separator: "\n") + "\n").write(to: conf, atomically: true, encoding: .utf8)
-        let b = try Background("mosquitto", ["-c", conf.path], in: dir, name: name)
+        // The test runner's threads block SIGTERM, and a spawned child inherits the mask: mosquitto (signal handlers, not
+        // a signalfd as `lodestone serve`) would never see the SIGTERM that makes it save its sessions and exit. A
+        // python3 exec shim clears the mask first.
+        let mosquitto = Fleet.which("mosquitto") ?? "/usr/sbin/mosquitto"
+        let b = try Background(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.execv(sys.argv[1], sys.argv[1:])",
+                mosquitto, "-c", conf.path
+            ], in: dir, name: name)
         guard await wait(timeoutS: 15, { accepts(port) }) else {
             b.kill9()
             throw FleetTestError("mosquitto did not listen on \(port): \(b.errors)")
