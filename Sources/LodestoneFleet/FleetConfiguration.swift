@@ -21,7 +21,8 @@ public struct FleetConfiguration: Sendable, Hashable {
     public var keyFile: String?
     /// MQTT keep-alive, s (default 30; the broker publishes the last will after 1.5 times this without a packet).
     public var keepAliveS = 30
-    /// The outbound queue's bound, messages (default 100 000: about four days of the default rates, ~10 MB).
+    /// The outbound queue's bound, messages (default 100 000: about 6½ days of the default rates, which make about
+    /// 15 000 messages a day of ~330 bytes — benchmarks/fleet/results.md — so some 40 MB of SQLite file when full).
     public var queueCapacity = 100_000
     /// Messages sent and not yet acknowledged at once (default 16).
     public var maxInflight = 16
