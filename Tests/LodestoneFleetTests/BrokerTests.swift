@@ -86,6 +86,14 @@ import Testing
         }
         #expect(everyClass, "not every class arrived: \(sub.output.suffix(3000))\n\(serve.errors.suffix(3000))")
 
+        // Publishing is a client demand: the scheduler's plan names the fleet link (client `mqtt`) as who wants locations.
+        let plan = try #require(Self.payloads(sub.output, topic: base + "plan").first)
+        guard case .plan(let p) = try Wire.Message.decode(plan) else {
+            Issue.record("not a PLAN: \(plan)")
+            return
+        }
+        #expect(p.causes.contains { $0.hasPrefix("mqtt wants location") }, "plan causes: \(p.causes)")
+
         // The in-test client (libmosquitto through LodestoneFleet's connection) reads a location and decodes it.
         var configuration = FleetConfiguration(broker: try BrokerURL(parsing: "mqtt://127.0.0.1:\(port)"), boardID: "reader")
         configuration.username = "fleet"; configuration.password = "s3cret pass"
