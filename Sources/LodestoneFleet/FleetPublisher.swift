@@ -36,7 +36,7 @@ public actor FleetPublisher {
     /// The last sequence number sent on this connection (0: none yet).
     private var lastSentSeq: Int64 = 0
     private var counters = Counters()
-    /// Dropped count last published on `…/queue`.
+    /// Dropped count last published on `…/queue` (0 at start).
     private var reportedDropped: Int
     /// Retained messages published at each connection, outside the queue (status, discovery): topic → payload.
     private var retainedOnConnect: [(topic: String, payload: String)] = []
@@ -54,7 +54,8 @@ public actor FleetPublisher {
             counters.queued = try queue.count()
             counters.dropped = try queue.dropped()
         } catch { throw FleetError("the fleet's outbound queue: \(error)") }
-        reportedDropped = counters.dropped
+        // Reported (retained) at the first connection after each start: drops before a restart are not forgotten.
+        reportedDropped = 0
     }
 
     /// What the link did so far.
@@ -165,9 +166,13 @@ public actor FleetPublisher {
                 } catch {
                     logger.warning("fleet: \(error)")
                 }
+                // The drops so far, retained, before the backlog (not through the full queue, where it would drop one more).
                 if counters.dropped > reportedDropped {
-                    reportedDropped = counters.dropped
-                    enqueue("queue", QueueReport(dropped: counters.dropped, capacity: configuration.queueCapacity))
+                    let report = Wire.line(QueueReport(dropped: counters.dropped, capacity: configuration.queueCapacity))
+                    if (try? c.publish(topic: configuration.topic("queue"), payload: report, retain: true)) != nil {
+                        // Reported (retained) at the first connection after each start: drops before a restart are not forgotten.
+                        reportedDropped = 0
+                    }
                 }
                 pump()
             case .disconnected(let code):
@@ -267,7 +272,8 @@ struct Sequenced<M: Encodable>: Encodable {
     }
 }
 
-/// `lodestone/<board>/queue`: after a reconnection, when the queue dropped messages while the link was down.
+/// `lodestone/<board>/queue`, retained: at a connection, when the queue has dropped messages (its oldest, being full)
+/// since the last report.
 struct QueueReport: Encodable {
     var `class` = "QUEUE"
     /// Messages dropped (oldest first, the queue being full) since the queue's file was made.

@@ -298,6 +298,56 @@ import Testing
     }
 
     @Test
+    func aFullQueueDropsTheOldestCountsAndReportsThem() async throws {
+        try Fleet.require(["mosquitto", "mosquitto_sub"])
+        let dir = try Fleet.temporaryDirectory("lodestone-fleet-full")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = try Fleet.freePort()
+        let state = dir.appendingPathComponent("state")
+        let base = "lodestone/farm-9/"
+        // The subscriber's session is made first and kept by the broker across its restart: it gets everything the
+        // daemon sends once the broker is back, however soon the daemon reconnects.
+        let subArguments = [
+            "-h", "127.0.0.1", "-p", "\(port)", "-v", "-q", "1", "-c", "-i", "fleet-full-sub", "-t", "lodestone/#"
+        ]
+        let firstBroker = try await Fleet.startBroker(port: port, in: dir)
+        let firstSub = try Fleet.Background("mosquitto_sub", subArguments, in: dir, name: "sub-0")
+        try await Task.sleep(for: .milliseconds(500))
+        firstSub.kill9()
+        #expect(await firstBroker.stop(), "mosquitto did not stop")
+        // No broker now, and room for 20 messages only.
+        let serve = try Fleet.startServe(
+            mqtt: "mqtt://127.0.0.1:\(port)", toml: Self.toml(board: "farm-9", extra: "queue_max_messages = 20"), state: state,
+            in: dir, name: "serve", speed: 4)
+        defer { serve.kill9() }
+        let queuePath = FleetLink.queuePath(stateDirectory: state.path)
+        let overflowed = await Fleet.wait(timeoutS: 60) {
+            guard FileManager.default.fileExists(atPath: queuePath) else { return false }
+            return ((try? OutboundQueue(path: queuePath, capacity: 100_000).lastSequence()) ?? 0) >= 35
+        }
+        #expect(overflowed, "fewer than 35 messages made: \(serve.errors.suffix(2000))")
+        #expect(try OutboundQueue(path: queuePath, capacity: 100_000).count() <= 20)
+
+        let broker = try await Fleet.startBroker(port: port, in: dir, name: "mosquitto-2")
+        defer { broker.kill9() }
+        let sub = try Fleet.Background("mosquitto_sub", subArguments, in: dir, name: "sub")
+        defer { sub.kill9() }
+        let reported = await Fleet.wait(timeoutS: 30) { !Self.payloads(sub.output, topic: base + "queue").isEmpty }
+        #expect(reported, "no report on …/queue: \(serve.errors.suffix(2000))")
+        #expect(await serve.stop())
+
+        // What arrives starts after the dropped ones and runs on without a gap; the report counts exactly those dropped.
+        let seqs = Fleet.sequence(sub.output, topicPrefix: base).map(\.seq)
+        let first = try #require(seqs.first)
+        #expect(first > 1 && Self.isRun(seqs, from: first), "received: \(seqs)")
+        let report = try #require(Self.payloads(sub.output, topic: base + "queue").first)
+        let json = try #require((try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [String: Any])
+        #expect((json["dropped"] as? NSNumber)?.int64Value == first - 1, "report \(report), first delivered \(first)")
+        #expect((json["capacity"] as? NSNumber)?.intValue == 20)
+        #expect(serve.errors.contains("the outbound queue is full"), "no warning logged")
+    }
+
+    @Test
     func tlsWithATestCAAndAClientCertificate() async throws {
         try Fleet.require(["mosquitto", "mosquitto_sub", "openssl"])
         let dir = try Fleet.temporaryDirectory("lodestone-fleet-tls")
