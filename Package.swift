@@ -37,6 +37,10 @@
 //   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy, monitoring energy) — CLI, Engine,
 //                          Monitoring; a product only because the harness packages under benchmarks/ can import
 //                          nothing else; not for apps
+//   CMosquitto             module map for Debian's libmosquitto (<mosquitto.h>, -lmosquitto)
+//   LodestoneFleet         `lodestone serve --mqtt` (issue 20): the session's wire messages to an MQTT broker through
+//                          libmosquitto, the on-disk outbound queue (LodestoneStore), the fleet's commands, Home
+//                          Assistant discovery — Engine, Service, Wire, Store, CMosquitto, swift-log
 //   lodestone              the command line (swift-argument-parser) — CLI
 import PackageDescription
 
@@ -169,7 +173,7 @@ let package = Package(
             name: "LodestoneDaemon",
             dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneSockets", "LodestoneLocation",
                            "LodestoneScheduler", "LodestoneLinux", "LodestoneService", "LodestoneClient", "LodestoneMonitoring",
-                           "LodestoneStore", .product(name: "Logging", package: "swift-log")],
+                           "LodestoneStore", "LodestoneFleet", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The command line's testable core (issue 14): every job and the live views. Not a product.
@@ -193,7 +197,7 @@ let package = Package(
             name: "lodestone",
             dependencies: ["LodestoneCore", "LodestoneCLI", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers",
                            "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion", "LodestoneDaemon", "LodestoneClient",
-                           "LodestoneService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           "LodestoneService", "LodestoneFleet", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
@@ -251,6 +255,19 @@ let package = Package(
         .testTarget(name: "LodestoneStoreTests",
                     dependencies: ["LodestoneStore", "LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion",
                                    "lodestone-store-writer"],
+                    swiftSettings: strict),
+    
+        // Fleets (issue 20): Debian's libmosquitto, the MQTT client of the Eclipse Mosquitto project, used directly.
+        .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "LodestoneFleet",
+                dependencies: ["CMosquitto", "LodestoneEngine", "LodestoneService", "LodestoneWire", "LodestoneStore",
+                               "LodestoneScheduler", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
+        // Against Debian's real mosquitto broker, started by the tests on loopback (and `lodestone serve` processes):
+        // run on their own by scripts/test, like the daemon's.
+        .testTarget(name: "LodestoneFleetTests",
+                    dependencies: ["LodestoneFleet", "LodestoneDaemon", "LodestoneStore", "LodestoneWire", "LodestoneScheduler",
+                                   "lodestone"],
                     swiftSettings: strict),
     ]
 )

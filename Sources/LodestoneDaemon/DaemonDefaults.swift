@@ -8,6 +8,8 @@ public enum DaemonDefaults {
     public static let stateDirectory = "/var/lib/lodestone"
     /// The authorization policy.
     public static let policyPath = "/etc/lodestone/policy.toml"
+    /// The fleet link's settings (`lodestone serve --mqtt`, docs/fleet.md); when present, the link is on.
+    public static let mqttConfigPath = "/etc/lodestone/mqtt.toml"
     /// The group whose members may read motion, heading, activity and altitude by default.
     public static let group = "lodestone"
 }

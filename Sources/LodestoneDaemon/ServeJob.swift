@@ -1,5 +1,6 @@
 import LodestoneCore
 import LodestoneEngine
+import LodestoneFleet
 import LodestoneLinux
 import LodestoneScheduler
 import LodestoneSockets
@@ -17,9 +18,14 @@ public struct ServeJob: Sendable {
     public var daemon: DaemonConfiguration
     /// After this much session time the engine loop hangs (tests of the watchdog: `LODESTONE_TEST_STALL_ENGINE_AFTER_S`).
     public var stallEngineAfterS: Double?
+    /// The fleet's MQTT link (`--mqtt`, issue 20); its outbound queue lives in the daemon's state directory.
+    public var fleet: FleetConfiguration?
 
-    public init(session: SessionConfiguration, daemon: DaemonConfiguration, stallEngineAfterS: Double? = nil) {
-        self.session = session; self.daemon = daemon; self.stallEngineAfterS = stallEngineAfterS
+    public init(
+        session: SessionConfiguration, daemon: DaemonConfiguration, stallEngineAfterS: Double? = nil,
+        fleet: FleetConfiguration? = nil
+    ) {
+        self.session = session; self.daemon = daemon; self.stallEngineAfterS = stallEngineAfterS; self.fleet = fleet
     }
 
     /// Serves until a stop signal; returns the exit code.
@@ -58,6 +64,20 @@ public struct ServeJob: Sendable {
             await s.stop()
             return 1
         }
+        var link: FleetLink?
+        if let fleet {
+            do {
+                link = try FleetLink(
+                    configuration: fleet, session: s, stateDirectory: daemon.stateDirectory, boardName: session.board.name,
+                    logger: logger)
+            } catch {
+                logger.critical("fleet: \(error)")
+                _ = notifier?.failure(errno: EINVAL, status: "fleet: \(error)")
+                d.stop()
+                await s.stop()
+                return 1
+            }
+        }
         let stop = StopRequest()
         let signals = SignalWatcher([SignalWatcher.terminate, SignalWatcher.interrupt, SignalWatcher.hangUp]) { number in
             if number == SignalWatcher.hangUp {
@@ -72,6 +92,7 @@ public struct ServeJob: Sendable {
         defer { signals.cancel() }
         await s.start()
         d.start()
+        await link?.start()
         // The pacing origin lets a client on this machine relate an update's session time to CLOCK_MONOTONIC
         // (benchmarks/daemon measures delivery latency with it).
         let origin = await s.pacing.originS.map { "; session time 0 at CLOCK_MONOTONIC \(formatFixed($0, digits: 6)) s" }
@@ -116,6 +137,7 @@ public struct ServeJob: Sendable {
         }
         _ = notifier?.stopping(status: "stopping: \(d.clientCount) clients connected")
         logger.notice("stopping: \(d.clientCount) clients connected")
+        await link?.stop()
         d.stop()
         await s.stop()
         await s.waitUntilEnded()

@@ -3,6 +3,7 @@ import Foundation
 import LodestoneCLI
 import LodestoneDaemon
 import LodestoneEngine
+import LodestoneFleet
 import LodestoneLinux
 import LodestoneScheduler
 import Logging
@@ -41,6 +42,15 @@ struct Serve: AsyncParsableCommand {
             shipped [gpsd]) or denied (overrides the policy's [gpsd]).
             """)
     var gpsdAccess: String?
+    @Option(
+        help: ArgumentHelp(
+            "Publish to this MQTT broker (mqtt://[user[:password]@]host[:port] or mqtts://…; docs/fleet.md).",
+            valueName: "URL"))
+    var mqtt: String?
+    @Option(
+        name: .customLong("mqtt-config"),
+        help: "The fleet link's settings (default \(DaemonDefaults.mqttConfigPath); when present there, the link is on).")
+    var mqttConfig: String?
     @Option(help: "Scenario of the simulated board.") var scenario: String?
     @Option(help: "Simulated board only: 1 = real time, 10 = ten times faster.") var speed: Double = 1
     @Option(help: "Seed of the simulated board's noise.") var seed: UInt64 = 1
@@ -53,6 +63,9 @@ struct Serve: AsyncParsableCommand {
         if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive factor") }
         if let s = scenario, !BoardRuntime.scenarioNames.contains(s) {
             throw ValidationError("--scenario \(s) is unknown; allowed: " + BoardRuntime.scenarioNames.joined(separator: ", "))
+        }
+        if let m = mqtt, !(m.hasPrefix("mqtt://") || m.hasPrefix("mqtts://")) {
+            throw ValidationError("--mqtt \(m): expected mqtt://[user[:password]@]host[:port] or mqtts://…")
         }
         for a in gpsdListen where a != "none" && !a.contains(":") {
             throw ValidationError("--gpsd-listen \(a): expected HOST:PORT, e.g. 127.0.0.1:2947 or [::1]:2947, or none")
@@ -87,8 +100,16 @@ struct Serve: AsyncParsableCommand {
                 location: a == "denied" ? .denied : .whenInUse, accuracy: a == "full" ? .full : .reduced, motion: a == "full",
                 decidedBy: "--gpsd-access \(a)")
         }
+        // The fleet link (issue 20): on with --mqtt or --mqtt-config, or when the default settings file exists.
+        var fleet: FleetConfiguration?
+        let fleetPath = mqttConfig ?? DaemonDefaults.mqttConfigPath
+        if mqtt != nil || mqttConfig != nil || FileManager.default.fileExists(atPath: fleetPath) {
+            do { fleet = try FleetConfigurationFile.load(path: fleetPath, explicit: mqttConfig != nil, url: mqtt) } catch {
+                fail("fleet: \(error)")
+            }
+        }
         let stall = ProcessInfo.processInfo.environment["LODESTONE_TEST_STALL_ENGINE_AFTER_S"].flatMap(Double.init)
-        let code = await ServeJob(session: session, daemon: daemon, stallEngineAfterS: stall).run(logger: logger)
+        let code = await ServeJob(session: session, daemon: daemon, stallEngineAfterS: stall, fleet: fleet).run(logger: logger)
         if code != 0 { throw ExitCode(code) }
     }
 }
