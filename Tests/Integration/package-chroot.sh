@@ -53,7 +53,7 @@ check "binary runs in the Debian 12 root (no /opt/swift)" in_root /usr/bin/lodes
 check "ldd: nothing from the Swift toolchain" sh -c "! chroot '$R' ldd /usr/bin/lodestone | grep -E 'not found|swift|Foundation'"
 check "user lodestone" sh -c "chroot '$R' getent passwd lodestone | grep -q '^lodestone:x:[0-9]*:[0-9]*:.*:/var/lib/lodestone:'"
 check "groups lodestone i2c spi iio gpio" in_root getent group lodestone i2c spi iio gpio
-check "/var/lib/lodestone owned by lodestone, 0750" sh -c "[ \"\$(stat -c '%U:%G %a' '$R/var/lib/lodestone')\" = 'lodestone:lodestone 750' ]"
+check "/var/lib/lodestone owned by lodestone, 0750" sh -c "[ \"\$(chroot '$R' stat -c '%U:%G %a' /var/lib/lodestone)\" = 'lodestone:lodestone 750' ]"
 check "conffiles" sh -c "chroot '$R' dpkg-query -W -f='\${Conffiles}' lodestone | grep -q /etc/lodestone/board.json && chroot '$R' dpkg-query -W -f='\${Conffiles}' lodestone | grep -q /etc/lodestone/policy.toml"
 check "the board conffile loads (lodestone run reads /etc/lodestone/board.json)" \
   sh -c "chroot '$R' /usr/bin/lodestone run --duration 1 --json --speed 10 | head -1 | grep -q '\"class\"'"
@@ -81,7 +81,7 @@ fi
 echo state >"$R/var/lib/lodestone/lodestone.sqlite"
 
 # ---------------------------------------------------------------- a user's choice to disable the gpsd socket stays
-in_root deb-systemd-helper disable lodestone-gpsd.socket >/dev/null 2>&1
+check "an administrator disables lodestone-gpsd.socket" in_root systemctl disable lodestone-gpsd.socket
 check "reinstall keeps a disabled lodestone-gpsd.socket disabled" sh -c \
   "chroot '$R' dpkg -i /tmp/lodestone.deb >/dev/null 2>&1 && [ ! -e '$R/etc/systemd/system/sockets.target.wants/lodestone-gpsd.socket' ]"
 
