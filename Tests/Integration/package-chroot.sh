@@ -59,7 +59,7 @@ check "the board conffile loads (lodestone run reads /etc/lodestone/board.json)"
   sh -c "chroot '$R' /usr/bin/lodestone run --duration 1 --json --speed 10 | head -1 | grep -q '\"class\"'"
 check "lodestone.socket enabled" test -L "$R/etc/systemd/system/sockets.target.wants/lodestone.socket"
 check "lodestone-gpsd.socket enabled (Also=)" test -L "$R/etc/systemd/system/sockets.target.wants/lodestone-gpsd.socket"
-check "lodestone.service not enabled (socket-activated)" test ! -e "$R/etc/systemd/system/multi-user.target.wants/lodestone.service"
+check "lodestone.service not enabled (socket-activated)" test ! -L "$R/etc/systemd/system/multi-user.target.wants/lodestone.service"
 check "man page renders" sh -c "zcat '$R/usr/share/man/man1/lodestone-serve.1.gz' | grep -q '^.SH OPTIONS'"
 check "bash completion" test -s "$R/usr/share/bash-completion/completions/lodestone"
 check "udev rules" test -s "$R/usr/lib/udev/rules.d/60-lodestone.rules"
@@ -83,7 +83,7 @@ echo state >"$R/var/lib/lodestone/lodestone.sqlite"
 # ---------------------------------------------------------------- a user's choice to disable the gpsd socket stays
 check "an administrator disables lodestone-gpsd.socket" in_root systemctl disable lodestone-gpsd.socket
 check "reinstall keeps a disabled lodestone-gpsd.socket disabled" sh -c \
-  "chroot '$R' dpkg -i /tmp/lodestone.deb >/dev/null 2>&1 && [ ! -e '$R/etc/systemd/system/sockets.target.wants/lodestone-gpsd.socket' ]"
+  "chroot '$R' dpkg -i /tmp/lodestone.deb >/dev/null 2>&1 && [ ! -L '$R/etc/systemd/system/sockets.target.wants/lodestone-gpsd.socket' ]"
 
 # ---------------------------------------------------------------- remove
 check remove dpkg_in -r lodestone
@@ -102,10 +102,20 @@ GONE=$(comm -23 <(echo "$BEFORE") <(echo "$AFTER"))
 # changed (modified files, not new ones) and nothing else.
 if [ -z "$LEFT" ] && [ -z "$GONE" ]; then pass "purge leaves no file or directory behind"
 else fail "purge leaves files behind" "new: $(echo $LEFT) gone: $(echo $GONE)"; fi
-check "no deb-systemd-helper state left" sh -c "! ls '$R'/var/lib/systemd/deb-systemd-helper-enabled/ '$R'/var/lib/systemd/deb-systemd-helper-masked/ 2>/dev/null | grep -q lodestone"
+check "no deb-systemd-helper state left" sh -c "[ -z \"\$(find '$R/var/lib/systemd' -name '*lodestone*' 2>/dev/null)\" ]"
 GROUP_AFTER=$(cut -d: -f1 "$R/etc/group" | LC_ALL=C sort)
 echo "INFO kept by purge, as Debian keeps system accounts: user $(cut -d: -f1 "$R/etc/passwd" | grep -x lodestone || echo none);" \
   "groups $(comm -13 <(echo "$GROUP_BEFORE") <(echo "$GROUP_AFTER") | tr '\n' ' ')"
+
+# ---------------------------------------------------------------- Debian's gpsd holds port 2947: left to it
+mkdir -p "$R/etc/systemd/system/sockets.target.wants"
+ln -s /usr/lib/systemd/system/gpsd.socket "$R/etc/systemd/system/sockets.target.wants/gpsd.socket"
+check "install with gpsd.socket enabled" dpkg_in -i /tmp/lodestone.deb
+check "postinst says port 2947 stays gpsd's" grep -q "port 2947 stays gpsd's" "$R/tmp/dpkg.out"
+check "lodestone.socket enabled beside gpsd" test -L "$R/etc/systemd/system/sockets.target.wants/lodestone.socket"
+check "lodestone-gpsd.socket left disabled" test ! -L "$R/etc/systemd/system/sockets.target.wants/lodestone-gpsd.socket"
+check "purge again" dpkg_in -P lodestone
+rm "$R/etc/systemd/system/sockets.target.wants/gpsd.socket"
 
 echo "package-chroot: $FAILS failed"
 [ "$FAILS" = 0 ]
