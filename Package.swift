@@ -33,7 +33,7 @@
 //                          monitor's location demand — Core, Location, Motion, Scheduler
 //   CSQLite                module map for Debian's libsqlite3 (<sqlite3.h>, -lsqlite3)
 //   LodestoneStore         the monitors' and the motion history's SQLite store (issue 16): conditions, states, the
-//                          event queue, pedometer and activity history — Monitoring, Motion, Location, CSQLite, Foundation
+//                          event queue, pedometer and activity history — Monitoring, Motion, Location, CSQLite, Linux, FoundationEssentials
 //   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy, monitoring energy) — CLI, Engine,
 //                          Monitoring; a product only because the harness packages under benchmarks/ can import
 //                          nothing else; not for apps
@@ -246,7 +246,7 @@ let package = Package(
         // thin wrapper), beside the monitoring core so that the core stays free of I/O and of libsqlite3.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "LodestoneStore",
-                dependencies: ["CSQLite", "LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion"],
+                dependencies: ["CSQLite", "LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion", "LodestoneLinux"],
                 swiftSettings: strict),
         // Opens a store and makes a scripted sequence of writes, printing each committed step: the crash test kills it
         // at every write and fsync (Tests/LodestoneStoreTests/StoreCrashTests.swift). Not a product.

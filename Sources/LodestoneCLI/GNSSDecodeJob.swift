@@ -46,62 +46,101 @@ public struct GNSSDecodeJob {
 
     public init(json: Bool, century: Int = 2000) { self.json = json; self.century = century }
 
-    /// Reads and decodes `path`.
+    /// The size of the pieces `run(path:emit:)` reads: its memory is this and the decoder's, whatever the log's size.
+    public static let readChunkBytes = 65_536
+
+    /// Reads and decodes `path` as a stream, `readChunkBytes` at a time. A read error mid-file (a cut `.gz`) throws
+    /// after the epochs before it were emitted.
     public func run(path: String, emit: (String) -> Void) throws(JobError) -> Summary {
-        let bytes: [UInt8]
-        do { bytes = try GzipFile.readAll(path: path) } catch {
-            throw JobError("\(error.description); pass a receiver log (NMEA 0183 or u-blox UBX, plain or .gz)")
+        let remedy = "pass a receiver log (NMEA 0183 or u-blox UBX, plain or .gz)"
+        let reader: GzipReader
+        do { reader = try GzipReader(path: path) } catch { throw JobError("\(error.description); \(remedy)") }
+        let decoding = Decoding(job: self, emit: emit)
+        var chunk = [UInt8](repeating: 0, count: Self.readChunkBytes)
+        while true {
+            // withUnsafeMutableBytes is `rethrows`, which erases the error type: carry it out in a Result.
+            let read = chunk.withUnsafeMutableBytes { raw in Result { () throws(FileError) in try reader.read(into: raw) } }
+            let count: Int
+            switch read {
+            case .success(let n): count = n
+            case .failure(let error): throw JobError("\(error.description); \(remedy)")
+            }
+            if count == 0 { break }
+            decoding.feed(chunk[..<count], emit: emit)
         }
-        return run(bytes: bytes, emit: emit)
+        return decoding.finish(emit: emit)
     }
 
     /// Decodes `bytes`.
     public func run(bytes: [UInt8], emit: (String) -> Void) -> Summary {
-        var decoder = GNSSDecoder(configuration: .init(century: century))
+        let decoding = Decoding(job: self, emit: emit)
+        decoding.feed(bytes[...], emit: emit)
+        return decoding.finish(emit: emit)
+    }
+
+    /// One run's decoding state, fed piece by piece. A class so that the decoder's callback may update the pending
+    /// epoch and the counts while the decoder itself is being mutated (exclusivity is per stored property).
+    private final class Decoding {
+        let json: Bool
+        var decoder: GNSSDecoder
         var summary = Summary()
         var pending: GNSSFixReport?
-        if !json { emit(Self.tableHeader) }
-        func flush() {
+        var skyReady = false
+
+        init(job: GNSSDecodeJob, emit: (String) -> Void) {
+            json = job.json
+            decoder = GNSSDecoder(configuration: .init(century: job.century))
+            if !json { emit(GNSSDecodeJob.tableHeader) }
+        }
+
+        func flush(emit: (String) -> Void) {
             guard let p = pending else { return }
-            emit(json ? Self.tpvJSON(p) : Self.tableRow(p))
+            emit(json ? GNSSDecodeJob.tpvJSON(p) : GNSSDecodeJob.tableRow(p))
             summary.epochs += 1
             pending = nil
         }
-        var skyReady = false
-        for byte in bytes {
-            decoder.feed(byte: byte) { event in
-                switch event {
-                case .report(let r, _):
-                    if r.time == nil {
-                        flush()
-                        summary.untimedReports += 1
-                        if json { emit(Self.tpvJSON(r)) }
-                    } else if pending?.time == r.time {
-                        pending = r
-                    } else {
-                        flush()
-                        pending = r
+
+        func feed(_ bytes: ArraySlice<UInt8>, emit: (String) -> Void) {
+            let json = self.json
+            func flush() { self.flush(emit: emit) }
+            for byte in bytes {
+                decoder.feed(byte: byte) { event in
+                    switch event {
+                    case .report(let r, _):
+                        if r.time == nil {
+                            flush()
+                            self.summary.untimedReports += 1
+                            if json { emit(GNSSDecodeJob.tpvJSON(r)) }
+                        } else if self.pending?.time == r.time {
+                            self.pending = r
+                        } else {
+                            flush()
+                            self.pending = r
+                        }
+                    case .sky:
+                        self.skyReady = json
+                    case .heading(let h):
+                        if json { emit("{\"class\":\"ATT\",\"heading\":\(formatFixed(h, digits: 4))}") }
                     }
-                case .sky:
-                    skyReady = json
-                case .heading(let h):
-                    if json { emit("{\"class\":\"ATT\",\"heading\":\(formatFixed(h, digits: 4))}") }
+                }
+                if skyReady {
+                    skyReady = false
+                    emit(GNSSDecodeJob.skyJSON(decoder))
                 }
             }
-            if skyReady {
-                skyReady = false
-                emit(Self.skyJSON(decoder))
-            }
         }
-        decoder.finish()
-        flush()
-        summary.sentences = decoder.framer.nmeaCount
-        summary.ubxFrames = decoder.framer.ubxCount
-        summary.shortSentences = decoder.shortSentences
-        summary.overLongSentences = decoder.overLongSentences
-        summary.ignoredSentences = decoder.ignoredSentences
-        summary.skipped = GNSSFramer.BadReason.allCases.map { ($0.description, decoder.framer.count($0)) }
-        return summary
+
+        func finish(emit: (String) -> Void) -> Summary {
+            decoder.finish()
+            flush(emit: emit)
+            summary.sentences = decoder.framer.nmeaCount
+            summary.ubxFrames = decoder.framer.ubxCount
+            summary.shortSentences = decoder.shortSentences
+            summary.overLongSentences = decoder.overLongSentences
+            summary.ignoredSentences = decoder.ignoredSentences
+            summary.skipped = GNSSFramer.BadReason.allCases.map { ($0.description, decoder.framer.count($0)) }
+            return summary
+        }
     }
 
     /// A TPV object as gpsd prints it (same names, units and decimals).

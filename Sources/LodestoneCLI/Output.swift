@@ -1,4 +1,4 @@
-import Foundation
+import LodestoneLinux
 
 /// Where a job writes its lines. Injected so that tests capture output.
 public protocol LineOutput: AnyObject {
@@ -23,13 +23,14 @@ extension LineOutput {
 /// Standard output, buffered and flushed by `flush()` (and when the buffer grows past 64 KiB).
 public final class StandardOutput: LineOutput {
     private var buffer: [UInt8] = []
-    private let handle: FileHandle
+    private let stream: StandardStream
     /// The buffer is written out once it holds this many bytes.
     private static let flushBytes = 65_536
     /// True once a write failed (the reader went away); callers stop producing.
     public private(set) var isBroken = false
-    public init(handle: FileHandle = .standardOutput) {
-        self.handle = handle
+    /// - Parameter stream: standard output (default) or standard error.
+    public init(stream: StandardStream = .output) {
+        self.stream = stream
         buffer.reserveCapacity(Self.flushBytes + 4096)
     }
     public func write(_ line: String) {
@@ -50,7 +51,8 @@ public final class StandardOutput: LineOutput {
         guard !buffer.isEmpty else { return }
         // A closed pipe (`lodestone run --json | head`) must not crash the engine: note it so the job can stop
         // cleanly (and close its recording).
-        do { try handle.write(contentsOf: buffer) } catch { isBroken = true }
+        let written = buffer.withUnsafeBytes { raw in (try? stream.write(raw)) != nil }
+        if !written { isBroken = true }
         buffer.removeAll(keepingCapacity: true)
     }
     deinit { flush() }

@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 import LodestoneLocation
 import LodestoneMonitoring
 import LodestoneMotion
@@ -72,9 +79,7 @@ public final class LodestoneClient: LodestoneService, MonitoringService, Sendabl
             throw .service("cannot reach the Lodestone daemon: \(error) (is `lodestone serve` running?)")
         }
         client.attach(fd)
-        let thread = Thread { client.readLoop() }
-        thread.name = "LodestoneClient"
-        thread.start()
+        DetachedThread.start { client.readLoop() }
         return client
     }
 

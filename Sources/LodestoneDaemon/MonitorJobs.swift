@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneClient
 import LodestoneCore
 import LodestoneEngine
@@ -198,7 +202,7 @@ public struct HistoryJob: Sendable {
 public enum HistoryTime {
     /// The Unix time `text` names, s; `nil` when it names none.
     public static func unixS(_ text: String, nowUnixS: Double) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingHorizontalSpace()
         if t == "now" { return nowUnixS }
         if t.hasPrefix("-"), let unit = t.last, let scale = ["s": 1.0, "m": 60, "h": 3600, "d": 86_400][String(unit)],
             let amount = Double(t.dropFirst().dropLast()), amount.isFinite, amount >= 0
@@ -236,5 +240,17 @@ public enum HistoryTime {
         }
         return Double(UTCCalendar.unixSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: 0))
             + second
+    }
+}
+
+extension StringProtocol {
+    /// The text without the spaces and tabs around it (what Foundation's `trimmingCharacters(in: .whitespaces)`
+    /// removes: Unicode's space separators and the tab, not line breaks).
+    fileprivate func trimmingHorizontalSpace() -> String {
+        func isSpace(_ c: Character) -> Bool {
+            c.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

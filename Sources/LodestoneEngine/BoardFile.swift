@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCore
 import LodestoneDrivers
 import LodestoneGNSSSources
@@ -124,7 +128,7 @@ extension BoardDescription {
     /// Reads and validates a board file.
     public static func load(path: String) throws(BoardFileError) -> BoardDescription {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        do { data = try Data(PlainFile.read(path: path)) } catch {
             throw BoardFileError(
                 path: path, key: "",
                 problem: "cannot read the file (\(Self.reason(error))); pass an existing board file, e.g. boards/simulated.json")
@@ -153,11 +157,15 @@ extension BoardDescription {
         return UInt8(v)
     }
 
-    static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        if let d = ns.userInfo["NSDebugDescription"] as? String { return d }
-        if let u = ns.userInfo[NSUnderlyingErrorKey] as? NSError { return u.localizedDescription }
-        return ns.localizedDescription
+    /// What went wrong, in a few words: a file error without its path (the message names the file), a JSON error's
+    /// own description.
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case let e as FileError: return e.problemDescription
+        case DecodingError.dataCorrupted(let context): return context.underlyingError.map(reason) ?? context.debugDescription
+        case let e as any CustomDebugStringConvertible: return e.debugDescription
+        default: return "\(error)"
+        }
     }
 }
 

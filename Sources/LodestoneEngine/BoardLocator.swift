@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 /// Where `lodestone run`, `calibrate` and the other commands find their board file when `--board` is not given,
 /// from any working directory.
 ///
@@ -111,9 +115,8 @@ extension BoardLocator {
     /// resolved through `/proc/self/exe`, which also works when it was found through `$PATH`).
     /// - Throws: `NotFound` listing every place tried.
     public static func defaultBoardPath() throws(NotFound) -> String {
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? Bundle.main.executableURL?.resolvingSymlinksInPath().path
+        // No fallback without /proc: the places beside the executable are then skipped.
+        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         return try defaultBoardPath(
             environment: ProcessInfo.processInfo.environment,
             fileExists: { FileManager.default.fileExists(atPath: $0) },

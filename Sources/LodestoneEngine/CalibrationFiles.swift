@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCalibration
 import LodestoneCore
 import LodestoneFusion
@@ -70,7 +74,7 @@ public enum CalibrationFiles {
     /// Reads and validates a calibration file. Errors are one line: the file, the key, what is wrong, what to do.
     public static func load(path: String) throws(JobError) -> CalibrationDocument {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        do { data = try Data(PlainFile.read(path: path)) } catch {
             throw JobError(
                 "\(path): cannot read the calibration file (\(BoardDescription.reason(error))); check the path, or \(Remedy.runWithout)"
             )
@@ -86,7 +90,7 @@ public enum CalibrationFiles {
         } catch let e as CalibrationDocumentError {
             throw JobError("\(path): \(e.key.isEmpty ? "" : e.key + ": ")\(e.problem); \(redo)")
         } catch let DecodingError.dataCorrupted(context) {
-            let underlying = (context.underlyingError as NSError?).map { BoardDescription.reason($0) } ?? context.debugDescription
+            let underlying = context.underlyingError.map(BoardDescription.reason) ?? context.debugDescription
             throw JobError(
                 "\(path): not a valid calibration file: "
                     + (isCutShort(data) ? "the JSON is cut short (an interrupted copy?)" : "not valid JSON (\(underlying))")
@@ -118,8 +122,7 @@ public enum CalibrationFiles {
     public static func checkWritable(_ path: String) throws(JobError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if PlainFile.isDirectory(path) {
             throw JobError("\(path): is a directory; \(Remedy.giveAFile)")
         }
         if directory == systemDirectory, !FileManager.default.fileExists(atPath: directory) {
@@ -127,7 +130,7 @@ public enum CalibrationFiles {
                 atPath: directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o755])
         }
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard PlainFile.isDirectory(directory) else {
             throw JobError("\(path): the directory \(directory) does not exist; create it or \(Remedy.chooseAnotherOutput)")
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import LodestoneLinux
 import LodestoneScheduler
 
 /// A demands file (`lodestone run --demands FILE`): the clients of a run and what each needs, as a JSON list.
@@ -22,9 +27,8 @@ public enum DemandsFile {
     /// - Throws: `JobError`, one line naming the file, the client's place in the list and the key.
     public static func load(path: String) throws(JobError) -> [Demand] {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw JobError(
-                "\(path): cannot read the demands file (\((error as NSError).localizedDescription)); \(checkPathRemedy)")
+        do { data = try Data(PlainFile.read(path: path)) } catch {
+            throw JobError("\(path): cannot read the demands file (\(error.problemDescription)); \(checkPathRemedy)")
         }
         return try parse(data, path: path)
     }

@@ -1,4 +1,3 @@
-import Foundation
 import LodestoneLinux
 import LodestoneTrace
 
@@ -13,23 +12,10 @@ public enum TraceSinks {
 
 /// A plain file, created or truncated.
 struct FileSink: TraceSink {
-    let handle: FileHandle
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(
-                .fileWriteNoPermission,
-                userInfo: [
-                    NSFilePathErrorKey: path,
-                    NSLocalizedDescriptionKey: "cannot create \(path) (does the directory exist and is it writable?)"
-                ])
-        }
-        guard let h = FileHandle(forWritingAtPath: path) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "cannot open \(path) for writing"])
-        }
-        handle = h
-    }
-    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try handle.write(contentsOf: bytes) }
-    mutating func close() throws { try handle.synchronize(); try handle.close() }
+    let writer: FileWriter
+    init(path: String) throws { writer = try FileWriter(path: path) }
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try writer.write(bytes) }
+    mutating func close() throws { try writer.close() }
 }
 
 /// A gzip-compressed file, written as a stream.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCore
 import LodestoneLinux
 import LodestoneLocation
@@ -86,20 +90,18 @@ public struct GNSSGpsdSource: UncommandedReceiver {
     /// One JSON object from gpsd. A TPV with a new `time` completes the previous epoch (returned); TPVs without
     /// time are returned at once.
     mutating func handle(line: [UInt8], timeS: Double) -> ReceiverFix? {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-            let cls = object["class"] as? String
-        else { return nil }
-        switch cls {
+        guard let object = try? JSONDecoder().decode(GpsdObject.self, from: Data(line)) else { return nil }
+        switch object.messageClass {
         case "VERSION":
-            gpsdRelease = object["release"] as? String
+            gpsdRelease = object.release
             return nil
         case "SKY":
-            if let u = object["uSat"] as? Int { satellitesUsed = u }
+            if let u = object.uSat { satellitesUsed = u }
             return nil
         case "TPV":
             var f = Self.fix(fromTPV: object, timeS: timeS)
             f.satellitesUsed = satellitesUsed
-            let time = object["time"] as? String
+            let time = object.time
             guard let time else { return f }
             if time == pendingTime { pending = f; return nil }
             let done = pending
@@ -114,28 +116,71 @@ public struct GNSSGpsdSource: UncommandedReceiver {
     }
 
     /// A gpsd TPV object (gpsd_json(5)) as a receiver fix.
-    public static func fix(fromTPV o: [String: Any], timeS: Double) -> ReceiverFix {
-        func d(_ k: String) -> Double? { (o[k] as? NSNumber)?.doubleValue }
-        var f = ReceiverFix(timeS: timeS, mode: ReceiverFix.Mode(rawValue: o["mode"] as? Int ?? 0) ?? .unknown)
-        if let s = o["status"] as? Int {
+    public static func fix(fromTPV o: GpsdObject, timeS: Double) -> ReceiverFix {
+        var f = ReceiverFix(timeS: timeS, mode: ReceiverFix.Mode(rawValue: o.mode ?? 0) ?? .unknown)
+        if let s = o.status {
             f.quality = ReceiverFix.Quality(rawValue: s)
         } else if f.mode >= .twoDimensional {
             f.quality = .gnss
         }
-        if let t = o["time"] as? String, let u = GPXReader.parseISO8601(t) { f.utcS = u.secondsSince1970 }
-        f.latitudeDeg = d("lat")
-        f.longitudeDeg = d("lon")
-        f.altitudeMSLM = d("altMSL")
-        f.heightAboveEllipsoidM = d("altHAE")
-        f.geoidSeparationM = d("geoidSep")
-        f.speedMps = d("speed")
-        f.courseDeg = d("track")
-        f.climbMps = d("climb")
-        if let n = d("velN"), let e = d("velE"), let down = d("velD") { f.velocityENUMps = Vector3(e, n, -down) }
-        f.horizontalAccuracyM = d("eph")
-        f.verticalAccuracyM = d("epv")
-        f.speedAccuracyMps = d("eps")
-        f.courseAccuracyDeg = d("epd")
+        if let t = o.time, let u = GPXReader.parseISO8601(t) { f.utcS = u.secondsSince1970 }
+        f.latitudeDeg = o.lat
+        f.longitudeDeg = o.lon
+        f.altitudeMSLM = o.altMSL
+        f.heightAboveEllipsoidM = o.altHAE
+        f.geoidSeparationM = o.geoidSep
+        f.speedMps = o.speed
+        f.courseDeg = o.track
+        f.climbMps = o.climb
+        if let n = o.velN, let e = o.velE, let down = o.velD { f.velocityENUMps = Vector3(e, n, -down) }
+        f.horizontalAccuracyM = o.eph
+        f.verticalAccuracyM = o.epv
+        f.speedAccuracyMps = o.eps
+        f.courseAccuracyDeg = o.epd
         return f
+    }
+}
+
+/// The members of a gpsd JSON object (gpsd_json(5)) the source reads: `class`, VERSION's `release`, SKY's `uSat`
+/// and TPV's fix. Decoded leniently, as gpsd's own clients read it: a member that is missing or of another type
+/// (a string where a number belongs) is `nil`, never a failure of the whole object; only `class` is required.
+public struct GpsdObject: Decodable, Sendable {
+    /// The object's `class`: `VERSION`, `TPV`, `SKY`, …
+    public var messageClass: String
+    /// VERSION: gpsd's release.
+    public var release: String?
+    /// SKY: satellites used in the solution.
+    public var uSat: Int?
+    /// TPV: 0 unknown, 1 no fix, 2 2D, 3 3D.
+    public var mode: Int?
+    /// TPV: the fix's quality (gpsd's `status`).
+    public var status: Int?
+    /// TPV: ISO 8601 UTC.
+    public var time: String?
+    /// TPV: degrees, metres, m/s, degrees, m/s; the error estimates in metres, m/s and degrees.
+    public var lat: Double?, lon: Double?, altMSL: Double?, altHAE: Double?, geoidSep: Double?
+    public var speed: Double?, track: Double?, climb: Double?, velN: Double?, velE: Double?, velD: Double?
+    public var eph: Double?, epv: Double?, eps: Double?, epd: Double?
+
+    private enum Key: String, CodingKey {
+        case messageClass = "class", release, uSat, mode, status, time, lat, lon, altMSL, altHAE, geoidSep, speed, track, climb
+        case velN, velE, velD, eph, epv, eps, epd
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        messageClass = try c.decode(String.self, forKey: .messageClass)
+        func text(_ k: Key) -> String? { try? c.decodeIfPresent(String.self, forKey: k) }
+        func int(_ k: Key) -> Int? { try? c.decodeIfPresent(Int.self, forKey: k) }
+        func number(_ k: Key) -> Double? { try? c.decodeIfPresent(Double.self, forKey: k) }
+        release = text(.release)
+        uSat = int(.uSat)
+        mode = int(.mode)
+        status = int(.status)
+        time = text(.time)
+        lat = number(.lat); lon = number(.lon); altMSL = number(.altMSL); altHAE = number(.altHAE)
+        geoidSep = number(.geoidSep); speed = number(.speed); track = number(.track); climb = number(.climb)
+        velN = number(.velN); velE = number(.velE); velD = number(.velD)
+        eph = number(.eph); epv = number(.epv); eps = number(.eps); epd = number(.epd)
     }
 }

@@ -1,5 +1,10 @@
 import CSQLite
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import LodestoneLinux
 import LodestoneLocation
 import LodestoneMonitoring
 
@@ -61,7 +66,7 @@ public final class MonitorStore {
         } catch {
             throw .invalid(operation: "create the state directory \(directory)", reason: "\(error)")
         }
-        try self.init(path: (directory as NSString).appendingPathComponent(Self.fileName))
+        try self.init(path: directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName)
     }
 
     /// Opens the database at `path`, creating it when missing, and migrates it to `schemaVersion`.
@@ -135,11 +140,8 @@ public final class MonitorStore {
     /// file does not flush). The WAL's own entry SQLite syncs itself. Best effort: a failure here is not an error of
     /// the store, only a weaker guarantee for the first seconds of a new file.
     private static func syncDirectory(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if let handle = FileHandle(forReadingAtPath: directory.isEmpty ? "." : directory) {
-            try? handle.synchronize()
-            try? handle.close()
-        }
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        try? PlainFile.syncDirectory(directory)
     }
 
     // MARK: Monitors

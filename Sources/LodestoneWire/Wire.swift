@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The wire: Lodestone's messages as one JSON object per line (`lodestone run --json` today; the daemon's native
 /// protocol and its client library next).
@@ -32,7 +36,7 @@ public enum Wire {
         public static func parseList(_ text: String) throws(WireError) -> Set<Class> {
             var set = Set<Class>()
             for part in text.split(separator: ",") {
-                let name = part.trimmingCharacters(in: .whitespaces).uppercased()
+                let name = part.trimmingHorizontalSpace().uppercased()
                 if name == "ALL" { set.formUnion(allCases); continue }
                 guard let c = Class(rawValue: name) else {
                     throw WireError("class \"\(part)\" is unknown; allowed: " + allCases.map(\.rawValue).joined(separator: ", "))
@@ -505,4 +509,16 @@ public struct WireError: Error, Sendable, CustomStringConvertible, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+extension StringProtocol {
+    /// The text without the spaces and tabs around it (what Foundation's `trimmingCharacters(in: .whitespaces)`
+    /// removes: Unicode's space separators and the tab, not line breaks).
+    fileprivate func trimmingHorizontalSpace() -> String {
+        func isSpace(_ c: Character) -> Bool {
+            c.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
 }

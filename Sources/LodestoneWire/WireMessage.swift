@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Wire {
     /// Any message of the wire, for streams that carry several classes in order and for readers of a stream.

@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneEngine
+import LodestoneLinux
 
 /// `run`'s calibration options: which calibration file fusion applies (default: the board's, found by
 /// `CalibrationFiles.searchPath(for:)`).
@@ -38,7 +43,7 @@ struct ReplayCalibrationOptions: ParsableArguments {
         var configuration = FusionConfiguration()
         configuration.calibration = selection.configuration(board: description)
         if configuration.calibration.document != nil {
-            FileHandle.standardError.write(Data((configuration.calibration.summary + "\n").utf8))
+            StandardStream.error.print(configuration.calibration.summary + "\n")
         }
         return configuration
     }

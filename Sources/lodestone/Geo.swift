@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneEngine
+import LodestoneLinux
 
 struct Geo: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +18,7 @@ struct Geo: ParsableCommand {
             abstract: "Magnetic declination, inclination and field from the World Magnetic Model (WMM2025).",
             discussion: """
                 Reads rows decimal_year,lat_deg,lon_deg,height_km (geodetic WGS84; height above the ellipsoid) and \
-                writes \(DeclinationJob.outputHeader.replacingOccurrences(of: ",", with: ", ")). GV_deg is empty \
+                writes \(DeclinationJob.outputHeader.replacing(",", with: ", ")). GV_deg is empty \
                 where grid variation is undefined (|lat| < 55°). The model is valid from 2024-11-13 to 2030.0. Bad rows \
                 are reported on standard error with their line number; the exit status is then 1.
                 """)
@@ -85,11 +90,12 @@ private func runCSVCalculator(
     _ command: String,
     _ job: (String, (String) -> Void, (String) -> Void) -> Int
 ) throws {
-    let data = FileHandle.standardInput.readDataToEndOfFile()
+    let data: [UInt8]
+    do { data = try StandardStream.input.readAll() } catch { fail("\(command): \(error.description)") }
     let out = StandardOutput()
     var problems: [String] = []
     let bad = job(String(decoding: data, as: UTF8.self), { out.write($0) }, { problems.append($0) })
     out.flush()
-    for p in problems { FileHandle.standardError.write(Data(("lodestone: \(command): " + p + "\n").utf8)) }
+    for p in problems { StandardStream.error.print("lodestone: \(command): " + p + "\n") }
     if bad > 0 { throw ExitCode(1) }
 }

@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneEngine
+import LodestoneLinux
 
 struct Gnss: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,7 +34,7 @@ struct Gnss: ParsableCommand {
             do {
                 let summary = try GNSSDecodeJob(json: json).run(path: input) { out.write($0) }
                 out.flush()
-                FileHandle.standardError.write(Data("lodestone: gnss decode: \(input): \(summary.description)\n".utf8))
+                StandardStream.error.print("lodestone: gnss decode: \(input): \(summary.description)\n")
             } catch {
                 out.flush()
                 fail("gnss decode: \(error.description)")

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneDaemon
 import LodestoneLinux
 import LodestoneService
@@ -36,9 +40,9 @@ struct History: AsyncParsableCommand {
                 socketPath: socket, kind: kind, fromUnixS: HistoryTime.unixS(from, nowUnixS: now) ?? now,
                 toUnixS: HistoryTime.unixS(to, nowUnixS: now) ?? now, json: json)
             let code = await job.run { line in
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                StandardStream.output.print(line + "\n")
             } errors: { line in
-                FileHandle.standardError.write(Data(("lodestone: " + line + "\n").utf8))
+                StandardStream.error.print("lodestone: " + line + "\n")
             }
             if code != 0 { throw ExitCode(code) }
         }

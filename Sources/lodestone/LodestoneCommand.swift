@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneEngine
+import LodestoneLinux
 
 @main
 struct LodestoneCommand: AsyncParsableCommand {
@@ -18,12 +23,12 @@ struct LodestoneCommand: AsyncParsableCommand {
 
 /// Prints one line to standard error and exits with `code`: the single way commands report a failure.
 func fail(_ message: String, code: Int32 = 1) -> Never {
-    FileHandle.standardError.write(Data(("lodestone: " + CommandLineWording.naming(message) + "\n").utf8))
-    Foundation.exit(code)
+    StandardStream.error.print("lodestone: " + CommandLineWording.naming(message) + "\n")
+    exitProcess(code)
 }
 
 /// A line output on standard error.
-func standardErrorOutput() -> LineOutput { StandardOutput(handle: .standardError) }
+func standardErrorOutput() -> LineOutput { StandardOutput(stream: .error) }
 
 /// The board file to use when `--board` is not given, from any working directory: `$LODESTONE_BOARD`,
 /// `/etc/lodestone/board.json`, the installed data directory, the checkout this executable was built in, then

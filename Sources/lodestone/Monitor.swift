@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneDaemon
+import LodestoneLinux
 
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -83,9 +88,9 @@ struct Monitor: AsyncParsableCommand {
 /// Runs a monitor job with standard output and error; exits non-zero when it failed.
 private func runJob(_ job: MonitorJob) async throws {
     let code = await job.run { line in
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        StandardStream.output.print(line + "\n")
     } errors: { line in
-        FileHandle.standardError.write(Data(("lodestone: " + line + "\n").utf8))
+        StandardStream.error.print("lodestone: " + line + "\n")
     }
     if code != 0 { throw ExitCode(code) }
 }

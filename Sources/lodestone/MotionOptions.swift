@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneEngine
+import LodestoneLinux
 import LodestoneMotion
 
 /// Options of the motion stage (altitude, floors, activity, pedometer), shared by `run` and `replay`.
@@ -38,8 +43,8 @@ struct MotionOptions: ParsableArguments {
         configuration.motion.carrierHeightM = carrierHeightM
         guard let path = activityModel else { return }
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            fail("\(path): cannot read the activity model (\(error.localizedDescription)); check --activity-model")
+        do { text = try String(decoding: PlainFile.read(path: path), as: UTF8.self) } catch {
+            fail("\(path): cannot read the activity model (\(error.problemDescription)); check --activity-model")
         }
         do { configuration.motion.activityModel = try ActivityModel(text: text) } catch {
             fail("\(path): \(error.description)")

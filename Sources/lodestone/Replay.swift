@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneEngine
 import LodestoneMonitoring
+import LodestoneLinux
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,9 +68,9 @@ struct Replay: ParsableCommand {
             try fileSink?.close()
             if let eventSink, let eventsOut {
                 try eventSink.close()
-                FileHandle.standardError.write(Data("wrote \(eventCount) region events to \(eventsOut)\n".utf8))
+                StandardStream.error.print("wrote \(eventCount) region events to \(eventsOut)\n")
             }
-            if output != nil { FileHandle.standardError.write(Data("replayed \(n) rows from \(input)\n".utf8)) }
+            if output != nil { StandardStream.error.print("replayed \(n) rows from \(input)\n") }
         } catch let e as TraceError {
             out.flush()
             try? fileSink?.close()

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneCore
 import LodestoneEngine
@@ -32,7 +36,7 @@ struct Scan: ParsableCommand {
         let job = ScanJob(i2cBuses: list, spiDevices: spiDevices, iio: iio, iioURI: uri, probesAuxiliaryBuses: !noAuxiliary)
         let (findings, problems) = job.scan()
         let out = StandardOutput()
-        for p in problems { FileHandle.standardError.write(Data(("lodestone: " + p + "\n").utf8)) }
+        for p in problems { StandardStream.error.print("lodestone: " + p + "\n") }
         if !boardOnly {
             if findings.isEmpty { out.write("no known chip found on " + (list + spiDevices).joined(separator: ", ")) }
             for f in findings {

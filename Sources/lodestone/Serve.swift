@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCLI
 import LodestoneDaemon
 import LodestoneEngine
@@ -120,7 +124,7 @@ extension Serve {
         guard (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)) != nil else {
             return false
         }
-        return access(path, W_OK) == 0
+        return FileManager.default.isWritableFile(atPath: path)
     }
 }
 
@@ -161,9 +165,9 @@ struct Watch: AsyncParsableCommand {
             socketPath: socket, kinds: kinds, desiredAccuracy: accuracy.flatMap(DesiredAccuracy.init(rawValue:)), count: count,
             json: json
         ).run { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            StandardStream.output.print(line + "\n")
         } errors: { line in
-            FileHandle.standardError.write(Data(("lodestone: " + line + "\n").utf8))
+            StandardStream.error.print("lodestone: " + line + "\n")
         }
         if code != 0 { throw ExitCode(code) }
     }
@@ -177,9 +181,9 @@ struct Clients: AsyncParsableCommand {
 
     func run() async throws {
         let code = await ClientsJob(socketPath: socket, json: json).run { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            StandardStream.output.print(line + "\n")
         } errors: { line in
-            FileHandle.standardError.write(Data(("lodestone: " + line + "\n").utf8))
+            StandardStream.error.print("lodestone: " + line + "\n")
         }
         if code != 0 { throw ExitCode(code) }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import LodestoneLinux
 import LodestoneSockets
 
 /// The daemon's authorization policy: what each client may see, read from `/etc/lodestone/policy.toml`
@@ -155,17 +155,18 @@ public struct Policy: Sendable, Hashable {
     /// - Throws: `PolicyError` of kind `missingFile` when there is no file (the server decides whether to fall back
     ///   to `shipped`), `unreadable` when it cannot be read or is not UTF-8, `invalid` with the line otherwise.
     public static func load(path: String) throws(PolicyError) -> Policy {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PolicyError(kind: .missingFile, file: path, line: nil, message: "no such file")
+        let bytes: [UInt8]
+        do { bytes = try PlainFile.read(path: path, maxBytes: 1 << 20) } catch {
+            switch error.kind {
+            case .notFound: throw PolicyError(kind: .missingFile, file: path, line: nil, message: "no such file")
+            case .isDirectory:
+                throw PolicyError(kind: .unreadable, file: path, line: nil, message: "a directory, not a policy file")
+            default:
+                throw PolicyError(
+                    kind: .unreadable, file: path, line: nil, message: "cannot be read (\(error.problemDescription))")
+            }
         }
-        guard !isDirectory.boolValue else {
-            throw PolicyError(kind: .unreadable, file: path, line: nil, message: "a directory, not a policy file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PolicyError(kind: .unreadable, file: path, line: nil, message: "cannot be read (permissions?)")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw PolicyError(kind: .unreadable, file: path, line: nil, message: "not UTF-8 text")
         }
         return try parse(text, origin: path)

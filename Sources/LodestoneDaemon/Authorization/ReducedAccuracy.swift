@@ -1,4 +1,6 @@
-import Foundation // cos: the daemon has no RealModule of its own
+#if canImport(Glibc)
+    import Glibc // cos: the daemon has no RealModule of its own
+#endif
 import LodestoneCore
 import LodestoneEngine
 import LodestoneLocation

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCore
 import LodestoneSockets
 import Logging
@@ -133,8 +137,17 @@ public struct JournalLogHandler: LogHandler {
     }
 
     private static func escapedMessage(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\n" || $0 == "\r" }) else { return text }
-        return text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+        guard text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) else { return text }
+        // By scalar: "\r\n" is one Character, which a Character-wise replacement would not see.
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": escaped += "\\r"
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     private static func flattened(_ value: Logger.Metadata.Value) -> String {
