@@ -1,4 +1,12 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import LodestoneFleet
 import LodestoneScheduler
 
@@ -174,10 +182,15 @@ public enum FleetConfigurationFile {
         return s.isEmpty ? "board" : s
     }
 
-    static func hostName() -> String { ProcessInfo.processInfo.hostName }
+    /// The machine's host name (`gethostname(2)`), or "" when it has none.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// The file's text, or `nil` when it cannot be read or is not UTF-8.
     static func readTextFile(_ path: String) -> String? {
-        FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
+        FileManager.default.contents(atPath: path).flatMap { String(validating: $0, as: UTF8.self) }
     }
 }

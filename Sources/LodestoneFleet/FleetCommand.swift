@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneScheduler
 
 /// A demand from the fleet's operator on `lodestone/<board>/command` (docs/fleet.md):
@@ -31,9 +35,7 @@ public struct FleetCommand: Sendable, Hashable, Decodable {
     /// - Throws: `FleetError` saying what is wrong (not JSON, an unknown key, a mistyped value).
     public static func decode(_ payload: String) throws(FleetError) -> FleetCommand {
         let data = Data(payload.utf8)
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw FleetError("not a JSON object")
-        }
+        guard let object = try? JSONDecoder().decode(KeyList.self, from: data) else { throw FleetError("not a JSON object") }
         for key in object.keys.sorted() where !keys.contains(key) {
             throw FleetError("unknown key \"\(key)\" (expected \(keys.joined(separator: ", ")))")
         }
@@ -133,5 +135,19 @@ public struct FleetCommandReply: Sendable, Hashable, Encodable {
             id: id, accepted: true, accuracy: p.desiredAccuracy.rawValue, distanceFilterM: p.distanceFilterM,
             classes: p.classes.sorted().map(\.rawValue),
             intervalsS: Dictionary(uniqueKeysWithValues: p.classes.sorted().map { ($0.rawValue, p.intervalS($0)) }))
+    }
+}
+
+/// The keys of a JSON object, whatever their values (so that an unknown key is named, not silently ignored).
+private struct KeyList: Decodable {
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    let keys: [String]
+    init(from decoder: any Decoder) throws {
+        keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
     }
 }

@@ -52,7 +52,7 @@ public enum HomeAssistantDiscovery {
         topic: String, payload: String
     )] {
         let id = c.boardID
-        let node = "lodestone_\(id.replacingOccurrences(of: "-", with: "_"))"
+        let node = "lodestone_" + String(id.map { $0 == "-" ? "_" : $0 })
         let device = Device(identifiers: [node], name: "Lodestone \(id)", model: boardName, swVersion: release)
         let status = c.topic("status")
         func config(_ object: String, _ fill: (inout Config) -> Void) -> Config {

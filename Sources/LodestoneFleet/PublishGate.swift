@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Foundation
+#endif
 import LodestoneWire
 
 /// Decides which of the session's wire messages go to the fleet: each class at most once per its interval (session
