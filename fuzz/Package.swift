@@ -15,12 +15,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Lodestone", path: "..")],
     targets: [
-        // The declaration of libFuzzer's LLVMFuzzerRunDriver (libFuzzer has no header of its own for it).
-        .target(name: "CFuzzerDriver"),
         .executableTarget(
             name: "lodestone-fuzz",
             dependencies: [
-                "CFuzzerDriver",
                 .product(name: "LodestoneCore", package: "Lodestone"),
                 .product(name: "LodestoneLocation", package: "Lodestone"),
                 .product(name: "LodestoneTrace", package: "Lodestone"),

@@ -37,6 +37,27 @@ enum FuzzTargets {
         Target(name: "gpsd-command", summary: "GPSDRequestParser: a gpsd client's command line (?WATCH=…;?POLL;)")
     ]
 
+    /// Runs target `index` (of `all`) on `bytes`.
+    static func run(_ index: Int, _ bytes: UnsafeRawBufferPointer) {
+        switch all[index].name {
+        case "framer": framer(bytes)
+        case "nmea": nmea(bytes)
+        case "ubx": ubx(bytes)
+        case "gnss-stream": gnssStream(bytes)
+        case "gpx": gpx(bytes)
+        case "board": board(bytes)
+        case "calibration": calibration(bytes)
+        case "demands": demands(bytes)
+        case "trace-csv": traceCSV(bytes)
+        case "trace-gzip": traceGzip(bytes)
+        case "gpsd-client": gpsdClient(bytes)
+        case "wire": wire(bytes)
+        case "native": native(bytes)
+        case "gpsd-command": gpsdCommand(bytes)
+        default: fatalError("no fuzz target \(all[index].name)")
+        }
+    }
+
     // MARK: GNSS
 
     static func framer(_ bytes: UnsafeRawBufferPointer) {
