@@ -73,6 +73,8 @@ let package = Package(
         .library(name: "LodestoneEvaluation", targets: ["LodestoneEvaluation"]),
         .library(name: "LodestoneMonitoring", targets: ["LodestoneMonitoring"]),
         .library(name: "LodestoneStore", targets: ["LodestoneStore"]),
+        // For the fuzz targets under fuzz/ (the gpsd command parser is the daemon's); not for apps.
+        .library(name: "LodestoneDaemon", targets: ["LodestoneDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
