@@ -209,12 +209,16 @@ struct SimulatedGNSSSource: GNSSPowerControllable {
     mutating func start() throws(SourceError) {}
 
     mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
-        guard world.board.hasNewFix, let f = world.board.latestFix else { return .none }
-        // The simulated receiver knows the date: the scenario's start plus the time run.
+        guard world.board.hasNewFix, var f = world.board.latestFix else { return .none }
+        let fault = world.board.receiverFault
+        f.latitudeDeg += fault?.latitudeOffsetDeg ?? 0
+        f.longitudeDeg += fault?.longitudeOffsetDeg ?? 0
+        // The simulated receiver knows the date: the scenario's start plus the time run (unless it is faulty).
         return .fix(
             f.receiverFix(
                 timeS: timeS,
-                utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS))
+                utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS
+                    + (fault?.utcOffsetS ?? 0)))
     }
 }
 
