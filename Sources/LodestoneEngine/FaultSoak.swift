@@ -42,9 +42,9 @@ public struct FaultSoak {
         public var outageMeanIntervalS = 900.0
         /// A chip must deliver again within this long of its return, s (default 1).
         public var recoveryLimitS = 1.0
-        /// Accuracy is not judged during a fault episode nor this long after it, s (default 120), nor in the first
+        /// Accuracy is not judged during a fault episode nor this long after it, s (default 30), nor in the first
         /// `settleS` of the run: "once recovered".
-        public var settleS = 120.0
+        public var settleS = 30.0
         /// Each output's share of checks within its stated accuracy may fall this far below its nominal coverage
         /// (location 95 %, heading 90 %, altitude 95 % at 2σ) before the soak fails (default 0.10).
         public var coverageTolerance = 0.10
@@ -336,9 +336,17 @@ public struct FaultSoak {
         {
             r.location.add(error: d, stated: l.horizontalAccuracyM)
         }
-        if let h = fusion.orientation.heading, h.isValid, t - h.timeS < 2, let trueDeg = h.trueHeadingDeg {
-            let e = abs(Angle.wrap180(trueDeg - truth.boardToENU.rollPitchHeadingDeg.headingDeg))
-            r.heading.add(error: e, stated: h.headingAccuracyDeg)
+        if let h = fusion.orientation.heading, h.isValid, t - h.timeS < 2 {
+            let truthDeg = truth.boardToENU.rollPitchHeadingDeg.headingDeg
+            if let trueDeg = h.trueHeadingDeg {
+                r.heading.add(error: abs(Angle.wrap180(trueDeg - truthDeg)), stated: h.headingAccuracyDeg)
+            } else if let b = truth.magneticFieldENUMicroTesla {
+                // No declination yet (no fix): the magnetic heading against the truth's, whose declination is the
+                // azimuth of the horizontal field (east x, north y).
+                let declinationDeg = Angle.degrees(fromRadians: atan2(b.x, b.y))
+                r.heading.add(
+                    error: abs(Angle.wrap180(h.magneticHeadingDeg - (truthDeg - declinationDeg))), stated: h.headingAccuracyDeg)
+            }
         }
         if let a = fusion.context.altitudeM, let s = fusion.context.altitudeAccuracyM {
             r.altitude.add(error: abs(a - truth.altitudeMSLM), stated: 2 * s)

@@ -34,8 +34,9 @@ public struct PlausibilityLimits: Sendable, Hashable {
     /// The magnetometer's configured full scale, µT per axis (`nil`: unchecked): an axis at its rail is flagged (a
     /// saturated axis says nothing about the field's direction).
     public var magneticRangeMicroTesla: Double?
-    /// The fraction of a full scale at which an axis counts as at its rail (default 0.999).
-    public var railFraction = 0.999
+    /// The fraction of a full scale at which an axis counts as at its rail (default 0.99: a 16-bit register's largest
+    /// code is a little short of the nominal full scale, 1 998 of 2 000 °/s on an MPU-9250).
+    public var railFraction = 0.99
     /// Readings identical to the bit (every vector and the pressure) for at least `frozenReadings` readings spanning
     /// `frozenS` are flagged as a chip that stopped converting (all 0x00, all 0xFF, a stuck data path). Defaults 10 and
     /// 0.5 s: a converting MEMS chip's noise moves its least significant bits far more often, and a chip read faster
@@ -120,8 +121,10 @@ struct PlausibilityGuard {
     private var saneCount = 0
     private(set) var isFlagged = false
     private var previous: SensorReading?
-    private var identicalCount = 0
-    private var identicalSinceS = 0.0
+    /// Runs of bit-identical values, per quantity.
+    private var frozen = (
+        acceleration: FrozenRun(), angularVelocity: FrozenRun(), field: FrozenRun(), pressure: FrozenRun()
+    )
     /// The last fix accepted with a position, and the run of mutually agreeing fixes that disagree with it.
     private var anchor: (latitudeDeg: Double, longitudeDeg: Double, timeS: Double)?
     private var candidate: (latitudeDeg: Double, longitudeDeg: Double, timeS: Double)?
@@ -201,16 +204,35 @@ struct PlausibilityGuard {
                 if step2 > stepLimit * stepLimit { return .fieldStep(microTesla: step2.squareRoot()) }
             }
         }
-        if let q = previous, q.pressurePa == r.pressurePa, q.accelerationMps2 == r.accelerationMps2,
-            q.angularVelocityRadS == r.angularVelocityRadS, q.magneticFieldMicroTesla == r.magneticFieldMicroTesla
-        {
-            if identicalCount == 0 { identicalSinceS = q.timeS }
-            identicalCount += 1
-            if identicalCount + 1 >= limits.frozenReadings, r.timeS - identicalSinceS >= limits.frozenS {
-                return .frozen(readings: identicalCount + 1)
+        // Each quantity on its own: an IMU whose accelerometer and gyroscope stopped may still pass on a magnetometer
+        // behind it that did not.
+        if let q = previous {
+            let before = q.timeS
+            let limit = limits.frozenReadings
+            let span = limits.frozenS - 1e-9
+            func judge(_ run: inout FrozenRun, same: Bool) -> Bool {
+                guard same else {
+                    run = FrozenRun()
+                    return false
+                }
+                return run.extend(from: before) >= limit && r.timeS - run.sinceS >= span
             }
-        } else {
-            identicalCount = 0
+            if judge(&frozen.acceleration, same: r.accelerationMps2 != nil && r.accelerationMps2 == q.accelerationMps2) {
+                return .frozen(readings: frozen.acceleration.count)
+            }
+            if judge(
+                &frozen.angularVelocity, same: r.angularVelocityRadS != nil && r.angularVelocityRadS == q.angularVelocityRadS)
+            {
+                return .frozen(readings: frozen.angularVelocity.count)
+            }
+            if judge(
+                &frozen.field, same: r.magneticFieldMicroTesla != nil && r.magneticFieldMicroTesla == q.magneticFieldMicroTesla)
+            {
+                return .frozen(readings: frozen.field.count)
+            }
+            if judge(&frozen.pressure, same: r.pressurePa != nil && r.pressurePa == q.pressurePa) {
+                return .frozen(readings: frozen.pressure.count)
+            }
         }
         return nil
     }
@@ -256,5 +278,20 @@ struct PlausibilityGuard {
     private static func distanceM(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
         Coordinate(latitudeDeg: lat1, longitudeDeg: lon1).distanceM(to: Coordinate(latitudeDeg: lat2, longitudeDeg: lon2))
             ?? .infinity
+    }
+}
+
+/// A run of bit-identical readings of one quantity: how many, since when.
+struct FrozenRun {
+    var count = 0
+    var sinceS = 0.0
+    /// One more identical reading; the run started at `previousS` when it is new. Returns the run's length.
+    mutating func extend(from previousS: Double) -> Int {
+        if count == 0 {
+            count = 1
+            sinceS = previousS
+        }
+        count += 1
+        return count
     }
 }

@@ -13,10 +13,10 @@ func fail(_ message: String) -> Never {
 func hoursText(_ h: Double) -> String { String(format: "%.2f", h) }
 
 func runSoak(_ arguments: [String]) -> Int32 {
-    setvbuf(stdout, nil, _IOLBF, 0)  // progress lines as they come, through a pipe too
     var hours = 24.0
     var seed: UInt64 = 1
     var boardPath: String?
+    var faults = true
     var rest = arguments[...]
     while let a = rest.popFirst() {
         switch a {
@@ -31,23 +31,42 @@ func runSoak(_ arguments: [String]) -> Int32 {
         case "--board":
             guard let v = rest.popFirst() else { fail("--board needs a board file with simulated chips") }
             boardPath = v
+        case "--no-faults":
+            faults = false
         case "-h", "--help":
-            print("usage: lodestone-soak [--hours H (default 24)] [--seed S (default 1)] [--board FILE (default: the simulated board)]")
+            print(
+                "usage: lodestone-soak [--hours H (default 24)] [--seed S (default 1)] [--board FILE (default: the simulated board)] [--no-faults (the same run without faults, for comparison)]"
+            )
             return 0
         default:
-            fail("unknown argument \"\(a)\"; allowed: --hours H, --seed S, --board FILE")
+            fail("unknown argument \"\(a)\"; allowed: --hours H, --seed S, --board FILE, --no-faults")
         }
     }
     let board: BoardDescription
     do {
-        if let boardPath { board = try BoardDescription.load(path: boardPath) } else { board = try BoardDescription.loadDefault() }
+        if let boardPath {
+            board = try BoardDescription.load(path: boardPath)
+        } else {
+            board = try BoardDescription.loadDefault()
+        }
     } catch { fail("\(error)") }
     let wallStart = Date()
     print("soak: \(hoursText(hours)) h simulated, seed \(seed), board \(board.path ?? board.name)")
+    var options = FaultSoak.Options(board: board, durationS: hours * 3600, seed: seed)
+    if !faults {
+        options.nackPerTransfer = 0
+        options.ioErrorPerTransfer = 0
+        options.vanishMeanIntervalS = .infinity
+        options.stuckMeanIntervalS = .infinity
+        options.receiverStopMeanIntervalS = .infinity
+        options.outageMeanIntervalS = .infinity
+    }
     let report: FaultSoak.Report
     do {
-        report = try FaultSoak.run(FaultSoak.Options(board: board, durationS: hours * 3600, seed: seed)) { r in
-            print("  … \(hoursText(r.simulatedS / 3600)) h simulated in \(Int(Date().timeIntervalSince(wallStart))) s")
+        report = try FaultSoak.run(options) { r in
+            // Written at once (not buffered by print), so that a pipe shows the progress as it comes.
+            let line = "  … \(hoursText(r.simulatedS / 3600)) h simulated in \(Int(Date().timeIntervalSince(wallStart))) s\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
         }
     } catch { fail("\(error)") }
     for line in report.lines { print(line) }
