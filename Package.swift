@@ -203,6 +203,9 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The fault soak (issue 18, `scripts/soak`): the engine alone, built in release.
+        .executableTarget(name: "lodestone-soak", dependencies: ["LodestoneEngine"], swiftSettings: strict),
+
         // Examples (README): built with the package, run briefly by the tests.
         .executableTarget(name: "lodestone-compass", dependencies: ["LodestoneEngine", "LodestoneClient"], path: "Examples/Compass", swiftSettings: strict),
         .executableTarget(name: "lodestone-track-logger", dependencies: ["LodestoneEngine", "LodestoneLocation", "LodestoneClient"],

@@ -198,6 +198,8 @@ struct SimulatedGNSSSource: GNSSPowerControllable {
     /// The energy model of the u-blox M8 the simulator's power model follows.
     let receiverModel = "ublox-m8"
     let canCommandPower = true
+    /// The simulator's time of the last fix delivered, s.
+    var lastDeliveredFixS: Double?
 
     var mode: GNSSReceiverMode { world.board.gnssMode }
     var powerState: GNSSPowerState { world.board.gnssPowerState }
@@ -209,12 +211,19 @@ struct SimulatedGNSSSource: GNSSPowerControllable {
     mutating func start() throws(SourceError) {}
 
     mutating func read(timeS: Double) throws(SourceError) -> SourceReading {
-        guard world.board.hasNewFix, let f = world.board.latestFix else { return .none }
-        // The simulated receiver knows the date: the scenario's start plus the time run.
+        // The latest fix not yet delivered, rather than only one made at this very instant: a read re-timed off the
+        // receiver's epochs (a retry's back-off) would otherwise miss every fix after it.
+        guard var f = world.board.latestFix, f.timeS != lastDeliveredFixS else { return .none }
+        lastDeliveredFixS = f.timeS
+        let fault = world.board.receiverFault
+        f.latitudeDeg += fault?.latitudeOffsetDeg ?? 0
+        f.longitudeDeg += fault?.longitudeOffsetDeg ?? 0
+        // The simulated receiver knows the date: the scenario's start plus the time run (unless it is faulty).
         return .fix(
             f.receiverFix(
                 timeS: timeS,
-                utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS))
+                utcS: UTCCalendar.unixSeconds(decimalYear: world.board.scenario.startDecimalYear) + timeS
+                    + (fault?.utcOffsetS ?? 0)))
     }
 }
 

@@ -69,18 +69,22 @@ public struct Engine {
         var windowCount = 0
         /// Switched off by a plan: never due until a plan enables it again.
         var suspended = false
+        /// Turns away readings and fixes outside physics (`PlausibilityLimits`).
+        var plausibility: PlausibilityGuard
     }
 
     private var slots: [Slot]
     /// Engine time of the last step, s.
     public private(set) var timeS: Double
 
-    /// Maximum retry back-off for a failing source, s.
-    public static let maximumBackoffS = 5.0
+    /// Maximum retry back-off for a failing source, s: a chip that vanished is re-probed at least twice a second, so
+    /// that it delivers again within a second of coming back (issue 18's fault soak), for one failed transfer per try.
+    public static let maximumBackoffS = 0.5
     /// Consecutive failed reads before a source is re-probed.
     public static let failuresBeforeReprobe = 3
 
-    public init(sources: [any SensorSource], startTimeS: Double = 0) {
+    /// An engine over `sources` from `startTimeS`, turning away readings and fixes outside `plausibility`.
+    public init(sources: [any SensorSource], startTimeS: Double = 0, plausibility: PlausibilityLimits = PlausibilityLimits()) {
         timeS = startTimeS
         slots = sources.map { s in
             let period = 1 / max(s.rateHz, 1e-3)
@@ -89,7 +93,7 @@ public struct Engine {
                 status: SourceStatus(
                     id: s.id, label: s.label, rateHz: s.rateHz, health: .starting, samples: 0,
                     failures: 0, lastReading: nil, lastFix: nil, measuredRateHz: 0),
-                windowStartS: startTimeS)
+                windowStartS: startTimeS, plausibility: PlausibilityGuard(limits: plausibility))
         }
     }
 
@@ -124,6 +128,7 @@ public struct Engine {
             do throws(SourceError) {
                 applied = try r.reconfigure(wanted)
                 slots[i].source = r
+                slots[i].plausibility.limits.adopt(r.configuration)
                 slots[i].needsStart = false // a source not started yet was started with the plan
             } catch {
                 slots[i].source = r
@@ -198,20 +203,41 @@ public struct Engine {
         let id = slot.status.id
         var delivered = 0
         if slot.source.isBatching {
-            // A FIFO drain: every batched sample is its own reading event, oldest first.
+            // A FIFO drain: every batched sample is its own reading event, oldest first; one outside physics is kept
+            // out and flags the source once the drain is done.
             var last: SensorReading?
-            delivered = try slot.source.drain(newestTimeS: t) { reading in
-                last = reading
-                handle(.reading(sensor: id, reading))
-            }.count
+            var rejected: PlausibilityProblem?
+            var plausibility = slot.plausibility
+            _ = try slot.source.drain(newestTimeS: t) { reading in
+                switch plausibility.check(reading) {
+                case .sane:
+                    last = reading
+                    delivered += 1
+                    handle(.reading(sensor: id, reading))
+                case .held: break
+                case .implausible(let p): rejected = p
+                }
+            }
+            slot.plausibility = plausibility
             if let last { slot.status.lastReading = last }
+            if let rejected { throw Self.implausible(id, rejected) }
         } else {
             switch try slot.source.read(timeS: t) {
             case .sensor(let reading):
+                switch slot.plausibility.check(reading) {
+                case .sane: break
+                case .held: return 0
+                case .implausible(let p): throw Self.implausible(id, p)
+                }
                 slot.status.lastReading = reading
                 handle(.reading(sensor: id, reading))
                 delivered = 1
             case .fix(let fix):
+                switch slot.plausibility.check(fix) {
+                case .sane: break
+                case .held: return 0
+                case .implausible(let p): throw Self.implausible(id, p)
+                }
                 slot.status.lastFix = fix
                 handle(.fix(sensor: id, fix))
                 delivered = 1
@@ -225,6 +251,11 @@ public struct Engine {
         return delivered
     }
 
+    /// A reading or fix turned away as outside physics (built only then: the message allocates).
+    private static func implausible(_ id: String, _ p: PlausibilityProblem) -> SourceError {
+        SourceError(sensor: id, message: "implausible values, kept out of fusion: \(p)")
+    }
+
     private static func service(_ slot: inout Slot, at t: Double, handle: (Event) -> Void) {
         // Keep a fixed grid; if we fell behind by more than a period, skip ahead rather than bursting.
         slot.tick += 1
@@ -234,6 +265,8 @@ public struct Engine {
             if slot.needsStart {
                 try slot.source.start()
                 slot.needsStart = false
+                // The chip's full scales as it now reports them (a cast, so only at a start, never per sample).
+                if let r = slot.source as? any ReconfigurableSource { slot.plausibility.limits.adopt(r.configuration) }
             }
             let delivered = try Self.deliver(&slot, at: t, handle: handle)
             guard delivered > 0 else { return }

@@ -57,6 +57,78 @@ public final class SimulatedBoard {
         let chipFromBoard: Matrix3
         let model: Model
         var errors: ErrorState
+        var override: PhysicalOverride?
+    }
+
+    /// Physical inputs forced on one chip model (board axes, SI), in place of the scenario's: values outside physics
+    /// for the hostile-hardware tests. Each `nil` field keeps the scenario's value. The chip model encodes what it is
+    /// given as its registers would (saturating at its full scale).
+    public struct PhysicalOverride: Sendable, Hashable {
+        /// Specific force, m/s², board axes.
+        public var accelerationMps2: Vector3?
+        /// Angular rate, rad/s, board axes.
+        public var angularVelocityRadS: Vector3?
+        /// Magnetic flux density, µT, board axes.
+        public var magneticFieldMicroTesla: Vector3?
+        /// Pressure, Pa.
+        public var pressurePa: Double?
+        public init(
+            accelerationMps2: Vector3? = nil, angularVelocityRadS: Vector3? = nil, magneticFieldMicroTesla: Vector3? = nil,
+            pressurePa: Double? = nil
+        ) {
+            self.accelerationMps2 = accelerationMps2; self.angularVelocityRadS = angularVelocityRadS
+            self.magneticFieldMicroTesla = magneticFieldMicroTesla; self.pressurePa = pressurePa
+        }
+    }
+
+    /// Forces `override`'s physical inputs on the chip placed as `id` from the next `advance` on (`nil`: the
+    /// scenario's again). Returns false when no placement has that id.
+    @discardableResult
+    public func setOverride(_ override: PhysicalOverride?, sensor id: String) -> Bool {
+        guard let i = instruments.firstIndex(where: { $0.placement.id == id }) else { return false }
+        instruments[i].override = override
+        return true
+    }
+
+    /// A receiver reporting nonsense: its positions moved by `latitudeOffsetDeg`/`longitudeOffsetDeg` and its dates by
+    /// `utcOffsetS` (a lost GPS week count moves them back 1024 weeks). `nil`: the receiver tells the truth.
+    public struct ReceiverFault: Sendable, Hashable {
+        public var latitudeOffsetDeg: Double
+        public var longitudeOffsetDeg: Double
+        public var utcOffsetS: Double
+        public init(latitudeOffsetDeg: Double = 0, longitudeOffsetDeg: Double = 0, utcOffsetS: Double = 0) {
+            self.latitudeOffsetDeg = latitudeOffsetDeg; self.longitudeOffsetDeg = longitudeOffsetDeg; self.utcOffsetS = utcOffsetS
+        }
+    }
+
+    /// The receiver's fault now (`nil`: none). Applied by whoever turns `latestFix` into the receiver's report.
+    public var receiverFault: ReceiverFault?
+
+    /// While true, the sky is hidden from the receiver (an outage on top of the scenario's): no fixes, and a
+    /// reacquisition when it is cleared.
+    public var isGNSSBlocked = false
+
+    /// Whether the receiver is stopped (`stopReceiver(timeS:)`): it delivers nothing, whatever mode is commanded.
+    public private(set) var isReceiverStopped = false
+    /// The mode commanded while the receiver was stopped (or running when it stopped), applied at the restart.
+    private var modeAtRestart: GNSSReceiverMode?
+
+    /// Stops the receiver at `timeS` (power lost, a firmware hang): it goes off and ignores commands until
+    /// `restartReceiver(timeS:)`.
+    public func stopReceiver(timeS: Double) {
+        guard !isReceiverStopped else { return }
+        modeAtRestart = gnss.mode
+        gnss.setMode(.off, timeS: timeS)
+        isReceiverStopped = true
+    }
+
+    /// Restarts a stopped receiver at `timeS` in the mode last commanded: it acquires (hot, warm or cold) as a
+    /// receiver switched on does.
+    public func restartReceiver(timeS: Double) {
+        guard isReceiverStopped else { return }
+        isReceiverStopped = false
+        gnss.setMode(modeAtRestart ?? .continuous(rateHz: 1), timeS: timeS)
+        modeAtRestart = nil
     }
 
     /// The bus the chips sit on. Drivers are built on it.
@@ -198,7 +270,9 @@ public final class SimulatedBoard {
 
     /// Switches the simulated receiver to `mode` at `timeS` (`GNSSSimulator.setMode(_:timeS:)`); the next `advance`
     /// delivers fixes accordingly.
-    public func setGNSSMode(_ mode: GNSSReceiverMode, timeS: Double) { gnss.setMode(mode, timeS: timeS) }
+    public func setGNSSMode(_ mode: GNSSReceiverMode, timeS: Double) {
+        if isReceiverStopped { modeAtRestart = mode } else { gnss.setMode(mode, timeS: timeS) }
+    }
 
     /// Moves the world to `timeS` (non-decreasing) and updates every chip model. Allocation-free.
     ///
@@ -217,7 +291,9 @@ public final class SimulatedBoard {
         let dt = t - lastTimeS
         lastTimeS = t
         truth = generator.sample(atTimeS: t)
-        if let fix = gnss.fix(for: truth) {
+        var sky = truth
+        if isGNSSBlocked { sky.gnssOutage = true }
+        if let fix = gnss.fix(for: sky) {
             latestFix = fix
             newFix = true
         }
@@ -238,7 +314,8 @@ public final class SimulatedBoard {
                 instruments[i].errors.pressureOffsetPa += random.gaussian() * n.barometer.offsetRandomWalkPaPerRootS * sqrtDt
                 m.temperatureC = truth.temperatureC
                 m.pressurePa =
-                    truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa
+                    instruments[i].override?.pressurePa
+                    ?? (truth.pressurePa + instruments[i].errors.pressureOffsetPa + random.gaussian() * n.barometer.noiseRMSPa)
                 m.sampleTimeS = truth.timeS
             case .magnetometer(let m):
                 instruments[i].errors.magOffsetMicroTesla +=
@@ -250,6 +327,7 @@ public final class SimulatedBoard {
                         * n.magnetometer.noiseRMSMicroTesla
                     m.magneticFieldMicroTesla = c * measured
                 }
+                if let b = instruments[i].override?.magneticFieldMicroTesla { m.magneticFieldMicroTesla = c * b }
                 m.sampleTimeS = truth.timeS
             case .inertial(let m):
                 instruments[i].errors.accelBiasMps2 +=
@@ -263,13 +341,14 @@ public final class SimulatedBoard {
                     truth.angularVelocityBoardRadS + instruments[i].errors.gyroBiasRadS
                     + Self.gaussianVector(&random) * (n.gyroscope.noiseDensityRadSPerRootHz * bandwidthRoot)
                 m.temperatureC = truth.temperatureC
-                m.accelerationMps2 = c * f
-                m.angularVelocityRadS = c * w
+                let o = instruments[i].override
+                m.accelerationMps2 = c * (o?.accelerationMps2 ?? f)
+                m.angularVelocityRadS = c * (o?.angularVelocityRadS ?? w)
                 if m.hasMagnetometer, let b = magBoard {
                     let measured =
                         b + instruments[i].errors.magOffsetMicroTesla + Self.gaussianVector(&random)
                         * n.magnetometer.noiseRMSMicroTesla
-                    m.setMagneticField(chipAxesMicroTesla: c * measured)
+                    m.setMagneticField(chipAxesMicroTesla: c * (o?.magneticFieldMicroTesla ?? measured))
                 }
                 m.sampleTimeS = truth.timeS // after the inputs: a timed model samples them at its own rate
             }

@@ -65,6 +65,28 @@ public enum SimulatedFault: Sendable, Hashable {
     case stuck(address: UInt8, register: UInt8, value: UInt8)
 }
 
+/// What a chip that has lost its wits answers on every read (`SimulatedBus.setGarbage(_:address:)`): a loose wire pulled
+/// up (all ones), a shorted or unpowered chip (all zeros), or noise on the lines (random bytes).
+public enum GarbagePattern: String, Sendable, Hashable, CaseIterable {
+    /// Every byte 0xFF.
+    case allOnes
+    /// Every byte 0x00.
+    case allZeros
+    /// Every byte random (from the bus's seeded generator).
+    case random
+}
+
+/// Faults drawn at random for each transfer (`SimulatedBus.setRandomFaults(_:seed:)`): the soak's flaky wiring.
+public struct RandomFaultRates: Sendable, Hashable {
+    /// Probability that a transfer NACKs (0…1; e.g. 1e-3).
+    public var nackPerTransfer: Double
+    /// Probability that a transfer fails with EIO (0…1).
+    public var ioErrorPerTransfer: Double
+    public init(nackPerTransfer: Double, ioErrorPerTransfer: Double) {
+        self.nackPerTransfer = nackPerTransfer; self.ioErrorPerTransfer = ioErrorPerTransfer
+    }
+}
+
 /// The register-file simulator bus: one `SimulatedChip` per address, every transaction logged, faults
 /// injectable. Sits behind the same `RegisterBus` protocol as the real `/dev/i2c-N` bus.
 public final class SimulatedBus: RegisterBus {
@@ -73,7 +95,14 @@ public final class SimulatedBus: RegisterBus {
     private var absent: Set<UInt8> = []
     private var faults: [SimulatedFault] = []
     private var transfersPerAddress: [UInt8: Int] = [:]
-    /// Every transaction so far, when `isLogging` (on by default; turn off for long runs and benchmarks).
+    private var garbage: [UInt8: GarbagePattern] = [:]
+    private var randomRates: RandomFaultRates?
+    private var faultRandom = SeededGenerator(seed: 0x4641_554C)
+    /// Transfers failed by `setRandomFaults(_:seed:)` so far: NACKs and EIOs.
+    public private(set) var randomNACKCount = 0
+    public private(set) var randomIOErrorCount = 0
+    /// Every transaction so far, when `isLogging` (on by default; turn off for long runs and benchmarks); with it off,
+    /// the latest failed transfers only (`faultLogCapacity`).
     public private(set) var log: [BusTransaction] = []
     /// Whether transactions are appended to `log`.
     public var isLogging: Bool
@@ -119,6 +148,19 @@ public final class SimulatedBus: RegisterBus {
     /// Removes every fault.
     public func clearFaults() { faults.removeAll() }
 
+    /// Removes every copy of `fault` (a stuck register released, a failure range ended early).
+    public func remove(_ fault: SimulatedFault) { faults.removeAll { $0 == fault } }
+
+    /// Makes every read from `address` return `pattern` instead of the chip's registers (`nil`: the chip answers
+    /// again). Writes still reach the chip, and reads still apply its side effects.
+    public func setGarbage(_ pattern: GarbagePattern?, address: UInt8) { garbage[address] = pattern }
+
+    /// Fails each transfer, to any address, at random with `rates` (`nil`: no random faults), deterministic for `seed`.
+    public func setRandomFaults(_ rates: RandomFaultRates?, seed: UInt64 = 1) {
+        randomRates = rates
+        faultRandom = SeededGenerator(seed: seed ^ 0x4641_554C)
+    }
+
     /// Empties the log.
     public func clearLog() { log.removeAll(keepingCapacity: true) }
 
@@ -145,6 +187,15 @@ public final class SimulatedBus: RegisterBus {
     private func readOne(address: UInt8, register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
         let chip = try target(.read, address, register, byteCount: buffer.count)
         chip.read(register: register, into: buffer)
+        if let g = garbage[address] {
+            for i in 0..<buffer.count {
+                switch g {
+                case .allOnes: buffer[i] = 0xFF
+                case .allZeros: buffer[i] = 0
+                case .random: buffer[i] = UInt8(truncatingIfNeeded: faultRandom.next())
+                }
+            }
+        }
         for f in faults {
             if case let .stuck(a, r, v) = f, a == address {
                 for off in 0..<buffer.count where chip.registerAddress(start: register, offset: off) == r { buffer[off] = v }
@@ -178,8 +229,14 @@ public final class SimulatedBus: RegisterBus {
         return chip
     }
 
+    /// Failed transfers kept while `isLogging` is off: the newest `faultLogCapacity` to `2 × faultLogCapacity`, so that
+    /// a long run with faults (the soak's day: tens of thousands) keeps its memory flat.
+    public static let faultLogCapacity = 1_000
+
     private func record(_ d: BusTransaction.Direction, _ a: UInt8, _ r: UInt8, _ b: [UInt8], _ f: BusErrorKind?) {
-        if isLogging || f != nil { log.append(BusTransaction(direction: d, address: a, register: r, bytes: b, fault: f)) }
+        guard isLogging || f != nil else { return }
+        if !isLogging, log.count >= 2 * Self.faultLogCapacity { log.removeFirst(log.count - Self.faultLogCapacity) }
+        log.append(BusTransaction(direction: d, address: a, register: r, bytes: b, fault: f))
     }
 
     private func faultAddress(_ f: SimulatedFault) -> UInt8 {
@@ -195,6 +252,17 @@ public final class SimulatedBus: RegisterBus {
         transfersPerAddress[address] = n
         if absent.contains(address) { return .nack }
         if let chip = chips[address], !chip.isResponding { return .nack }
+        if let r = randomRates, chips[address] != nil {
+            let u = faultRandom.uniform()
+            if u < r.nackPerTransfer {
+                randomNACKCount += 1
+                return .nack
+            }
+            if u < r.nackPerTransfer + r.ioErrorPerTransfer {
+                randomIOErrorCount += 1
+                return .io
+            }
+        }
         for f in faults {
             switch f {
             case let .failTransfer(number, a, kind) where a == address && number == n: return kind

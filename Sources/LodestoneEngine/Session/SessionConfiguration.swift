@@ -39,6 +39,8 @@ public struct SessionConfiguration: Sendable {
     public var monitoredRegions: [CircularRegion] = []
     /// Detect significant location changes from the start whether or not anybody reads them, with their demand.
     public var significantChangeMonitoring = false
+    /// What the engine accepts from chips and receivers as physics (`PlausibilityLimits`; default: its defaults).
+    public var plausibility = PlausibilityLimits()
 
     public init(
         board: BoardDescription, scenario: String? = nil, seed: UInt64 = 1, durationS: Double? = nil, speed: Double = 1,

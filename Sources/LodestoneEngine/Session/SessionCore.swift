@@ -100,7 +100,7 @@ public struct SessionCore: SubscriptionSource {
                 runtime = try BoardRuntime.assemble(c.board, seed: c.seed, scenario: c.scenario)
             } catch { throw .setup(error.message) }
         }
-        engine = Engine(sources: runtime.sources)
+        engine = Engine(sources: runtime.sources, plausibility: c.plausibility)
         var scheduling: ScheduledSampling?
         var delivery: LocationDelivery?
         if let s = c.scheduling {

@@ -1,0 +1,39 @@
+import Foundation
+import LodestoneCore
+import LodestoneSimulation
+import Testing
+
+@testable import LodestoneEngine
+
+/// The fault soak's short version for CI (issue 18; `scripts/soak` runs the long one in release): 10 simulated minutes
+/// of `mixed-day` (GNSS most of the time) with every fault kind made frequent enough to happen.
+///
+/// Gated here: every chip back within a second of its return and no non-finite output. Not gated: the accuracy
+/// coverages, which ten minutes measure too coarsely (60 checks here: location 38 % within its stated 95 % accuracy,
+/// where the 6 h release soak measures 87.9 %) and which fall short without any fault for the heading and the altitude
+/// (`lodestone-soak --no-faults`, seed 1, 1 h: heading 37.6 % within its stated accuracy, altitude 83.0 % within 2σ):
+/// fusion's consistency, not the engine's fault handling. They are printed for the record and judged by scripts/soak.
+struct FaultSoakTests {
+    @Test func tenMinutesOfFaultsRecoverWithinASecondAndStayFinite() throws {
+        let board = try BoardDescription.load(path: RunJobTests.simulatedBoardPath)
+        var o = FaultSoak.Options(board: board, durationS: 600, seed: 1)
+        o.scenario = "mixed-day"
+        o.vanishMeanIntervalS = 45
+        o.stuckMeanIntervalS = 90
+        o.receiverStopMeanIntervalS = 150
+        o.outageMeanIntervalS = 150
+        // A debug build's heap settles later than the release soak's; the RSS check belongs to scripts/soak.
+        o.rssGrowthLimitBytes = Int.max
+        let r = try FaultSoak.run(o)
+        for line in r.lines { print("soak: " + line) }
+        #expect(r.simulatedS >= 599)
+        for kind in ["nack", "eio", "vanish", "stuck"] {
+            #expect((r.faults[kind] ?? 0) > 0, "no \(kind) fault injected")
+        }
+        #expect((r.faults["receiver-stop"] ?? 0) + (r.faults["gnss-outage"] ?? 0) > 0)
+        #expect(r.returns >= 3 && r.recoveries == r.returns, "returns \(r.returns), recoveries \(r.recoveries)")
+        #expect(r.slowRecoveries == 0, "worst recovery \(r.worstRecoveryS) s")
+        #expect(r.nonFiniteOutputs == 0)
+        #expect(r.location.checks > 0 && r.heading.checks > 0 && r.altitude.checks > 0)
+    }
+}
