@@ -158,7 +158,8 @@ let package = Package(
             dependencies: ["LodestoneCore", "LodestoneDrivers", "LodestoneSimulation", "LodestoneGeomagnetism", "LodestoneLinux",
                            "LodestoneOrientation", "LodestoneMotion", "LodestoneLocation", "LodestoneCalibration", "LodestoneScheduler",
                            "LodestoneTrace", "LodestoneFusion", "LodestoneSources", "LodestoneGNSSSources", "LodestoneWire",
-                           "LodestoneService", "LodestoneMonitoring", "LodestoneStore"],
+                           "LodestoneService", "LodestoneMonitoring", "LodestoneStore",
+                           .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strict),
 
         // Sockets, poll, peer credentials, accounts, systemd's notify and listen protocols (issue 15): Glibc, beside

@@ -1,8 +1,13 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LodestoneCore
 import LodestoneLocation
 import LodestoneSimulation
 import LodestoneTrace
+import RealModule
 
 /// The fault soak (issue 18): the simulated board run by the session's own loop (`SessionCore`, as `lodestone run`
 /// runs it, scheduled for a client that wants everything) for hours of simulated time as fast as it goes, with faults
@@ -166,7 +171,7 @@ public struct FaultSoak {
                 }
             return (s.id, a, data)
         }
-        func next(_ mean: Double, after t: Double) -> Double { t - mean * Foundation.log(max(random.uniform(), 1e-12)) }
+        func next(_ mean: Double, after t: Double) -> Double { t - mean * Double.log(max(random.uniform(), 1e-12)) }
         var nextVanishS = next(o.vanishMeanIntervalS, after: 0)
         var nextStuckS = next(o.stuckMeanIntervalS, after: 0)
         var nextStopS = next(o.receiverStopMeanIntervalS, after: 0)
@@ -343,7 +348,7 @@ public struct FaultSoak {
             } else if let b = truth.magneticFieldENUMicroTesla {
                 // No declination yet (no fix): the magnetic heading against the truth's, whose declination is the
                 // azimuth of the horizontal field (east x, north y).
-                let declinationDeg = Angle.degrees(fromRadians: atan2(b.x, b.y))
+                let declinationDeg = Angle.degrees(fromRadians: Double.atan2(y: b.x, x: b.y))
                 r.heading.add(
                     error: abs(Angle.wrap180(h.magneticHeadingDeg - (truthDeg - declinationDeg))), stated: h.headingAccuracyDeg)
             }
