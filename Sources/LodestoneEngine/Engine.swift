@@ -93,8 +93,16 @@ public struct Engine {
                 status: SourceStatus(
                     id: s.id, label: s.label, rateHz: s.rateHz, health: .starting, samples: 0,
                     failures: 0, lastReading: nil, lastFix: nil, measuredRateHz: 0),
-                windowStartS: startTimeS, plausibility: PlausibilityGuard(limits: plausibility))
+                windowStartS: startTimeS, plausibility: PlausibilityGuard(limits: Self.limits(plausibility, for: s)))
         }
+    }
+
+    /// The limits for one source: a recording's dates are its own, however old (gpsd's regression logs go back to
+    /// 2005), so only a live receiver's date is judged.
+    static func limits(_ limits: PlausibilityLimits, for source: any SensorSource) -> PlausibilityLimits {
+        var l = limits
+        if source.replaysRecording { l.earliestUTCS = -.infinity }
+        return l
     }
 
     /// Status of every source, in board order.

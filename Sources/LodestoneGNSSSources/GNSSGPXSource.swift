@@ -14,6 +14,8 @@ public struct GNSSGPXSource: SensorSource {
     public let id: String
     public let label: String
     public let rateHz: Double
+    /// A recording: its dates are kept as recorded.
+    public var replaysRecording: Bool { true }
     public let path: String
     /// Spacing of points without time, s (default 1).
     public var intervalS: Double

@@ -12,6 +12,8 @@ public struct GNSSLogSource: UncommandedReceiver {
     public let id: String
     public let label: String
     public let rateHz: Double
+    /// A recording: its dates are kept as recorded.
+    public var replaysRecording: Bool { true }
     public let path: String
     /// The recorded receiver's energy model (`generic` unless the board file names one).
     public let receiverModel: String

@@ -26,6 +26,9 @@ public protocol SensorSource {
     /// rule with the newest at `newestTimeS`) to `deliver`; returns how many and whether the chip overran (a gap
     /// before them). Default: nothing. Allocates nothing.
     mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain
+    /// True when the source replays a recording (a receiver log, a GPX track): its dates are the recording's, however
+    /// old, so the engine does not judge them against today's (the plausibility guard's earliest date). Default false.
+    var replaysRecording: Bool { get }
     /// A GNSS receiver's power state now, for energy accounting; `nil` for every other source. Default: `nil`;
     /// `GNSSPowerControllable` sources give their `powerState`. Asked of `any SensorSource` without a cast, so that the
     /// per-sample energy account allocates nothing (casting a source to `any GNSSPowerControllable` boxes it).
@@ -37,6 +40,7 @@ extension SensorSource {
     public mutating func pollMotionWake() throws(SourceError) -> Bool { false }
     public var isBatching: Bool { false }
     public var receiverPowerState: GNSSPowerState? { nil }
+    public var replaysRecording: Bool { false }
     public mutating func drain(newestTimeS: Double, deliver: (SensorReading) -> Void) throws(SourceError) -> FIFODrain {
         FIFODrain(count: 0, overrun: false)
     }
