@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import Foundation
 import LodestoneService
 
 /// The kinds the harness subscribes to, by the subscription id it gives them (the same on every connection).

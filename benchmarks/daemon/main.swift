@@ -9,6 +9,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import Foundation
 import LodestoneService
 
 // MARK: - Options
