@@ -96,6 +96,21 @@ public enum FleetConfigurationFile {
             }
             return (out, e.line)
         }
+        /// An array of names, each one of `E`'s cases (`what` names a case in the error).
+        func names<E: RawRepresentable & CaseIterable & Hashable>(
+            _ table: String, _ key: String, _: E.Type, what: String
+        ) throws(PolicyError) -> Set<E>? where E.RawValue == String {
+            guard let (values, line) = try strings(table, key) else { return nil }
+            var set = Set<E>()
+            for n in values {
+                guard let k = E(rawValue: n) else {
+                    throw fail(
+                        line, "\(what) \"\(n)\" is unknown (expected \(E.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                set.insert(k)
+            }
+            return set
+        }
         func accuracy(_ table: String, _ key: String) throws(PolicyError) -> DesiredAccuracy? {
             guard let s = try string(table, key) else { return nil }
             guard let a = DesiredAccuracy(rawValue: s) else {
@@ -133,17 +148,7 @@ public enum FleetConfigurationFile {
         if let v = try bool("mqtt", "home_assistant") { c.homeAssistant = v }
         if let v = try string("mqtt", "discovery_prefix") { c.discoveryPrefix = v }
 
-        if let (names, line) = try strings("publish", "classes") {
-            var set = Set<FleetConfiguration.MessageClass>()
-            for n in names {
-                guard let k = FleetConfiguration.MessageClass(rawValue: n) else {
-                    throw fail(
-                        line,
-                        "class \"\(n)\" is unknown (expected \(FleetConfiguration.MessageClass.allCases.map(\.rawValue).joined(separator: ", ")))"
-                    )
-                }
-                set.insert(k)
-            }
+        if let set = try names("publish", "classes", FleetConfiguration.MessageClass.self, what: "class") {
             c.publish.classes = set
         }
         if let a = try accuracy("publish", "accuracy") { c.publish.desiredAccuracy = a }
@@ -153,17 +158,7 @@ public enum FleetConfigurationFile {
         }
 
         if let v = try bool("commands", "enabled") { c.commands.enabled = v }
-        if let (names, line) = try strings("commands", "allow") {
-            var set = Set<FleetConfiguration.Commands.Setting>()
-            for n in names {
-                guard let s = FleetConfiguration.Commands.Setting(rawValue: n) else {
-                    throw fail(
-                        line,
-                        "setting \"\(n)\" is unknown (expected \(FleetConfiguration.Commands.Setting.allCases.map(\.rawValue).joined(separator: ", ")))"
-                    )
-                }
-                set.insert(s)
-            }
+        if let set = try names("commands", "allow", FleetConfiguration.Commands.Setting.self, what: "setting") {
             c.commands.allowed = set
         }
         if let a = try accuracy("commands", "finest_accuracy") { c.commands.finestAccuracy = a }
