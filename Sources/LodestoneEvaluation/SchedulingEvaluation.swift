@@ -66,6 +66,10 @@ public struct SchedulingEvaluation {
         /// Heading error against truth, sampled at 1 Hz while heading was wanted and valid (p50, p95), deg.
         public var headingErrorP50Deg: Double?
         public var headingErrorP95Deg: Double?
+        /// The same heading errors split by the true activity at the sample (`ActivityKind` raw value → p50, p95 and
+        /// the number of 1 Hz samples), deg: a board carried on foot, on a bicycle or in a car sees different
+        /// disturbances, and one figure over a day hides which of them costs the error.
+        public var headingErrorByActivity: [String: HeadingErrorFigures]
         /// Delay from each true activity change to the classifier reporting it (noticed ones), and how many were never
         /// noticed before the next change.
         public var activityChanges: Int
@@ -101,6 +105,18 @@ public struct SchedulingEvaluation {
         public var wakePlanDelaysS: [Double]
         public var wakeFixDelaysS: [Double]
         public var wakeFixAfterOutageDelaysS: [Double]
+    }
+
+    /// Heading error figures of one activity: p50 and p95 of the absolute error, deg, over `samples` 1 Hz samples.
+    public struct HeadingErrorFigures: Sendable, Codable, Equatable {
+        public var p50Deg: Double
+        public var p95Deg: Double
+        public var samples: Int
+        public init(p50Deg: Double, p95Deg: Double, samples: Int) {
+            self.p50Deg = p50Deg
+            self.p95Deg = p95Deg
+            self.samples = samples
+        }
     }
 
     /// One row of the timeline (one per second of engine time), for the plan plot.
@@ -260,6 +276,7 @@ public struct SchedulingEvaluation {
     var meetingTrue = 0
     var olderUnmarked = 0
     var headingErrorsDeg: [Double] = []
+    var headingErrorsByActivityDeg: [ActivityKind: [Double]] = [:]
     var nextHeadingS = 0.0
     // Activity changes.
     var truthActivity: ActivityKind?
@@ -370,6 +387,7 @@ public struct SchedulingEvaluation {
                 var e = (estimate - truthHeading).truncatingRemainder(dividingBy: 360)
                 if e > 180 { e -= 360 } else if e < -180 { e += 360 }
                 headingErrorsDeg.append(abs(e))
+                headingErrorsByActivityDeg[truth.activity, default: []].append(abs(e))
             }
         }
         // Activity changes.
@@ -448,6 +466,11 @@ public struct SchedulingEvaluation {
             staleMarked: staleMarked, olderThanAllowedUnmarked: olderUnmarked, withheldInaccurate: withheld,
             headingErrorP50Deg: Self.percentile(headingErrorsDeg, 0.5),
             headingErrorP95Deg: Self.percentile(headingErrorsDeg, 0.95),
+            headingErrorByActivity: Dictionary(
+                uniqueKeysWithValues: headingErrorsByActivityDeg.compactMap { kind, errors in
+                    guard let p50 = Self.percentile(errors, 0.5), let p95 = Self.percentile(errors, 0.95) else { return nil }
+                    return (kind.rawValue, HeadingErrorFigures(p50Deg: p50, p95Deg: p95, samples: errors.count))
+                }),
             activityChanges: activityChanges, activityDelayP50S: Self.percentile(activityDelays, 0.5),
             activityDelayP90S: Self.percentile(activityDelays, 0.9), activityMissed: activityMissed + (activityPending ? 1 : 0),
             motionStarts: motionStarts, wakePlanP50S: Self.percentile(wakePlan, 0.5), wakePlanMaxS: wakePlan.max(),

@@ -54,6 +54,15 @@ import LodestoneScheduler
         #expect((adaptive.shareMeetingByTrueError ?? 0) >= 0.95, "\(adaptive.shareMeetingByTrueError ?? 0)")
         // Always-on never sleeps.
         #expect(alwaysOn.gnssStateS["off"] ?? 0 == 0)
+        // Heading by activity: stop-and-go is walking and standing, so those two (and only activities the scenario
+        // has) are reported, and together they hold every 1 Hz heading sample.
+        let byActivity = adaptive.headingErrorByActivity
+        #expect(Set(byActivity.keys) == ["walk", "stationary"], "\(byActivity.keys.sorted())")
+        let walk = try #require(byActivity["walk"])
+        #expect(walk.samples > 100 && walk.p50Deg <= walk.p95Deg)
+        #expect(walk.p95Deg < 10, "walking heading error p95 \(walk.p95Deg)°")
+        let overall = try #require(adaptive.headingErrorP95Deg)
+        #expect(byActivity.values.map(\.p95Deg).max()! >= overall)
     }
 
     @Test func summaryEncodesWithoutNaN() throws {

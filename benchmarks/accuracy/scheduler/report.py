@@ -61,6 +61,23 @@ def table(summaries):
     return "\n".join(lines)
 
 
+ACTIVITIES = ["stationary", "walk", "run", "cycle", "drive"]
+
+
+def heading_by_activity(summaries):
+    """Heading error p50 / p95 per true activity (1 Hz samples while heading is wanted), one row per run."""
+    rows = [s for s in summaries if s.get("headingErrorByActivity")]
+    if not rows:
+        return "(no run wanted heading)"
+    head = "| demand | policy | " + " | ".join(f"{a}: p50 / p95 ° (samples)" for a in ACTIVITIES) + " |"
+    lines = [head, "|" + "|".join(["---"] * (len(ACTIVITIES) + 2)) + "|"]
+    for s in rows:
+        by = s["headingErrorByActivity"]
+        cells = [f"{pair(by[a]['p50Deg'], by[a]['p95Deg'])} ({by[a]['samples']})" if a in by else "–" for a in ACTIVITIES]
+        lines.append(f"| {s['demand']} | {s['policy']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def verdict(ok):
     return "**met**" if ok else "**not met**"
 
@@ -212,6 +229,11 @@ draw: mean modelled current while truly stationary, from 30 s after each stop.
 ## Results
 
 {table(summaries)}
+
+Heading error by the true activity at the sample (the board's y axis projected on the horizontal plane, against the
+truth's, as `lodestone` defines heading):
+
+{heading_by_activity(summaries)}
 
 ## Targets
 {targets(summaries)}
