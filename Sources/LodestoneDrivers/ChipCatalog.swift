@@ -153,6 +153,21 @@ public enum ChipCatalog {
         entries.first { $0.id == id }!
     }
 
+    /// The initial zero-rate output (bias) tolerance of `id`'s gyroscope at 25 °C, °/s, as its data sheet bounds it;
+    /// `nil` for chips without a gyroscope and for those whose data sheet gives only a typical zero-rate level, not
+    /// a bound (the ST parts): the orientation filter then keeps its default. The filter believes biases up to this
+    /// (`OrientationFilter.Parameters.biasLimitDegS`), so an uncalibrated MPU-6050 is not vetoed at rest for good.
+    /// - MPU-6000/6050: ±20 °/s (Product Specification PS-MPU-6000A-00 rev. 3.4, §6.1 "Initial ZRO Tolerance");
+    /// - MPU-6500, MPU-9250: ±5 °/s (PS-MPU-6500A-01 rev. 1.1 and PS-MPU-9250A-01 rev. 1.1, §3.1);
+    /// - ICM-20948: ±5 °/s (DS-000189 rev. 1.3, Table 1 "Initial ZRO Tolerance").
+    public static func gyroscopeZeroRateToleranceDegS(_ id: ChipID) -> Double? {
+        switch id {
+        case .mpu6050: 20
+        case .mpu6500, .mpu9250, .icm20948: 5
+        default: nil
+        }
+    }
+
     /// The entries whose chip can sit at `address`.
     public static func candidates(at address: UInt8) -> [Entry] {
         entries.filter { $0.addresses.contains(address) }

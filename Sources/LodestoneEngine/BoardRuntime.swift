@@ -94,6 +94,14 @@ public struct BoardRuntime {
     /// kinds, rate and wake-on-motion are known at once; FIFO capacities only once started (`plannedSensors(of:)`).
     public var plannedSensors: [PlannedSensor] { Self.plannedSensors(of: sources) }
 
+    /// The largest gyroscope bias the board's gyroscope chip allows by its data sheet, °/s
+    /// (`ChipCatalog.gyroscopeZeroRateToleranceDegS`); `nil` without a gyroscope chip, or for a chip whose data sheet
+    /// bounds no bias (the filter's default then stands).
+    public var gyroscopeBiasLimitDegS: Double? {
+        plannedSensors.lazy.filter { $0.kinds.contains(.gyroscope) }
+            .compactMap { ChipID(name: $0.chip).flatMap(ChipCatalog.gyroscopeZeroRateToleranceDegS) }.first
+    }
+
     /// The receiver a scheduler plans: the first GNSS source whose power can be controlled or modelled
     /// (`GNSSPowerControllable`); `nil` when the board has none (no GNSS, or only a GPX track).
     public var plannedReceiver: PlannedReceiver? { Self.plannedReceiver(of: sources) }

@@ -100,6 +100,13 @@ public struct SessionCore: SubscriptionSource {
                 runtime = try BoardRuntime.assemble(c.board, seed: c.seed, scenario: c.scenario)
             } catch { throw .setup(error.message) }
         }
+        // The orientation filter believes gyroscope biases up to what the board's chip allows (an MPU-6050: ±20 °/s;
+        // the default 5 °/s would never see such a board at rest), unless the configuration chose a limit itself.
+        if let limit = runtime.gyroscopeBiasLimitDegS,
+            fusionConfiguration.orientation.parameters.biasLimitDegS == OrientationFilter.Parameters().biasLimitDegS
+        {
+            fusionConfiguration.orientation.parameters.biasLimitDegS = limit
+        }
         engine = Engine(sources: runtime.sources, plausibility: c.plausibility)
         var scheduling: ScheduledSampling?
         var delivery: LocationDelivery?
