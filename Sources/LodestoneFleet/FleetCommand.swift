@@ -12,9 +12,11 @@ import LodestoneScheduler
 ///  "intervals_s": {"location": 300}}
 /// ```
 ///
-/// Every key but `id` is optional; what is absent stays. The configuration's `[commands]` says which of them may be set
-/// and within which limits; the answer goes to `lodestone/<board>/command/reply`.
-public struct FleetCommand: Sendable, Hashable, Decodable {
+/// Every key but `id` is optional; what is absent stays. `"reset": true` first returns to the configuration's settings.
+/// The configuration's `[commands]` says which of them may be set and within which limits; the answer goes to
+/// `lodestone/<board>/command/reply`. The accepted commands, merged into one (`merging(_:)`), are kept across restarts
+/// (`FleetLink`).
+public struct FleetCommand: Sendable, Hashable, Codable {
     /// The operator's id of the command, echoed in the reply.
     public var id: String?
     /// The accuracy tier asked of the scheduler (`navigation`, `best`, `10m`, `100m`, `1km`, `3km`, `reduced`).
@@ -25,11 +27,44 @@ public struct FleetCommand: Sendable, Hashable, Decodable {
     public var classes: [String]?
     /// Intervals by class, s.
     public var intervalsS: [String: Double]?
+    /// True: return to the configuration's settings before applying the rest (always allowed).
+    public var reset: Bool?
+
+    public init(
+        id: String? = nil, accuracy: String? = nil, distanceFilterM: Double? = nil, classes: [String]? = nil,
+        intervalsS: [String: Double]? = nil, reset: Bool? = nil
+    ) {
+        self.id = id; self.accuracy = accuracy; self.distanceFilterM = distanceFilterM; self.classes = classes
+        self.intervalsS = intervalsS; self.reset = reset
+    }
 
     enum CodingKeys: String, CodingKey {
-        case id, accuracy, distanceFilterM = "distance_filter_m", classes, intervalsS = "intervals_s"
+        case id, accuracy, distanceFilterM = "distance_filter_m", classes, intervalsS = "intervals_s", reset
     }
-    static let keys = ["id", "accuracy", "distance_filter_m", "classes", "intervals_s"]
+    static let keys = ["id", "accuracy", "distance_filter_m", "classes", "intervals_s", "reset"]
+
+    /// This command followed by `later`, as one command without an id: `later`'s keys win, intervals are merged by
+    /// class, and a `later` that resets replaces everything. Applying the result to the configuration's settings gives
+    /// what applying the two in turn gives.
+    public func merging(_ later: FleetCommand) -> FleetCommand {
+        if later.reset == true {
+            var r = later
+            r.id = nil; r.reset = nil
+            return r
+        }
+        var intervals = intervalsS
+        if let l = later.intervalsS { intervals = (intervals ?? [:]).merging(l) { _, new in new } }
+        return FleetCommand(
+            accuracy: later.accuracy ?? accuracy, distanceFilterM: later.distanceFilterM ?? distanceFilterM,
+            classes: later.classes ?? classes, intervalsS: intervals)
+    }
+
+    /// The command as one JSON object (keys sorted), as `decode(_:)` reads it.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
 
     /// Reads a command's payload.
     /// - Throws: `FleetError` saying what is wrong (not JSON, an unknown key, a mistyped value).
@@ -47,11 +82,13 @@ public struct FleetCommand: Sendable, Hashable, Decodable {
         }
     }
 
-    /// `publish` with this command applied, if `rules` allow every part of it.
+    /// `publish` with this command applied, if `rules` allow every part of it; a reset starts from `configured` (the
+    /// configuration's settings) instead of `publish`.
     /// - Throws: `FleetError` with the reason of the first part refused (nothing is applied then).
-    public func applied(to publish: FleetConfiguration.Publish, rules: FleetConfiguration.Commands) throws(FleetError)
-        -> FleetConfiguration.Publish
-    {
+    public func applied(
+        to publish: FleetConfiguration.Publish, rules: FleetConfiguration.Commands,
+        configured: FleetConfiguration.Publish? = nil
+    ) throws(FleetError) -> FleetConfiguration.Publish {
         guard rules.enabled else { throw FleetError("commands are disabled in this board's configuration") }
         func allow(_ s: FleetConfiguration.Commands.Setting) throws(FleetError) {
             guard rules.allowed.contains(s) else {
@@ -60,7 +97,7 @@ public struct FleetCommand: Sendable, Hashable, Decodable {
                 )
             }
         }
-        var p = publish
+        var p = reset == true ? (configured ?? publish) : publish
         if let a = accuracy {
             try allow(.accuracy)
             guard let tier = DesiredAccuracy(rawValue: a) else {

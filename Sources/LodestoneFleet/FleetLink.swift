@@ -15,6 +15,11 @@ public actor FleetLink {
     let logger: Logger
     /// What is published now (the configuration's, as changed by accepted commands).
     public private(set) var publish: FleetConfiguration.Publish
+    /// The accepted commands merged into one (`nil`: none since the last reset), kept in the queue's file under
+    /// `commandsStateName` and re-applied to the configuration's settings at each start.
+    public private(set) var commands: FleetCommand?
+    /// The name of the accepted commands in the queue's file (table `fleet_state`).
+    public static let commandsStateName = "commands"
     private var feedTask: Task<Void, Never>?
     private var linkTask: Task<Void, Never>?
 
@@ -28,9 +33,10 @@ public actor FleetLink {
         publish = configuration.publish
         publisher = try FleetPublisher(
             configuration: configuration, queuePath: stateDirectory + "/mqtt-queue.sqlite", logger: logger)
-        self.boardName = boardName
+        self.boardName = boardName; self.stateDirectory = stateDirectory
     }
     private let boardName: String
+    private let stateDirectory: String
 
     /// The queue file's path for a state directory.
     public static func queuePath(stateDirectory: String) -> String { stateDirectory + "/mqtt-queue.sqlite" }
@@ -44,6 +50,7 @@ public actor FleetLink {
         await publisher.setCommandHandler { [weak self] payload in await self?.command(payload) }
         let p = publisher
         linkTask = Task { await p.run() }
+        await restoreCommands()
         restartFeed()
         logger.notice(
             "fleet: publishing \(publish.classes.sorted().map(\.rawValue).joined(separator: ", ")) as \(configuration.topic("…")) to \(configuration.broker)"
@@ -77,7 +84,7 @@ public actor FleetLink {
             location: c.contains(.location)
                 ? LocationDemand(
                     desiredAccuracy: p.desiredAccuracy, distanceFilterM: p.distanceFilterM,
-                    maximumAgeS: max(10, p.intervalS(.location)))
+                    maximumAgeS: max(10, p.intervalS(.location)), updateIntervalS: p.intervalS(.location))
                 : nil,
             heading: c.contains(.heading) ? HeadingDemand(headingFilterDeg: 1, trueNorth: true) : nil,
             activity: c.contains(.activity) || c.contains(.pedometer), altitude: c.contains(.altitude), foreground: false)
@@ -120,13 +127,41 @@ public actor FleetLink {
         }
     }
 
-    /// One message on the command topic: applied if the configuration allows all of it; answered either way.
+    /// Re-applies the commands accepted before the last stop (or kill) to the configuration's settings, under today's
+    /// rules. Stored commands that cannot be read or are refused now are logged as an error, and the configuration's
+    /// settings stay (the next accepted command replaces what is stored).
+    func restoreCommands() async {
+        let stored: String?
+        do { stored = try await publisher.state(Self.commandsStateName) } catch {
+            logger.error("fleet: cannot read the fleet's stored commands (\(error)); using the configuration's settings")
+            return
+        }
+        guard let stored else { return }
+        do {
+            let c = try FleetCommand.decode(stored)
+            publish = try c.applied(to: configuration.publish, rules: configuration.commands)
+            commands = c
+            logger.notice("fleet: restored the fleet's commands accepted before the last stop: \(stored)")
+        } catch {
+            logger.error(
+                "fleet: the fleet's stored commands in \(FleetLink.queuePath(stateDirectory: stateDirectory)) (table fleet_state) cannot be applied: \(error); using the configuration's settings until the next accepted command"
+            )
+        }
+    }
+
+    /// One message on the command topic: applied if the configuration allows all of it and it could be stored (so that
+    /// it outlives a restart); answered either way.
     func command(_ payload: String) async {
         var id: String?
-        do {
+        do throws(FleetError) {
             let c = try FleetCommand.decode(payload)
             id = c.id
-            let new = try c.applied(to: publish, rules: configuration.commands)
+            let new = try c.applied(to: publish, rules: configuration.commands, configured: configuration.publish)
+            let merged = (commands ?? FleetCommand()).merging(c)
+            do throws(FleetError) { try await publisher.setState(Self.commandsStateName, merged.json) } catch {
+                throw FleetError("it could not be stored: \(error)")
+            }
+            commands = merged
             publish = new
             restartFeed()
             logger.notice("fleet: command \(id ?? "(no id)") accepted: \(payload)")

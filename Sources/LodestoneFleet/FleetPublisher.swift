@@ -64,6 +64,18 @@ public actor FleetPublisher {
     /// Sets what is published, retained, at each connection (besides `…/status` online).
     public func setRetainedOnConnect(_ messages: [(topic: String, payload: String)]) { retainedOnConnect = messages }
 
+    /// The link's state stored in the queue's file under `name` (`nil`: none).
+    /// - Throws: `FleetError` naming the file.
+    public func state(_ name: String) throws(FleetError) -> String? {
+        do { return try queue.state(name) } catch { throw FleetError("\(queue.path): \(error)") }
+    }
+
+    /// Stores (`nil`: deletes) the link's state `name` in the queue's file, fsync'd before it returns.
+    /// - Throws: `FleetError` naming the file.
+    public func setState(_ name: String, _ value: String?) throws(FleetError) {
+        do { try queue.setState(name, value) } catch { throw FleetError("\(queue.path): \(error)") }
+    }
+
     /// Sets the handler of the command topic's messages.
     public func setCommandHandler(_ handler: @escaping @Sendable (String) async -> Void) { commandHandler = handler }
 

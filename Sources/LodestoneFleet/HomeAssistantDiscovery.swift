@@ -140,7 +140,11 @@ public enum HomeAssistantDiscovery {
                     config("battery") {
                         $0.name = "Battery"
                         $0.stateTopic = c.topic("battery")
-                        $0.valueTemplate = "{{ value_json.level_percent }}"
+                        // A board without a battery (or not knowing its charge) omits level_percent: "None" is Home
+                        // Assistant's unknown, where a missing key would log a template warning at each message
+                        // (found by scripts/check-home-assistant with Home Assistant 2024.3.3).
+                        $0.valueTemplate =
+                            "{{ value_json.level_percent if value_json.level_percent is defined else None }}"
                         $0.unitOfMeasurement = "%"
                         $0.deviceClass = "battery"
                         $0.stateClass = "measurement"

@@ -18,8 +18,9 @@ import RealModule
 ///   `accuracyMargin × requiredHorizontalAccuracyM / speed`, with the nominal speed of the current activity
 ///   (`nominalSpeedMps`) or, when higher, the speed the receiver measured (its latest fixes' ground speed, an
 ///   envelope that decays with time constant `measuredSpeedDecayS`, so that a misclassified car is not served as
-///   a walk), lengthened to `accuracyMargin × distanceFilterM / speed` when a distance filter asks for
-///   fewer fixes, ×`lowBatteryPeriodFactor` on a low battery, rounded down to a step of `periodStepsS` (so that
+///   a walk) — or, where every location client states an `updateIntervalS`, that interval instead (a fleet taking a
+///   location every 5 minutes) —, lengthened to `accuracyMargin × distanceFilterM / speed` when a distance filter asks
+///   for fewer fixes, ×`lowBatteryPeriodFactor` on a low battery, rounded down to a step of `periodStepsS` (so that
 ///   the period does not wander), clamped to `maximumPowerSavePeriodS`; below `minimumPowerSavePeriodS` →
 ///   continuous 1 Hz. (Walking at 1.5 m/s for 10 m: a fix every 3 s; for 100 m: every 30 s; driving at 20 m/s
 ///   for 100 m: every 2 s.)
@@ -316,6 +317,9 @@ public struct AdaptivePolicy: SchedulingPolicy {
             wanted = .continuous(rateHz: 1)
         } else {
             var periodS = p.accuracyMargin * a.requiredHorizontalAccuracyM / speed
+            // A client that takes one location per interval gets a fix per interval, fresh when it is taken: fewer
+            // fixes than the tier asks where the interval is long, a continuous receiver where it is short.
+            if let intervalS = d.location?.updateIntervalS { periodS = intervalS }
             if let filter = d.location?.distanceFilterM { periodS = max(periodS, p.accuracyMargin * filter / speed) }
             if tier == .low { periodS *= p.lowBatteryPeriodFactor }
             wanted = periodS < p.minimumPowerSavePeriodS ? .continuous(rateHz: 1) : .powerSave(updatePeriodS: quantized(periodS))

@@ -50,13 +50,18 @@ public struct LocationDemand: Sendable, Hashable, Codable {
     /// The oldest location the client accepts unmarked, s: a delivered location older than this is marked stale
     /// (default 10 s).
     public var maximumAgeS: Double
+    /// The client takes one location every this many seconds and no more (a fleet publishing every 5 minutes: 300;
+    /// Android's `LocationRequest` interval), s; `nil` (default): as often as the accuracy tier needs. Where the tier
+    /// lets the receiver duty-cycle, the power-save period is this interval (below 2 s: a continuous receiver).
+    public var updateIntervalS: Double?
 
     public init(
         desiredAccuracy: DesiredAccuracy = .best, distanceFilterM: Double? = nil,
-        significantChangeOnly: Bool = false, maximumAgeS: Double = 10
+        significantChangeOnly: Bool = false, maximumAgeS: Double = 10, updateIntervalS: Double? = nil
     ) {
         self.desiredAccuracy = desiredAccuracy; self.distanceFilterM = distanceFilterM
         self.significantChangeOnly = significantChangeOnly; self.maximumAgeS = maximumAgeS
+        self.updateIntervalS = updateIntervalS
     }
 }
 
@@ -135,6 +140,12 @@ public struct CombinedDemand: Sendable, Hashable, Codable {
                     c.distanceFilterM = Self.stricter(c.distanceFilterM, l.distanceFilterM)
                     c.significantChangeOnly = c.significantChangeOnly && l.significantChangeOnly
                     c.maximumAgeS = min(c.maximumAgeS, l.maximumAgeS)
+                    // An interval holds only when every location client states one: the shortest.
+                    if let a = c.updateIntervalS, let b = l.updateIntervalS {
+                        c.updateIntervalS = min(a, b)
+                    } else {
+                        c.updateIntervalS = nil
+                    }
                     location = c
                 } else {
                     location = l

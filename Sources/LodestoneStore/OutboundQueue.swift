@@ -52,7 +52,32 @@ public final class OutboundQueue {
                 seq INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, retain INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
             INSERT OR IGNORE INTO counters VALUES ('next_seq', 1), ('dropped', 0);
+            CREATE TABLE IF NOT EXISTS fleet_state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
             """, operation: "create the outbound queue")
+    }
+
+    /// The fleet link's state kept beside the queue, by name (e.g. the fleet's accepted commands), or `nil` when none
+    /// was stored. Stored with the same durability as a message: one fsync'd transaction.
+    public func state(_ name: String) throws(StoreError) -> String? {
+        guard
+            case .text(let v) = try db.statement(
+                "SELECT value FROM fleet_state WHERE name = ?", operation: "read the fleet state"
+            )
+            .first([.text(name)])?.first
+        else { return nil }
+        return v
+    }
+
+    /// Stores (`nil`: deletes) the state `name`; committed and fsync'd before it returns.
+    public func setState(_ name: String, _ value: String?) throws(StoreError) {
+        if let value {
+            try db.statement(
+                "INSERT INTO fleet_state VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                operation: "write the fleet state"
+            ).run([.text(name), .text(value)])
+        } else {
+            try db.statement("DELETE FROM fleet_state WHERE name = ?", operation: "delete the fleet state").run([.text(name)])
+        }
     }
 
     /// Appends one message whose payload `payload(seq)` makes from its sequence number; deletes the oldest when the queue

@@ -116,6 +116,38 @@ struct FleetCommandTests {
         let d = FleetLink.demand(p)
         #expect(d.location?.desiredAccuracy == .kilometer && d.location?.distanceFilterM == 250)
         #expect(d.location?.maximumAgeS == 300 && d.client == "mqtt" && !d.foreground)
+        #expect(d.location?.updateIntervalS == 300)
+    }
+
+    @Test
+    func mergedCommandsApplyAsTheCommandsInTurnAndSurviveTheirJSON() throws {
+        var rules = Self.rules
+        rules.allowed = Set(FleetConfiguration.Commands.Setting.allCases)
+        var configured = FleetConfiguration.Publish()
+        configured.intervalsS[.heading] = 120
+        let sequences: [[String]] = [
+            [#"{"id":"a","accuracy":"1km","intervals_s":{"location":300}}"#, #"{"id":"b","intervals_s":{"battery":600}}"#],
+            [#"{"classes":["location","plan"]}"#, #"{"distance_filter_m":50,"accuracy":"3km"}"#, #"{"distance_filter_m":0}"#],
+            [#"{"accuracy":"1km","intervals_s":{"location":60}}"#, #"{"reset":true,"intervals_s":{"plan":300}}"#],
+            [#"{"intervals_s":{"location":60}}"#, #"{"reset":true}"#, #"{"id":"c"}"#]
+        ]
+        for commands in sequences {
+            var inTurn = configured
+            var merged = FleetCommand()
+            for text in commands {
+                let c = try FleetCommand.decode(text)
+                inTurn = try c.applied(to: inTurn, rules: rules, configured: configured)
+                merged = merged.merging(c)
+            }
+            // What is stored (the merged command's JSON) gives the same settings when re-applied at the next start.
+            let restored = try FleetCommand.decode(merged.json)
+            #expect(restored == merged, "\(merged.json)")
+            #expect(try restored.applied(to: configured, rules: rules) == inTurn, "\(commands) → \(merged.json)")
+        }
+        // A reset returns to the configuration's settings.
+        let reset = try FleetCommand.decode(#"{"reset":true}"#).applied(
+            to: FleetConfiguration.Publish(), rules: rules, configured: configured)
+        #expect(reset == configured)
     }
 
     @Test(arguments: [

@@ -102,6 +102,27 @@ func walkingScheduler(
         #expect(s.plan.causes.contains(.demand(client: "app", what: "significant location changes")))
     }
 
+    @Test func anUpdateIntervalIsThePowerSavePeriodWhereEveryLocationClientStatesOne() {
+        // The fleet link (docs/fleet.md): background, 100 m (served as 1 km), one location per interval.
+        func fleet(_ intervalS: Double, _ a: DesiredAccuracy = .hundredMeters) -> Demand {
+            Demand(client: "mqtt", location: LocationDemand(desiredAccuracy: a, updateIntervalS: intervalS), foreground: false)
+        }
+        // Every 5 minutes: a fix every 300 s, driving too (the tier alone: 20 s driving).
+        #expect(walkingScheduler([fleet(300)]).plan.gnss?.mode == .powerSave(updatePeriodS: 300))
+        #expect(walkingScheduler([fleet(300)], motion: .drive).plan.gnss?.mode == .powerSave(updatePeriodS: 300))
+        // Every second: a continuous receiver (the tier alone: 300 s walking).
+        #expect(walkingScheduler([fleet(1)]).plan.gnss?.mode == .continuous(rateHz: 1))
+        #expect(walkingScheduler([fleet(45)]).plan.gnss?.mode == .powerSave(updatePeriodS: 45))
+        // Another client without an interval: its tier decides (100 m in the foreground, walking: 30 s).
+        #expect(walkingScheduler([fleet(300), Self.location(.hundredMeters)]).plan.gnss?.mode == .powerSave(updatePeriodS: 30))
+        #expect(walkingScheduler([fleet(300), fleet(60)]).plan.gnss?.mode == .powerSave(updatePeriodS: 60))
+        // Navigation stays continuous; a distance filter still lengthens (0.5 × 2 000 m / 1.5 m/s → 600 s).
+        #expect(walkingScheduler([fleet(300, .bestForNavigation)]).plan.gnss?.mode == .continuous(rateHz: 1))
+        var filtered = fleet(60)
+        filtered.location?.distanceFilterM = 2_000
+        #expect(walkingScheduler([filtered]).plan.gnss?.mode == .powerSave(updatePeriodS: 600))
+    }
+
     @Test func aBackgroundClientIsServedOneTierCoarser() {
         #expect(
             walkingScheduler([Self.location(.hundredMeters, foreground: false)]).plan.gnss?.mode
