@@ -133,6 +133,9 @@ public enum CalibrationFiles {
         guard PlainFile.isDirectory(directory) else {
             throw JobError("\(path): the directory \(directory) does not exist; create it or \(Remedy.chooseAnotherOutput)")
         }
+        do throws(FileError) { try PlainFile.checkWritableDirectory(directory) } catch let e where e.kind == .readOnlyFileSystem {
+            throw JobError("\(path): \(e.problemDescription); nothing was calibrated or saved")
+        } catch {}
         guard FileManager.default.isWritableFile(atPath: directory) else {
             throw JobError(
                 "\(path): permission denied: cannot write in \(directory); run as a user who may (e.g. sudo), or \(Remedy.chooseAnotherOutput)"

@@ -22,10 +22,13 @@ import RealModule
 /// - the receiver stops (power lost) for 10…120 s and restarts, about every `receiverStopMeanIntervalS`;
 /// - the sky is hidden (an outage beyond the scenario's) for 20…300 s, about every `outageMeanIntervalS`.
 ///
-/// The session's wall clock is not among them: the engine reads `CLOCK_REALTIME` once, when a session on hardware
-/// starts (`Session.init`, for the wire's `time`), and times every sample and paces every step on `CLOCK_MONOTONIC`
-/// (`MonotonicClock`, `SystemSessionClock`), which an NTP step does not move; on the simulated board it reads no wall
-/// clock at all. A step of the wall clock has nothing in this loop to reach.
+/// - the wall clock steps by ±1 h (as an NTP step or `date -s` does), about every `wallClockStepMeanIntervalS`.
+///
+/// The wall clock is injected: before each step the loop is told what it says (`SessionCore.observeWallClock`, as
+/// `Session` does on hardware with `CLOCK_REALTIME`): the simulated board's date plus session time plus the steps so
+/// far. Sample times and steps stay on session time (the monotonic clock); the check is that the wire's `time` labels
+/// follow the wall clock within `SessionCore.wallClockStepThresholdS` from the step after a jump on, and that session
+/// time never goes back.
 public struct FaultSoak {
     /// What to run.
     public struct Options: Sendable {
@@ -45,6 +48,8 @@ public struct FaultSoak {
         public var stuckMeanIntervalS = 300.0
         public var receiverStopMeanIntervalS = 1_200.0
         public var outageMeanIntervalS = 900.0
+        /// Mean interval between steps of the wall clock by +1 h or −1 h, s (default 3 600).
+        public var wallClockStepMeanIntervalS = 3_600.0
         /// A chip must deliver again within this long of its return, s (default 1).
         public var recoveryLimitS = 1.0
         /// Accuracy is not judged during a fault episode nor this long after it, s (default 30), nor in the first
@@ -107,6 +112,13 @@ public struct FaultSoak {
         public var location = Coverage()
         public var heading = Coverage()
         public var altitude = Coverage()
+        /// Wall-clock steps injected, how many the loop followed, and the labels found off the wall clock by more than
+        /// the threshold at the step after a jump or later (the worst, s).
+        public var wallClockStepsFollowed = 0
+        public var mislabelledSteps = 0
+        public var worstLabelErrorS = 0.0
+        /// Steps whose session time went back.
+        public var timeReversals = 0
         /// Resident set size at the start, after the warm-up and at the end, bytes (`nil` when unreadable).
         public var rssStartBytes: Int?
         public var rssWarmBytes: Int?
@@ -131,6 +143,9 @@ public struct FaultSoak {
                 "receiver returns: \(receiverReturns), worst time to the next fix \(formatFixed(worstReceiverRecoveryS, digits: 1)) s",
                 "engine notices: degraded \(degradedNotices), recovered \(recoveredNotices)",
                 "non-finite outputs: \(nonFiniteOutputs)",
+                "wall-clock steps: \(faults["wall-clock-step"] ?? 0) injected, \(wallClockStepsFollowed) followed; "
+                    + "steps with time labels off the wall clock: \(mislabelledSteps) (worst \(formatFixed(worstLabelErrorS, digits: 3)) s); "
+                    + "session time going back: \(timeReversals)",
                 cov("location (95 %)", location, "m"),
                 cov("heading (90 %)", heading, "°"),
                 cov("altitude (2σ)", altitude, "m"),
@@ -176,6 +191,16 @@ public struct FaultSoak {
         var nextStuckS = next(o.stuckMeanIntervalS, after: 0)
         var nextStopS = next(o.receiverStopMeanIntervalS, after: 0)
         var nextOutageS = next(o.outageMeanIntervalS, after: 0)
+        // The wall clock's steps draw from their own generator, so that they leave the other faults of a seed as they were.
+        var wallRandom = SeededGenerator(seed: o.seed ^ 0x5741_4C4C)
+        func nextWallStep(after t: Double) -> Double {
+            t - o.wallClockStepMeanIntervalS * Double.log(max(wallRandom.uniform(), 1e-12))
+        }
+        var nextWallStepS = nextWallStep(after: 0)
+        // The injected wall clock: Unix time of session time 0 as the session starts, and the steps so far.
+        let wallAtZeroS = core.state.wallAnchorS ?? 0
+        var wallStepsS = 0.0
+        var previousT = -Double.infinity
         // Active episodes: the chip gone and when it returns; the stuck fault and when it is released.
         var vanished: (index: Int, untilS: Double)?
         var stuck: (index: Int, fault: SimulatedFault, untilS: Double)?
@@ -267,6 +292,21 @@ public struct FaultSoak {
                 quietFromS = max(quietFromS, t + o.settleS)
             }
 
+            if t >= nextWallStepS {
+                nextWallStepS = nextWallStep(after: t)
+                wallStepsS += wallRandom.next() % 2 == 0 ? 3_600 : -3_600
+                report.faults["wall-clock-step", default: 0] += 1
+            }
+            if t < previousT { report.timeReversals += 1 }
+            previousT = t
+            core.observeWallClock(unixS: wallAtZeroS + t + wallStepsS, atSessionS: t)
+            if let labelS = core.labelUnixS(atSessionS: t) {
+                let errorS = abs(labelS - (wallAtZeroS + t + wallStepsS))
+                if errorS > SessionCore.wallClockStepThresholdS {
+                    report.mislabelledSteps += 1
+                    report.worstLabelErrorS = max(report.worstLabelErrorS, errorS)
+                }
+            }
             core.step(at: t) { event in
                 switch event {
                 case let .recovered(sensor, timeS):
@@ -305,6 +345,7 @@ public struct FaultSoak {
         report.simulatedS = core.state.timeS
         // A chip still not back at the end counts as slow when its return is longer ago than the limit.
         for (_, back) in pendingReturn where report.simulatedS - back > o.recoveryLimitS { report.slowRecoveries += 1 }
+        report.wallClockStepsFollowed = core.state.wallClockSteps
         report.faults["nack"] = bus.randomNACKCount
         report.faults["eio"] = bus.randomIOErrorCount
         _ = core.finish()
@@ -322,6 +363,13 @@ public struct FaultSoak {
                     + "(worst \(formatFixed(r.worstRecoveryS, digits: 3)) s)")
         }
         if r.nonFiniteOutputs > 0 { f.append("\(r.nonFiniteOutputs) non-finite outputs") }
+        if r.mislabelledSteps > 0 {
+            f.append(
+                "\(r.mislabelledSteps) steps labelled off the wall clock by more than "
+                    + "\(formatFixed(SessionCore.wallClockStepThresholdS, digits: 1)) s (worst \(formatFixed(r.worstLabelErrorS, digits: 1)) s)"
+            )
+        }
+        if r.timeReversals > 0 { f.append("session time went back \(r.timeReversals) times") }
         for (name, c, nominal) in [("location", r.location, 0.95), ("heading", r.heading, 0.90), ("altitude", r.altitude, 0.95)]
         where c.checks > 0 && c.fraction < nominal - o.coverageTolerance {
             f.append(

@@ -10,19 +10,60 @@ public enum TraceSinks {
     }
 }
 
-/// A plain file, created or truncated.
+/// How often a recording being written is made durable (`fsync(2)`), s of monotonic time: a power cut loses at most
+/// this much plus the recorder's one second of buffered rows; a `kill -9` loses only the buffered second (what was
+/// written is in the kernel's page cache). Measured by wall time, not data time, so that a fast replay does not
+/// fsync thousands of times.
+let traceSyncIntervalS = 5.0
+
+/// A plain file, created or truncated. Each `write` (the recorder writes about once a second of data) goes to the
+/// kernel at once; every `traceSyncIntervalS` the file is fsync'ed.
+///
+/// A write that fails part way (a disk filling up) is undone by cutting the file back to its length before it, so that
+/// the recording ends with a whole row rather than a row cut mid-number that would read as a wrong value.
 struct FileSink: TraceSink {
     let writer: FileWriter
-    init(path: String) throws { writer = try FileWriter(path: path) }
-    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try writer.write(bytes) }
+    private var lastSyncS: Double
+    /// Bytes written so far (the file's length: it was created empty).
+    private var lengthBytes = 0
+    init(path: String) throws {
+        writer = try FileWriter(path: path)
+        lastSyncS = MonotonicClock.nowS()
+    }
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        do { try writer.write(bytes) } catch {
+            try? writer.truncate(toBytes: lengthBytes)
+            throw error
+        }
+        lengthBytes += bytes.count
+        let now = MonotonicClock.nowS()
+        if now - lastSyncS >= traceSyncIntervalS {
+            lastSyncS = now
+            try writer.sync()
+        }
+    }
     mutating func close() throws { try writer.close() }
 }
 
-/// A gzip-compressed file, written as a stream.
+/// A gzip-compressed file, written as a stream. Each `write` ends in a sync flush (`GzipWriter.flush()`), so that the
+/// file as it stands decompresses up to the last write; every `traceSyncIntervalS` the file is fsync'ed.
 struct GzipSink: TraceSink {
     let writer: GzipWriter
-    init(path: String) throws { writer = try GzipWriter(path: path) }
-    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try writer.write(bytes) }
+    private var lastSyncS: Double
+    init(path: String) throws {
+        writer = try GzipWriter(path: path)
+        lastSyncS = MonotonicClock.nowS()
+    }
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try writer.write(bytes)
+        let now = MonotonicClock.nowS()
+        if now - lastSyncS >= traceSyncIntervalS {
+            lastSyncS = now
+            try writer.sync()
+        } else {
+            try writer.flush()
+        }
+    }
     mutating func close() throws { try writer.close() }
 }
 

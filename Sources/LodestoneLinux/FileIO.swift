@@ -23,6 +23,15 @@ public enum PlainFile {
         return status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR)
     }
 
+    /// Checks that the process may create files in the directory `path` (`access(2)` with `W_OK`), so that a
+    /// read-only file system is told apart from a permission problem before any work is done.
+    /// - Throws: `FileError` (operation "check write access"): `.readOnlyFileSystem`, `.permissionDenied`, `.notFound`.
+    public static func checkWritableDirectory(_ path: String) throws(FileError) {
+        if case .failure(let e) = path.withCString({ p in Syscalls.call { access(p, W_OK) } }) {
+            throw FileError(e, path: path, operation: "check write access")
+        }
+    }
+
     /// `fsync(2)` of the directory `path`, so that a new file's name in it is durable. Best effort.
     /// - Throws: `FileError` (open or fsync).
     public static func syncDirectory(_ path: String) throws(FileError) {
@@ -61,6 +70,30 @@ public final class FileWriter {
     public func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         guard fd >= 0 else { throw FileError(kind: .other, path: path, operation: "write", detail: "already closed") }
         if case .failure(let e) = Syscalls.writeAll(fd, bytes) { throw FileError(e, path: path, operation: "write") }
+    }
+
+    /// Writes all of `bytes` at byte `offset` of the file (`pwrite(2)`), leaving the file position alone: how a
+    /// file kept valid on disk rewrites its tail (`LiveTrackFile`).
+    /// - Throws: `FileError` (operation "write"; `.noSpace` for a full disk, `.readOnlyFileSystem`).
+    public func write(_ bytes: UnsafeRawBufferPointer, atOffset offset: Int) throws(FileError) {
+        guard fd >= 0 else { throw FileError(kind: .other, path: path, operation: "write", detail: "already closed") }
+        if case .failure(let e) = Syscalls.pwriteAll(fd, bytes, at: offset) {
+            throw FileError(e, path: path, operation: "write")
+        }
+    }
+
+    /// Cuts the file to `length` bytes (`ftruncate(2)`).
+    /// - Throws: `FileError` (operation "truncate").
+    public func truncate(toBytes length: Int) throws(FileError) {
+        guard fd >= 0 else { throw FileError(kind: .other, path: path, operation: "truncate", detail: "already closed") }
+        if case .failure(let e) = Syscalls.ftruncate(fd, length) { throw FileError(e, path: path, operation: "truncate") }
+    }
+
+    /// `fsync(2)`: what was written so far survives a power cut.
+    /// - Throws: `FileError` (operation "fsync": data the kernel could not store, `.noSpace` on some file systems).
+    public func sync() throws(FileError) {
+        guard fd >= 0 else { throw FileError(kind: .other, path: path, operation: "fsync", detail: "already closed") }
+        if case .failure(let e) = Syscalls.fsync(fd) { throw FileError(e, path: path, operation: "fsync") }
     }
 
     /// `fsync(2)`s and closes the file; later writes throw.

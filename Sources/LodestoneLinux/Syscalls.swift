@@ -127,6 +127,28 @@ enum Syscalls {
         return .success(())
     }
 
+    /// `pwrite(2)` until all of `buffer` is written at `offset` (short writes continue where they stopped).
+    static func pwriteAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int) -> Result<Void, Errno> {
+        var done = 0
+        while done < buffer.count {
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[done...])
+            let position = off_t(offset + done)
+            let written = call { Glibc.pwrite(fd, chunk.baseAddress, chunk.count, position) }
+            switch written {
+            case .success(let n):
+                if n <= 0 { return .failure(.io) }
+                done += n
+            case .failure(let e): return .failure(e)
+            }
+        }
+        return .success(())
+    }
+
+    /// `ftruncate(2)`.
+    static func ftruncate(_ fd: Int32, _ length: Int) -> Result<Void, Errno> {
+        call { Glibc.ftruncate(fd, off_t(length)) }.map { _ in () }
+    }
+
     /// `fsync(2)`.
     static func fsync(_ fd: Int32) -> Result<Void, Errno> { call { Glibc.fsync(fd) }.map { _ in () } }
 

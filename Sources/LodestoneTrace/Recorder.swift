@@ -1,9 +1,11 @@
 import LodestoneCore
 
 /// Records engine events as a trace file while the engine runs: readings that share an instant become one
-/// row. Lines are flushed to the file at least once a second, so an interrupted run keeps what it had;
-/// `close()` flushes the rest. A failure to write is reported once and recording stops — the engine keeps
-/// running.
+/// row. Lines are handed to the sink at least once a second of data, so an interrupted run (even by `kill -9`)
+/// keeps every row but the last second's, and a trace cut mid-line replays up to its last whole row; `close()`
+/// flushes the rest. (The engine's file sinks also fsync every few seconds: see `docs/crash-safety.md`.) A
+/// failure to write (a full disk, a file system turned read-only) is reported once, as one line naming the file
+/// and the errno, and recording stops — the engine keeps running.
 public final class TraceRecorder {
     public let path: String
     private let formatter: TraceFormatter
@@ -87,7 +89,9 @@ public final class TraceRecorder {
     public func flush() {
         guard error == nil, buffer.count > 0 else { return }
         let written = buffer.withUnsafeBytes { raw in Result { try sink.write(raw) } }
-        if case .failure(let error) = written { self.error = "\(path): recording stopped: \(error)" }
+        if case .failure(let error) = written {
+            self.error = "recording stopped: \(error); the run goes on without recording"
+        }
         buffer.removeAll()
     }
 

@@ -60,6 +60,7 @@ func runSoak(_ arguments: [String]) -> Int32 {
         options.stuckMeanIntervalS = .infinity
         options.receiverStopMeanIntervalS = .infinity
         options.outageMeanIntervalS = .infinity
+        options.wallClockStepMeanIntervalS = .infinity
     }
     let report: FaultSoak.Report
     do {

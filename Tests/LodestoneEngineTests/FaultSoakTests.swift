@@ -22,6 +22,7 @@ struct FaultSoakTests {
         o.stuckMeanIntervalS = 90
         o.receiverStopMeanIntervalS = 150
         o.outageMeanIntervalS = 150
+        o.wallClockStepMeanIntervalS = 120
         // A debug build's heap settles later than the release soak's; the RSS check belongs to scripts/soak.
         o.rssGrowthLimitBytes = Int.max
         let r = try FaultSoak.run(o)
@@ -34,6 +35,10 @@ struct FaultSoakTests {
         #expect(r.returns >= 3 && r.recoveries == r.returns, "returns \(r.returns), recoveries \(r.recoveries)")
         #expect(r.slowRecoveries == 0, "worst recovery \(r.worstRecoveryS) s")
         #expect(r.nonFiniteOutputs == 0)
+        // Wall-clock steps of ±1 h: each followed by the time labels, none mislabelled, session time never back.
+        #expect((r.faults["wall-clock-step"] ?? 0) >= 2)
+        #expect(r.wallClockStepsFollowed > 0 && r.wallClockStepsFollowed <= r.faults["wall-clock-step"] ?? 0)
+        #expect(r.mislabelledSteps == 0 && r.timeReversals == 0)
         #expect(r.location.checks > 0 && r.heading.checks > 0 && r.altitude.checks > 0)
     }
 }

@@ -29,6 +29,8 @@ public actor Session: SubscriptionSource {
     private nonisolated let registry: SubscriptionRegistry
     private let clock: any SessionClock
     private let beforeEachStep: (@Sendable (SessionCore, Double) -> Void)?
+    /// The wall clock the `time` labels follow (`nil`: they come from the scenario or the configuration, no clock).
+    private let wallClock: (any WallClock)?
     private var loop: Task<Void, Never>?
     private var stopRequested = false
     private var problems: [String] = []
@@ -41,9 +43,13 @@ public actor Session: SubscriptionSource {
     /// - Parameter clock: paces the loop (default: the system's monotonic clock).
     /// - Parameter beforeEachStep: called in the loop before each step with the loop and the step's time (tests inject
     ///   faults on the simulated bus through `core.runtime.world`).
+    /// - Parameter wallClock: the wall clock that labels the wire's `time` (default: `CLOCK_REALTIME` on hardware when
+    ///   the configuration gives no `utcAtStartS`; none on the simulated board, whose date is its scenario's). A paced
+    ///   loop reads it before every step and follows its steps (`SessionCore.observeWallClock`).
     /// - Throws: `SessionError.setup` saying what could not be opened or is unknown.
     public init(
         configuration: SessionConfiguration, clock: any SessionClock = SystemSessionClock(),
+        wallClock: (any WallClock)? = nil,
         beforeEachStep: (@Sendable (SessionCore, Double) -> Void)? = nil
     ) throws(SessionError) {
         self.beforeEachStep = beforeEachStep
@@ -51,9 +57,12 @@ public actor Session: SubscriptionSource {
         let registry = SubscriptionRegistry()
         self.registry = registry
         var c = configuration
-        if c.utcAtStartS == nil, !configuration.board.sensors.contains(where: { $0.bus == .simulated }) {
-            c.utcAtStartS = RealtimeClock.unixS()
+        var wall = wallClock
+        if wall == nil, c.utcAtStartS == nil, !configuration.board.sensors.contains(where: { $0.bus == .simulated }) {
+            wall = SystemWallClock()
         }
+        if let wall, c.utcAtStartS == nil { c.utcAtStartS = wall.unixS() }
+        self.wallClock = wall
         core = try SessionCore(configuration: c, registry: registry)
         self.clock = clock
     }
@@ -120,6 +129,11 @@ public actor Session: SubscriptionSource {
                 if let full = core.subscribers.fullLosslessBuffer() { await full.waitForSpace() }
             }
             if stopRequested { break }
+            if let wallClock, let wallStartS {
+                // Both clocks read back to back: what the wall clock says session time is now.
+                let sessionNowS = (clock.nowS() - wallStartS) * speed
+                core.observeWallClock(unixS: wallClock.unixS(), atSessionS: sessionNowS)
+            }
             beforeEachStep?(core, t)
             core.step(at: t)
             pacing.steps += 1
@@ -178,6 +192,18 @@ extension Session {
         public var maxLatenessS = 0.0
         public init() {}
     }
+}
+
+/// The wall clock (UTC) a session labels its wire messages' `time` with; it can step, as when NTP corrects it.
+public protocol WallClock: Sendable {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    func unixS() -> Double
+}
+
+/// The system's wall clock, `CLOCK_REALTIME`.
+public struct SystemWallClock: WallClock {
+    public init() {}
+    public func unixS() -> Double { RealtimeClock.unixS() }
 }
 
 /// What paces a session: a monotonic clock it can sleep on.

@@ -53,17 +53,26 @@ public struct SessionCore: SubscriptionSource {
         var lastAngularVelocityRadS: Vector3?
         var recorder: TraceRecorder?
         var track: TrackExport?
+        /// Files that stopped being written during the run (recording, track export): one line each, said again when
+        /// the run ends (it then ends with an error status).
+        var storageProblems: [String] = []
         /// The trace a replay reads (`SessionInput.trace`).
         var trace: TraceInput?
         var standingDemands: [Demand]
         /// Region monitors, significant change, visits and the history (issue 16).
         var monitoring: MonitoringRuntime
+        /// Unix time of session time 0 when the session started (what monitoring's history is kept in).
         let utcAtStartS: Double?
+        /// Unix time of session time 0 as the wall clock says now: the anchor of the wire's `time` labels, moved by
+        /// `observeWallClock` when the wall clock steps (NTP, the user), s.
+        public internal(set) var wallAnchorS: Double?
+        /// How many wall-clock steps moved `wallAnchorS`.
+        public internal(set) var wallClockSteps = 0
         let boardName: String
         let header: [Wire.Message]
 
         /// The UTC of session time `t` as ISO 8601, when the session knows the date.
-        func utc(_ t: Double) -> String? { utcAtStartS.map { TrackExport.isoTime($0 + t) } }
+        func utc(_ t: Double) -> String? { wallAnchorS.map { TrackExport.isoTime($0 + t) } }
     }
 
     /// How many notes the live view keeps.
@@ -154,8 +163,32 @@ public struct SessionCore: SubscriptionSource {
         state = State(
             fusion: FusionPipeline(configuration: fusionConfiguration), scheduling: scheduling, delivery: delivery,
             recorder: recorder, track: track, trace: trace, standingDemands: c.scheduling?.demands ?? [],
-            monitoring: monitoring, utcAtStartS: utc, boardName: c.board.name, header: header)
+            monitoring: monitoring, utcAtStartS: utc, wallAnchorS: utc, boardName: c.board.name, header: header)
     }
+
+    /// A disagreement between the wall clock and the session's clock beyond this re-anchors the wire's `time` labels,
+    /// s (the pacing's lateness and the two clocks' reads stay far below it; an NTP step or `date -s` is above).
+    public static let wallClockStepThresholdS = 0.5
+
+    /// Tells the loop what the wall clock says: `unixS` (`CLOCK_REALTIME`) read while session time was `sessionS`
+    /// (from the monotonic clock that paces it). When the two disagree with the anchor of the `time` labels by more
+    /// than `wallClockStepThresholdS` (the wall clock was stepped), the labels follow the wall clock from this step on
+    /// and a note says so; sample times, pacing and every `t_s` stay on the monotonic clock. Does nothing when the
+    /// session knows no date. Allocates nothing unless the clock stepped.
+    public mutating func observeWallClock(unixS: Double, atSessionS sessionS: Double) {
+        guard let anchor = state.wallAnchorS, unixS.isFinite, sessionS.isFinite else { return }
+        let observedS = unixS - sessionS
+        let stepS = observedS - anchor
+        guard abs(stepS) > Self.wallClockStepThresholdS else { return }
+        state.wallAnchorS = observedS
+        state.wallClockSteps += 1
+        state.note(
+            "the wall clock stepped by \(formatFixed(stepS, digits: 3)) s at t=\(formatFixed(sessionS, digits: 2)) s: "
+                + "time labels follow it; sample times and pacing stay on the monotonic clock")
+    }
+
+    /// The Unix time the wire labels session time `t` with (`nil`: the session knows no date), s.
+    public func labelUnixS(atSessionS t: Double) -> Double? { state.wallAnchorS.map { $0 + t } }
 
     /// Whether the loop has ended (duration over, no source left to read, or `finish()` called).
     public var isFinished: Bool { finished }
@@ -205,6 +238,7 @@ public struct SessionCore: SubscriptionSource {
         Self.updateSubscriptions(&state, &subscribers, registry: registry, timeS: lastStepS)
         subscribers.finish(state: state, engine: engine, runtime: runtime, lastStepS: lastStepS)
         state.monitoring.finishStreams()
+        problems += state.storageProblems
         state.recorder?.close()
         if let e = state.recorder?.error { problems.append(e) }
         if let track = state.track {
@@ -331,7 +365,8 @@ public struct SessionCore: SubscriptionSource {
             }
         }
         if let world = runtime.world, state.recorder != nil { state.recorder?.add(truth: world.truthRow, timeS: t) }
-        if let e = state.recorder?.error { state.note(e); state.recorder = nil }
+        if let e = state.recorder?.error { state.noteStorageProblem(e); state.recorder = nil }
+        if let track = state.track { for p in track.takeLiveProblems() { state.noteStorageProblem(p) } }
         subscribers.afterStep(state: state, engine: engine, runtime: runtime, timeS: t, planFailures: failures)
     }
 
@@ -386,6 +421,12 @@ extension SessionCore.State {
     var planLines: [String] {
         guard let scheduling else { return [] }
         return scheduling.liveLines + (delivery?.liveLine(atS: timeS).map { ["          " + $0] } ?? [])
+    }
+
+    /// A file that stopped being written: a note now, a problem at the end.
+    mutating func noteStorageProblem(_ line: String) {
+        note(line)
+        storageProblems.append(line)
     }
 
     mutating func note(_ line: String) {
