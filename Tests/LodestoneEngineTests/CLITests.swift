@@ -136,7 +136,15 @@ enum CLI {
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        Thread.sleep(forTimeInterval: 2.5)
+        // Interrupted once the recording holds more than 150 rows (a second and a half of the 100 Hz IMU, handed to
+        // the file once per second of data), not after a fixed wall time: on a loaded machine the run's real-time
+        // pacing falls behind, and 2.5 s of wall time once gave 146 rows.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, p.isRunning {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            if bytes.reduce(0, { $0 + ($1 == 0x0A ? 1 : 0) }) > 200 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         p.interrupt() // SIGINT
         #expect(CLI.waitForExit(p, timeoutS: 10), "the run did not stop on SIGINT")
         #expect(p.terminationReason == .exit)
