@@ -196,8 +196,10 @@ public struct SessionCore: SubscriptionSource {
     /// When the next step is due, s; `nil` when the loop has ended.
     public var nextStepTimeS: Double? {
         guard !finished else { return nil }
-        if let trace = state.trace {
-            guard let t = trace.pending?.timeS, t <= (configuration.durationS ?? .infinity) + 1e-9 else { return nil }
+        // `state.trace?.pendingTimeS`, not `if let trace = state.trace`: binding the trace would copy its parser
+        // and pending row (and retain their buffers) once per row of a replay.
+        if state.trace != nil {
+            guard let t = state.trace?.pendingTimeS, t <= (configuration.durationS ?? .infinity) + 1e-9 else { return nil }
             return t
         }
         let due = engine.nextDueS
@@ -367,6 +369,8 @@ public struct SessionCore: SubscriptionSource {
         if let world = runtime.world, state.recorder != nil { state.recorder?.add(truth: world.truthRow, timeS: t) }
         if let e = state.recorder?.error { state.noteStorageProblem(e); state.recorder = nil }
         if let track = state.track { for p in track.takeLiveProblems() { state.noteStorageProblem(p) } }
+        // Without subscribers (a replay) there is nothing to hand out, and the call would copy the whole state.
+        guard subscribers.count > 0 else { return }
         subscribers.afterStep(state: state, engine: engine, runtime: runtime, timeS: t, planFailures: failures)
     }
 

@@ -19,6 +19,8 @@ struct TraceInput {
     let path: String
     /// The row the next step processes.
     private(set) var pending: TraceRow?
+    /// The time of `pending`, s (read once per step without copying the row).
+    var pendingTimeS: Double? { pending?.timeS }
     /// The first input error (the header's, a row's); reading stops there.
     private(set) var error: TraceError?
     /// Rows processed.
