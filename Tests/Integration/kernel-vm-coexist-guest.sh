@@ -22,17 +22,20 @@ exec 3< /dev/$id
 for c in $d/scan_elements/in_magn_*_en; do echo 1 > "\$c"; done
 echo tick0 > $d/trigger/current_trigger
 echo 1 > $d/buffer/enable && echo ready > /tmp/holder-ready
-sleep 600 3<&-
+sleep 600 3<&- &
+echo \$! > /tmp/holder-sleep
+wait
 EOF
 chmod +x /tmp/iio-sensor-proxy
-/tmp/iio-sensor-proxy &
+# its output kept off the guest log's pipe, which would otherwise wait for its sleep
+/tmp/iio-sensor-proxy > /dev/null 2>&1 &
 HOLDER=$!
 echo "$HOLDER" > "$C/holder.pid"
 i=0; while [ $i -lt 50 ] && [ ! -f /tmp/holder-ready ]; do sleep 0.1; i=$((i+1)); done
 cat "$d/buffer/enable" > "$C/buffer-enable" 2>&1
 cat /proc/$HOLDER/comm > "$C/holder.comm" 2>&1
 "$L" read --iio lis3mdl --json > "$C/held.json" 2> "$C/held.err"; echo $? > "$C/held.rc"
-kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
+kill "$HOLDER" $(cat /tmp/holder-sleep 2>/dev/null); wait "$HOLDER" 2>/dev/null
 echo 0 > "$d/buffer/enable"
 for c in "$d"/scan_elements/in_magn_*_en; do echo 0 > "$c"; done
 echo "" > "$d/trigger/current_trigger" 2>/dev/null

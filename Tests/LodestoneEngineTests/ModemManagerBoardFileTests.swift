@@ -12,8 +12,7 @@ import Testing
         let gnss = try #require(board.sensors.first { $0.id == "gnss" })
         #expect(gnss.chip == "modemmanager" && gnss.bus == .modemManager(modem: "any"))
         #expect(gnss.rateHz == BoardDescription.defaultGNSSPollRateHz)
-        #expect(gnss.receiverModel == nil)
-        #expect(BoardDescription.defaultReceiverModel(chip: "modemmanager") == "generic")
+        #expect(gnss.receiverModel == "generic") // the chip's default: ModemManager cannot command the receiver
         // Only the GNSS entry (the IIO devices are not on this machine): the engine builds a ModemManager source.
         let gnssOnly = BoardDescription(name: board.name, sensors: [gnss], path: board.path)
         let runtime = try BoardRuntime.assemble(gnssOnly, seed: 1, scenario: nil)

@@ -77,7 +77,7 @@ import Testing
     /// The real /proc: this process, holding a file open, is found by its pid and its own name; and left out by default.
     @Test func theRealProcFindsThisProcess() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lodestone-held-\(getpid())").path
-        FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         let handle = try #require(FileHandle(forReadingAtPath: path))
         defer { try? handle.close(); try? FileManager.default.removeItem(atPath: path) }
         let look = DeviceHolders.look(for: path, excludingPID: nil)
