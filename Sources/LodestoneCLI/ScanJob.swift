@@ -200,7 +200,7 @@ public struct ScanJob {
                 entries.append(
                     "    { \"id\": \"\(id)\", \"chip\": \"iio\", \"bus\": { \"iio\": \"\(device)\", \"uri\": \"\(uri)\" }, \"rateHz\": \(rate) }"
                 )
-            case .simulated, .serial, .gpsd, .file: continue
+            case .simulated, .serial, .gpsd, .file, .modemManager: continue
             }
         }
         return """

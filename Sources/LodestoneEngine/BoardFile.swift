@@ -48,6 +48,8 @@ public struct BoardDescription: Sendable, Hashable {
         case file(path: String)
         /// A Linux spidev chip select, e.g. `/dev/spidev0.1`, at `speedHz` (nil: 1 MHz, `SPISettings`' default).
         case spi(path: String, speedHz: UInt32?)
+        /// A modem's GNSS through ModemManager (`mmcli -m MODEM`): `any`, an index or a D-Bus object path.
+        case modemManager(modem: String)
 
         public var description: String {
             switch self {
@@ -58,6 +60,7 @@ public struct BoardDescription: Sendable, Hashable {
             case let .serial(p, b): "\(p) \(b) bit/s"
             case let .gpsd(h, p): "gpsd \(h):\(p)"
             case .file(let p): p
+            case .modemManager(let m): "ModemManager modem \(m)"
             }
         }
     }
@@ -422,7 +425,8 @@ extension BoardDescription.SensorEntry: Decodable {
         var model: String?
         if let m = try c.value("model") {
             guard let g = gnss, g != .gpx else {
-                throw c.fail("model", "only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key")
+                throw c.fail(
+                    "model", "only a GNSS receiver (nmea, ublox, gpsd, modemmanager) has an energy model; remove the key")
             }
             guard let text = m.string, !text.isEmpty,
                 text.allSatisfy({ ($0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" })
@@ -538,6 +542,16 @@ extension BoardDescription.BusLocation {
             var host = String(text[..<colon])
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             return .gpsd(host: host, port: port)
+        case .modemmanager:
+            try c.allowOnly(["modem"])
+            let given = try c.value("modem")
+            guard let modem = given?.string, !modem.isEmpty, !modem.contains(" ") else {
+                throw c.fail(
+                    "modem",
+                    "\(given.map(\.description) ?? "missing") must name the modem as mmcli -m takes it: \"any\", an index or a D-Bus path"
+                )
+            }
+            return .modemManager(modem: modem)
         case .gpx:
             try c.allowOnly(["file"])
             guard let f = try c.value("file")?.string, !f.isEmpty else { throw c.fail("file", "must be the path of a GPX file") }

@@ -68,6 +68,9 @@ public struct BoardRuntime {
                     GNSSSerialSource(
                         id: s.id, path: path, baudRate: baud, rateHz: s.rateHz, chip: s.chip,
                         receiverModel: s.receiverModel))
+            case .modemManager(let modem):
+                sources.append(
+                    GNSSModemManagerSource(id: s.id, modem: modem, rateHz: s.rateHz, receiverModel: s.receiverModel))
             case let .gpsd(host, port):
                 sources.append(GNSSGpsdSource(id: s.id, host: host, port: port, rateHz: s.rateHz, receiverModel: s.receiverModel))
             case .file(let path):

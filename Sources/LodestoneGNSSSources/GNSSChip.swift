@@ -8,13 +8,15 @@ public enum GNSSChip: String, CaseIterable, Sendable, Hashable, Codable {
     case gpsd
     /// A GPX file played back as a simulated receiver.
     case gpx
+    /// ModemManager's NMEA location source (`mmcli`), for a receiver inside a modem ModemManager owns (PinePhone).
+    case modemmanager
 
-    /// The energy model of a source without a `"model"` key: `ublox` → `ublox-m8`, `nmea` and `gpsd` → `generic`,
+    /// The energy model of a source without a `"model"` key: `ublox` → `ublox-m8`, `nmea`, `gpsd` and `modemmanager` → `generic`,
     /// `gpx` (a recorded track, no receiver) → `nil`.
     public var defaultReceiverModel: String? {
         switch self {
         case .ublox: "ublox-m8"
-        case .nmea, .gpsd: "generic"
+        case .nmea, .gpsd, .modemmanager: "generic"
         case .gpx: nil
         }
     }
@@ -23,7 +25,7 @@ public enum GNSSChip: String, CaseIterable, Sendable, Hashable, Codable {
     public var canCommandPower: Bool {
         switch self {
         case .ublox: true
-        case .nmea, .gpsd, .gpx: false
+        case .nmea, .gpsd, .gpx, .modemmanager: false
         }
     }
 }

@@ -152,10 +152,8 @@ public final class IIOBufferedCapture {
         case .success(let b): buffer = b
         case .failure(let e):
             for slot in slots { iio_channel_disable(slot.channel) }
-            throw error(
-                .bufferFailed, errno: e.rawValue,
-                "cannot create a buffer of \(samplesPerRefill) samples"
-                    + (e.rawValue == BusError.Errno.EBUSY ? " (another process is capturing from it)" : ""))
+            throw sensor.explainingBusy(
+                error(.bufferFailed, errno: e.rawValue, "cannot create a buffer of \(samplesPerRefill) samples"))
         }
         self.slots = slots
         self.channelIDs = slots.map(\.id)

@@ -156,15 +156,34 @@ public final class IIOSensor {
 
     /// Reads every quantity the device has, in SI units and the chip's axes, stamped `timeS`.
     /// - Throws: `.readFailed` with the channel and attribute when the driver fails (e.g. EIO from the chip);
-    ///   never returns a partial or stale reading.
+    ///   never returns a partial or stale reading. EBUSY (another process has the device's buffer enabled, so the driver refuses one-shot reads) says who
+    ///   holds it and what to do (`explainingBusy`).
     public func read(timeS: Double = 0) throws(IIOError) -> SensorReading {
         var reading = SensorReading(timeS: timeS)
-        if let a = acceleration { reading.accelerationMps2 = try vector(a) }
-        if let g = angularVelocity { reading.angularVelocityRadS = try vector(g) }
-        if let m = magneticField { reading.magneticFieldMicroTesla = try vector(m) }
-        if let p = pressure { reading.pressurePa = try value(p) }
-        if let t = temperature { reading.temperatureC = try value(t) }
+        do {
+            if let a = acceleration { reading.accelerationMps2 = try vector(a) }
+            if let g = angularVelocity { reading.angularVelocityRadS = try vector(g) }
+            if let m = magneticField { reading.magneticFieldMicroTesla = try vector(m) }
+            if let p = pressure { reading.pressurePa = try value(p) }
+            if let t = temperature { reading.temperatureC = try value(t) }
+        } catch {
+            throw explainingBusy(error)
+        }
         return reading
+    }
+
+    /// `error` with, when it is EBUSY on a local device, who holds the device (`/dev/iio:deviceN` in `/proc/*/fd`),
+    /// whether its buffer is enabled, and what to do, in its detail; other errors unchanged.
+    public func explainingBusy(_ error: IIOError, procRoot: String = "/proc") -> IIOError {
+        guard error.errno == BusError.Errno.EBUSY, context.uri == "local:" else { return error }
+        let enable = Syscalls.readSmallFile("/sys/bus/iio/devices/\(info.id)/buffer/enable")
+        let bufferEnabled: Bool? = if case .success(let t) = enable { Substring(t).trimmingWhitespace == "1" } else { nil }
+        var explained = error
+        explained.detail +=
+            ": "
+            + DeviceHolders.iioBusyAdvice(
+                DeviceHolders.look(for: "/dev/\(info.id)", procRoot: procRoot), bufferEnabled: bufferEnabled)
+        return explained
     }
 
     /// Relative humidity, percent, or `nil` when the device has no `humidityrelative` channel (`SensorReading`

@@ -74,7 +74,11 @@ public final class SerialPort {
         }
         switch Syscalls.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) {
         case .success(let d): fd = d
-        case .failure(let e): throw SerialPortError(e, path: path, operation: "open")
+        case .failure(let e):
+            var error = SerialPortError(e, path: path, operation: "open")
+            // EBUSY: a program opened it with TIOCEXCL (ModemManager, gpsd): name it and say what to do.
+            if error.kind == .busy { error.holders = DeviceHolders.look(for: path) }
+            throw error
         }
         var t = termios()
         if case .failure(let e) = Syscalls.call(.minusOneSetsErrno, { tcgetattr(fd, &t) }) {
@@ -162,6 +166,8 @@ public struct SerialPortError: Error, Sendable, Hashable, CustomStringConvertibl
     public var path: String
     public var operation: String
     public var errno: Int32
+    /// For `.busy`: who holds the port (`DeviceHolders`), when it was looked for.
+    public var holders: DeviceHolders.Look?
 
     public init(kind: Kind, path: String, operation: String, errno: Int32) {
         self.kind = kind; self.path = path; self.operation = operation; self.errno = errno
@@ -187,7 +193,9 @@ public struct SerialPortError: Error, Sendable, Hashable, CustomStringConvertibl
             case .gone: "no such device (unplugged?); check the cable and the path"
             case .permissionDenied:
                 "permission denied: add the user to the dialout group (sudo usermod -aG dialout $USER) or run as root"
-            case .busy: "busy: another program (gpsd, ModemManager) holds the port"
+            case .busy:
+                holders.map { DeviceHolders.serialBusyAdvice($0, path: path) }
+                    ?? "busy: another program (gpsd, ModemManager) holds the port"
             case .notATerminal: "not a serial port (tcgetattr fails): give a tty device"
             case .unsupportedBaudRate:
                 "unsupported baud rate; allowed: " + SerialPort.supportedBaudRates.map(String.init).joined(separator: ", ")

@@ -197,6 +197,17 @@ enum Syscalls {
         return .success(bytes)
     }
 
+    /// `readlink(2)`: where the symbolic link `path` points (e.g. `/proc/PID/fd/N` → `/dev/ttyUSB1`).
+    static func readLink(_ path: String) -> Result<String, Errno> {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer in
+            guard let base = buffer.baseAddress else { return .failure(.invalidArgument) }
+            let n = path.withCString { p in Glibc.readlink(p, base, 4096) }
+            guard n >= 0 else { return .failure(currentErrno()) }
+            return .success(
+                String(decoding: UnsafeRawBufferPointer(start: base, count: n).bindMemory(to: UInt8.self), as: UTF8.self))
+        }
+    }
+
     /// `opendir(3)`/`readdir(3)`/`closedir(3)`: the names in `path`, without `.` and `..`.
     static func listDirectory(_ path: String) -> Result<[String], Errno> {
         let opened = path.withCString { p in pointer { opendir(p) } }

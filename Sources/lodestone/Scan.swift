@@ -43,6 +43,11 @@ struct Scan: ParsableCommand {
                 let where_ = f.address.map { "\(f.bus) \(hex($0))" } ?? "\(f.bus)"
                 out.write("\(where_): \(f.detail)")
             }
+            let overlays = RaspberryPiOverlay.report(findings)
+            if !overlays.isEmpty {
+                out.write("")
+                for line in overlays { out.write(line) }
+            }
             out.write("")
             out.write("draft board file:")
         }

@@ -20,6 +20,8 @@ for d in /sys/bus/iio/devices/iio:device*; do
   run "iio-$n" read --iio "$n" --json
 done
 run scan scan --i2c /dev/i2c-$B --iio
+# Coexistence: a stand-in for iio-sensor-proxy holds the LIS3MDL's buffer (before the next round reloads i2c-stub).
+[ -f /payload/kernel-vm-coexist-guest.sh ] && sh /payload/kernel-vm-coexist-guest.sh
 # The barometers and magnetometers of the driver catalogue, on stub chips of their own (reloads i2c-stub).
 [ -f /payload/kernel-vm-baro-mag-guest.sh ] && sh /payload/kernel-vm-baro-mag-guest.sh
 ls "$OUT"

@@ -14,6 +14,10 @@ VM="$ROOT/../shared/tools/kernel-vm/run-in-vm.sh"
 OUT=${1:-$(mktemp -d /tmp/lodestone-kvm-imu.XXXXXX)}
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP kernel-vm-imu: needs root (QEMU, apt-get)"; exit 0; fi
 if [ ! -f "$VM" ]; then echo "SKIP kernel-vm-imu: $VM not found"; exit 0; fi
+case "$(uname -m)" in   # the VM tool boots only Debian's amd64 kernel (see kernel-vm.sh)
+  x86_64) ;;
+  *) echo "SKIP kernel-vm-imu: this host is $(uname -m); the kernel-VM tool boots only Debian's amd64 kernel (x86_64 hosts)"; exit 0;;
+esac
 export PATH=/opt/swift/usr/bin:$PATH
 
 echo "kernel-vm-imu: building a static lodestone, the SPI stub module and spi-poke"

@@ -60,7 +60,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ),
         (
             #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"a","chip":"bmp280","bus":{"i2c":"/dev/i2c-1"},"rateHz":10,"model":"ublox-m8"}]}"#,
-            "b.json: sensors[0].model: only a GNSS receiver (nmea, ublox, gpsd) has an energy model; remove the key"
+            "b.json: sensors[0].model: only a GNSS receiver (nmea, ublox, gpsd, modemmanager) has an energy model; remove the key"
         ),
         (
             #"{"format":"lodestone-board/1","name":"x","sensors":[{"id":"g","chip":"ublox","bus":{"serial":"/dev/ttyS0","baudRate":9600},"model":"U-blox M8"}]}"#,
