@@ -214,7 +214,7 @@ public struct ADXL345<Bus: RegisterBus>: SensorDriver {
 
     private func readAcceleration() throws(SensorError) -> Vector3 {
         let bus = self.bus, address = self.address
-        return try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> Vector3 in
+        return try withTemporaryBytes(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> Vector3 in
             try bus.sensorRead(address: address, register: Register.datax0.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             return axisTriple(b, at: 0, D.accelerationMps2(raw:))

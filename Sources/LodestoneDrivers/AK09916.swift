@@ -224,7 +224,7 @@ public struct AK09916<Bus: RegisterBus>: SensorDriver {
     public mutating func readMagneticFieldMicroTesla() throws(SensorError) -> Vector3? {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let sample = try withUnsafeTemporaryAllocation(byteCount: AK09916Datasheet.Measurement.byteCount, alignment: 1) {
+        let sample = try withTemporaryBytes(byteCount: AK09916Datasheet.Measurement.byteCount, alignment: 1) {
             (raw) throws(SensorError) -> AK09916Datasheet.Measurement in
             try bus.sensorRead(address: address, register: Register.st1.rawValue, into: raw)
             return AK09916Datasheet.Measurement(UnsafeRawBufferPointer(raw), at: 0)

@@ -207,7 +207,7 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
             address: address, register: Register.cntl1.rawValue,
             value: AK8963Datasheet.Mode.fuseROMAccess.rawValue)
         let bus = self.bus, address = self.address
-        let adjustment = try withUnsafeTemporaryAllocation(byteCount: 3, alignment: 1) {
+        let adjustment = try withTemporaryBytes(byteCount: 3, alignment: 1) {
             (raw) throws(SensorError) -> AK8963Datasheet.SensitivityAdjustment in
             try bus.sensorRead(address: address, register: Register.asax.rawValue, into: raw)
             return AK8963Datasheet.SensitivityAdjustment(asax: raw[0], asay: raw[1], asaz: raw[2])
@@ -274,7 +274,7 @@ public struct AK8963<Bus: RegisterBus>: SensorDriver {
     public mutating func readMagneticFieldMicroTesla() throws(SensorError) -> Vector3? {
         guard let adjustment = sensitivityAdjustment else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let sample = try withUnsafeTemporaryAllocation(byteCount: AK8963Datasheet.Measurement.byteCount, alignment: 1) {
+        let sample = try withTemporaryBytes(byteCount: AK8963Datasheet.Measurement.byteCount, alignment: 1) {
             (raw) throws(SensorError) -> AK8963Datasheet.Measurement in
             try bus.sensorRead(address: address, register: Register.st1.rawValue, into: raw)
             return AK8963Datasheet.Measurement(UnsafeRawBufferPointer(raw), at: 0)

@@ -193,7 +193,7 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
             BMP280Datasheet.Field.imUpdate.extract(from: $0) == 0
         }
         let bus = self.bus, address = self.address
-        let trim = try withUnsafeTemporaryAllocation(
+        let trim = try withTemporaryBytes(
             byteCount: BME280Datasheet.lowTrimByteCount + BME280Datasheet.highTrimByteCount,
             alignment: 1
         ) {
@@ -297,7 +297,7 @@ public struct BME280<Bus: RegisterBus>: SensorDriver {
     ) {
         guard let trim else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let (adcP, adcT, adcH) = try withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) {
+        let (adcP, adcT, adcH) = try withTemporaryBytes(byteCount: 8, alignment: 1) {
             (raw) throws(SensorError) -> (UInt32, UInt32, UInt32) in
             try bus.sensorRead(address: address, register: Register.pressMsb.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)

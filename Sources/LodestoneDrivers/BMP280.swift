@@ -305,7 +305,7 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
             BMP280Datasheet.Field.imUpdate.extract(from: $0) == 0
         }
         let bus = self.bus, address = self.address
-        let trim = try withUnsafeTemporaryAllocation(byteCount: Trim.byteCount, alignment: 1) {
+        let trim = try withTemporaryBytes(byteCount: Trim.byteCount, alignment: 1) {
             (raw) throws(SensorError) -> Trim in
             try bus.sensorRead(address: address, register: Register.calib00.rawValue, into: raw)
             return Trim(bytes: UnsafeRawBufferPointer(raw))
@@ -383,7 +383,7 @@ public struct BMP280<Bus: RegisterBus>: SensorDriver {
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let trim else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let (adcP, adcT) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) {
+        let (adcP, adcT) = try withTemporaryBytes(byteCount: 6, alignment: 1) {
             (raw) throws(SensorError) -> (UInt32, UInt32) in
             try bus.sensorRead(address: address, register: Register.pressMsb.rawValue, into: raw)
             let bytes = UnsafeRawBufferPointer(raw)

@@ -295,7 +295,7 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
             throw .notReady(chip: name, bus: bus.name, address: address, waitedMs: BMP3xxDatasheet.startUpTimeUs / 1000)
         }
         let bus = self.bus, address = self.address
-        let calibration = try withUnsafeTemporaryAllocation(byteCount: BMP3xxDatasheet.Calibration.byteCount, alignment: 1) {
+        let calibration = try withTemporaryBytes(byteCount: BMP3xxDatasheet.Calibration.byteCount, alignment: 1) {
             (raw) throws(SensorError) -> BMP3xxDatasheet.Calibration in
             try bus.sensorRead(address: address, register: Register.nvmParT1.rawValue, into: raw)
             return BMP3xxDatasheet.Calibration(bytes: UnsafeRawBufferPointer(raw))
@@ -399,7 +399,7 @@ public struct BMP3xx<Bus: RegisterBus>: SensorDriver {
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let q = quantized else { throw notProbed(chip: name) }
         let bus = self.bus, address = self.address
-        let (up, ut) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) {
+        let (up, ut) = try withTemporaryBytes(byteCount: 6, alignment: 1) {
             (raw) throws(SensorError) -> (UInt32, UInt32) in
             try bus.sensorRead(address: address, register: Register.data0.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
@@ -463,7 +463,7 @@ extension BMP3xx: FIFOBuffering {
         let frameBytes = BMP3xxDatasheet.fifoFrameBytes
         let toRead = min(length, BMP3xxDatasheet.fifoSizeBytes, samples.count * frameBytes)
         guard toRead > 0 else { return FIFODrain(count: 0, overrun: full) }
-        let decoded = try withUnsafeTemporaryAllocation(byteCount: BMP3xxDatasheet.fifoSizeBytes, alignment: 1) {
+        let decoded = try withTemporaryBytes(byteCount: BMP3xxDatasheet.fifoSizeBytes, alignment: 1) {
             (raw) throws(SensorError) -> (count: Int, lost: Bool) in
             let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<toRead])
             try bus.sensorReadFIFO(address: address, register: Register.fifoData.rawValue, frameBytes: 1, into: bytes)
@@ -478,7 +478,7 @@ extension BMP3xx: FIFOBuffering {
     /// `FIFO_LENGTH_0/1`: bytes in the FIFO (9 bits).
     private func fifoLengthBytes() throws(SensorError) -> Int {
         let bus = self.bus, address = self.address
-        return try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
+        return try withTemporaryBytes(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
             try bus.sensorRead(address: address, register: Register.fifoLength0.rawValue, into: raw)
             return Int(Bytes.leU16(UnsafeRawBufferPointer(raw), 0) & 0x01FF)
         }

@@ -137,7 +137,7 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver {
         gain = nil // until this probe succeeds
         configuration = nil
         let bus = self.bus, address = self.address
-        let id = try withUnsafeTemporaryAllocation(byteCount: 3, alignment: 1) {
+        let id = try withTemporaryBytes(byteCount: 3, alignment: 1) {
             (raw) throws(SensorError) -> (UInt8, UInt8, UInt8) in
             try bus.sensorRead(address: address, register: Register.identificationA.rawValue, into: raw)
             return (raw[0], raw[1], raw[2])
@@ -216,7 +216,7 @@ public struct HMC5883L<Bus: RegisterBus>: SensorDriver {
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let gain else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let (x, z, y) = try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) {
+        let (x, z, y) = try withTemporaryBytes(byteCount: 6, alignment: 1) {
             (raw) throws(SensorError) -> (Int16, Int16, Int16) in
             try bus.sensorRead(address: address, register: Register.dataOutXMSB.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)

@@ -432,7 +432,7 @@ public struct ICM20948<Bus: RegisterBus>: SensorDriver {
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
         let count = 14 + AK09916Datasheet.Measurement.byteCount
-        let (reading, measurement) = try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) {
+        let (reading, measurement) = try withTemporaryBytes(byteCount: count, alignment: 1) {
             (raw) throws(SensorError) -> (SensorReading, AK09916Datasheet.Measurement) in
             try bus.sensorRead(address: address, register: Register.accelXoutH.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
@@ -536,7 +536,7 @@ extension ICM20948: FIFOBuffering {
         guard frames > 0 else { return FIFODrain(count: 0, overrun: overrun) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        try withUnsafeTemporaryAllocation(byteCount: frames * frameBytes, alignment: 1) { (raw) throws(SensorError) in
+        try withTemporaryBytes(byteCount: frames * frameBytes, alignment: 1) { (raw) throws(SensorError) in
             // FIFO_R_W does not advance: any piece of the burst is right as long as it restarts there.
             try bus.sensorReadFIFO(address: address, register: Register.fifoRW.rawValue, frameBytes: 1, into: raw)
             let b = UnsafeRawBufferPointer(raw)
@@ -554,7 +554,7 @@ extension ICM20948: FIFOBuffering {
     /// `FIFO_COUNTH/L`: bytes in the FIFO (13 bits).
     private func fifoCountBytes() throws(SensorError) -> Int {
         let bus = self.bus, address = self.address
-        return try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
+        return try withTemporaryBytes(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int in
             try bus.sensorRead(address: address, register: Register.fifoCountH.rawValue, into: raw)
             return Int(F.fifoCountHigh.extract(from: raw[0])) << 8 | Int(raw[1])
         }

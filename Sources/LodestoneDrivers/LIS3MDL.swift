@@ -313,7 +313,7 @@ public struct LIS3MDL<Bus: RegisterBus>: SensorDriver {
         guard let fullScale else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let start = Register.outXL.rawValue | LIS3MDLDatasheet.autoIncrementBit
-        return try withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
+        return try withTemporaryBytes(byteCount: 8, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             let field = axisTriple(b, at: 0) { LIS3MDLDatasheet.magneticFieldMicroTesla(raw: $0, fullScale: fullScale) }

@@ -272,7 +272,7 @@ extension LPS25H: FIFOBuffering {
         let bus = self.bus, address = self.address
         let status = fifoStatus(try bus.sensorReadByte(address: address, register: Register.fifoStatus.rawValue))
         guard status.count > 0, samples.count > 0 else { return FIFODrain(count: 0, overrun: status.full) }
-        let temperatureRaw = try withUnsafeTemporaryAllocation(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int16 in
+        let temperatureRaw = try withTemporaryBytes(byteCount: 2, alignment: 1) { (raw) throws(SensorError) -> Int16 in
             try bus.sensorRead(
                 address: address, register: Register.tempOutL.rawValue | LPS25HDatasheet.autoIncrementBit, into: raw)
             return Bytes.leS16(UnsafeRawBufferPointer(raw), 0)

@@ -395,7 +395,7 @@ public struct LSM6DSx<Bus: RegisterBus>: SensorDriver {
         guard let variant else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        var reading = try withUnsafeTemporaryAllocation(byteCount: 14, alignment: 1) {
+        var reading = try withTemporaryBytes(byteCount: 14, alignment: 1) {
             (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: Register.outTempL.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)
@@ -485,7 +485,7 @@ extension LSM6DSx: FIFOBuffering {
             var done = 0
             while done < words {
                 let n = min(words - done, fifoBurstBytes / 7)
-                try withUnsafeTemporaryAllocation(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
+                try withTemporaryBytes(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
                     let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(n * 7)])
                     try bus.sensorReadFIFO(
                         address: address, register: Register.fifoDataOutTagDSOX.rawValue, frameBytes: 7, into: bytes)
@@ -517,7 +517,7 @@ extension LSM6DSx: FIFOBuffering {
             var skipBytes = status.skip * 2
             while produced < sets {
                 let n = min(sets - produced, (fifoBurstBytes - skipBytes) / 12)
-                try withUnsafeTemporaryAllocation(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
+                try withTemporaryBytes(byteCount: fifoBurstBytes, alignment: 1) { (raw) throws(SensorError) in
                     let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(skipBytes + n * 12)])
                     try bus.sensorReadFIFO(address: address, register: Register.fifoDataOutL.rawValue, frameBytes: 2, into: bytes)
                     let b = UnsafeRawBufferPointer(bytes)
@@ -540,7 +540,7 @@ extension LSM6DSx: FIFOBuffering {
     /// overrun flag (`FIFO_STATUS2` bit 6).
     private func fifoStatus(_ variant: LSM6DSxVariant) throws(SensorError) -> (words: Int, skip: Int, overrun: Bool) {
         let bus = self.bus, address = self.address
-        return try withUnsafeTemporaryAllocation(byteCount: 4, alignment: 1) {
+        return try withTemporaryBytes(byteCount: 4, alignment: 1) {
             (raw) throws(SensorError) -> (words: Int, skip: Int, overrun: Bool) in
             let count = variant.hasTaggedFIFO ? 2 : 4
             try bus.sensorRead(

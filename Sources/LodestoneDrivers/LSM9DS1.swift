@@ -288,7 +288,7 @@ public struct LSM9DS1<Bus: RegisterBus>: SensorDriver {
         guard isProbed else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let accelFullScale = self.accelFullScale, gyroFullScale = self.gyroFullScale
-        var reading = try withUnsafeTemporaryAllocation(byteCount: 15, alignment: 1) {
+        var reading = try withTemporaryBytes(byteCount: 15, alignment: 1) {
             (raw) throws(SensorError) -> SensorReading in
             // 0x15–0x1D: OUT_TEMP (2), STATUS_REG (1), gyroscope (6); then 0x28–0x2D: accelerometer (6).
             try bus.sensorRead(
@@ -426,7 +426,7 @@ public struct LSM9DS1Magnetometer<Bus: RegisterBus>: SensorDriver {
         guard let fullScale else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
         let start = Register.outXL.rawValue | LIS3MDLDatasheet.autoIncrementBit
-        return try withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
+        return try withTemporaryBytes(byteCount: 6, alignment: 1) { (raw) throws(SensorError) -> SensorReading in
             try bus.sensorRead(address: address, register: start, into: raw)
             let b = UnsafeRawBufferPointer(raw)
             return SensorReading(

@@ -287,7 +287,7 @@ public struct MMC5983MA<Bus: RegisterBus>: SensorDriver {
 
     private func readFieldMicroTesla() throws(SensorError) -> Vector3 {
         let bus = self.bus, address = self.address
-        let (x, y, z) = try withUnsafeTemporaryAllocation(byteCount: 7, alignment: 1) {
+        let (x, y, z) = try withTemporaryBytes(byteCount: 7, alignment: 1) {
             (raw) throws(SensorError) -> (UInt32, UInt32, UInt32) in
             try bus.sensorRead(address: address, register: Register.xout0.rawValue, into: raw)
             return MMC5983MADatasheet.codes(UnsafeRawBufferPointer(raw))

@@ -556,7 +556,7 @@ public struct MPU6xxx<Bus: RegisterBus>: SensorDriver {
         let throughMaster = masterMagnetometer != nil
         typealias D = MPU6xxxDatasheet
         let byteCount = throughMaster ? 14 + AK8963Datasheet.Measurement.byteCount : 14
-        var (reading, measurement) = try withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 1) {
+        var (reading, measurement) = try withTemporaryBytes(byteCount: byteCount, alignment: 1) {
             (raw) throws(SensorError) -> (SensorReading, AK8963Datasheet.Measurement?) in
             try bus.sensorRead(address: address, register: Register.accelXoutH.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)

@@ -205,7 +205,7 @@ public enum MS5611Datasheet {
     /// The eight PROM words, one 2-byte big-endian read per word (the chip answers each PROM command with one
     /// word; it does not auto-increment).
     static func readPROM<Bus: RegisterBus>(bus: Bus, address: UInt8) throws(SensorError) -> Calibration {
-        try withUnsafeTemporaryAllocation(byteCount: 16, alignment: 2) { (raw) throws(SensorError) -> Calibration in
+        try withTemporaryBytes(byteCount: 16, alignment: 2) { (raw) throws(SensorError) -> Calibration in
             for n in 0..<8 {
                 let slot = UnsafeMutableRawBufferPointer(rebasing: raw[(2 * n)..<(2 * n + 2)])
                 try bus.sensorRead(address: address, register: promAddress(word: n), into: slot)
@@ -405,7 +405,7 @@ public struct MS5611<Bus: RegisterBus>: SensorDriver {
     /// The 24-bit ADC result; 0 means no finished conversion (datasheet "ADC read").
     private mutating func readADC(what: StaticString) throws(SensorError) -> UInt32 {
         let bus = self.bus, address = self.address
-        let value = try withUnsafeTemporaryAllocation(byteCount: 3, alignment: 1) { (raw) throws(SensorError) -> UInt32 in
+        let value = try withTemporaryBytes(byteCount: 3, alignment: 1) { (raw) throws(SensorError) -> UInt32 in
             try bus.sensorRead(address: address, register: MS5611Datasheet.Command.adcRead.rawValue, into: raw)
             return Bytes.beU24(UnsafeRawBufferPointer(raw), 0)
         }

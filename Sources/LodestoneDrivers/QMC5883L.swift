@@ -190,7 +190,7 @@ public struct QMC5883L<Bus: RegisterBus>: SensorDriver {
     public mutating func read(timeS: Double) throws(SensorError) -> SensorReading {
         guard let range else { throw notProbed(chip: Self.chipName) }
         let bus = self.bus, address = self.address
-        let (x, y, z, status) = try withUnsafeTemporaryAllocation(byteCount: 7, alignment: 1) {
+        let (x, y, z, status) = try withTemporaryBytes(byteCount: 7, alignment: 1) {
             (raw) throws(SensorError) -> (Int16, Int16, Int16, UInt8) in
             try bus.sensorRead(address: address, register: Register.dataOutputXLSB.rawValue, into: raw)
             let b = UnsafeRawBufferPointer(raw)

@@ -18,7 +18,7 @@ enum STPressureOutput {
         bus: Bus, address: UInt8, register: UInt8,
         chip: String
     ) throws(SensorError) -> (pressure: Int32, temperature: Int16) {
-        let raw = try withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) { (b) throws(SensorError) -> (Int32, Int16) in
+        let raw = try withTemporaryBytes(byteCount: 5, alignment: 1) { (b) throws(SensorError) -> (Int32, Int16) in
             try bus.sensorRead(address: address, register: register, into: b)
             let bytes = UnsafeRawBufferPointer(b)
             return (Bytes.leS24(bytes, 0), Bytes.leS16(bytes, 3))
@@ -46,7 +46,7 @@ enum STPressureOutput {
     ) throws(SensorError) -> Int {
         let count = min(waiting, samples.count)
         guard count > 0 else { return 0 }
-        let bad = try withUnsafeTemporaryAllocation(byteCount: count * slotBytes, alignment: 1) {
+        let bad = try withTemporaryBytes(byteCount: count * slotBytes, alignment: 1) {
             (raw) throws(SensorError) -> Int32? in
             try bus.sensorReadFIFO(address: address, register: register, frameBytes: slotBytes, into: raw)
             let b = UnsafeRawBufferPointer(raw)

@@ -192,7 +192,7 @@ public final class I2CDevBus: RegisterBus {
             }
         } else if functionality.contains(.i2c) && count < Self.rdwrMessageMaximumBytes {
             // One message: register pointer, then the data. Stack storage for the common short case.
-            try withUnsafeTemporaryAllocation(byteCount: count + 1, alignment: 1) { (message) throws(BusError) in
+            try withTemporaryBytes(byteCount: count + 1, alignment: 1) { (message) throws(BusError) in
                 message[0] = register
                 UnsafeMutableRawBufferPointer(rebasing: message[1...]).copyMemory(from: bytes)
                 try transfer(address: address, register: register, .writeMessage(count)) {
@@ -224,7 +224,7 @@ public final class I2CDevBus: RegisterBus {
         if functionality.contains(.smbusWriteByte) {
             try transfer(address: address, register: command, .sendByte) { Syscalls.smbusWriteByte(fd, command) }
         } else if functionality.contains(.i2c) {
-            try withUnsafeTemporaryAllocation(byteCount: 1, alignment: 1) { (message) throws(BusError) in
+            try withTemporaryBytes(byteCount: 1, alignment: 1) { (message) throws(BusError) in
                 message[0] = command
                 try transfer(address: address, register: command, .sendByteMessage) {
                     Syscalls.i2cWriteMessage(fd, address, message)

@@ -137,10 +137,10 @@ public final class SPIDevBus: RegisterBus {
         }
         let command = framing.commandByte(register: register, byteCount: bytes.count, isRead: false)
         let fd = self.fd, speedHz = settings.speedHz
-        try withUnsafeTemporaryAllocation(byteCount: bytes.count + 1, alignment: 1) { (message) throws(BusError) in
+        try withTemporaryBytes(byteCount: bytes.count + 1, alignment: 1) { (message) throws(BusError) in
             message[0] = command
             UnsafeMutableRawBufferPointer(rebasing: message[1...]).copyMemory(from: bytes)
-            try withUnsafeTemporaryAllocation(of: spi_ioc_transfer.self, capacity: 1) { (transfers) throws(BusError) in
+            try withTemporaryBuffer(of: spi_ioc_transfer.self, capacity: 1) { (transfers) throws(BusError) in
                 Self.fillWrite(transfers, message: UnsafeRawBufferPointer(message), speedHz: speedHz)
                 try check(
                     Syscalls.spiMessage(fd, transfers.baseAddress!, count: 1), register: register,
@@ -185,7 +185,7 @@ public final class SPIDevBus: RegisterBus {
     private func readOnce(register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(BusError) {
         var command = framing.commandByte(register: register, byteCount: buffer.count, isRead: true)
         let fd = self.fd, speedHz = settings.speedHz
-        try withUnsafeTemporaryAllocation(of: spi_ioc_transfer.self, capacity: 2) { (transfers) throws(BusError) in
+        try withTemporaryBuffer(of: spi_ioc_transfer.self, capacity: 2) { (transfers) throws(BusError) in
             try withUnsafePointer(to: &command) { (commandPointer) throws(BusError) in
                 Self.fillRead(transfers, command: commandPointer, buffer: buffer, speedHz: speedHz)
                 try check(

@@ -163,11 +163,15 @@ public struct TraceParser {
             if line.end == line.start { continue }
             if line.commas + 1 != header.count { throw try fieldCountError(line) }
             let lineNumber = self.lineNumber, path = self.path, cells = self.cells
-            return try input.bytes.withUnsafeBufferPointer { (bytes) throws(TraceError) -> TraceRow in
-                try commas.withUnsafeBufferPointer { (commas) throws(TraceError) -> TraceRow in
-                    try Self.row(bytes: bytes, line: line, commas: commas, cells: cells, lineNumber: lineNumber, path: path)
+            // Result, not a typed-throws closure: Swift 6.0's withUnsafeBufferPointer rethrows `any Error`.
+            let row = input.bytes.withUnsafeBufferPointer { bytes in
+                commas.withUnsafeBufferPointer { commas in
+                    Result { () throws(TraceError) -> TraceRow in
+                        try Self.row(bytes: bytes, line: line, commas: commas, cells: cells, lineNumber: lineNumber, path: path)
+                    }
                 }
             }
+            return try row.get()
         }
         return nil
     }

@@ -85,7 +85,8 @@ import Testing
         #expect(r.accelerationMps2 == Vector3(0, 0, 8197 * 0.122e-3 * g) && r.temperatureC == 25)
     }
 
-    @Test(arguments: D.AccelFullScale.allCases.flatMap { a in D.GyroFullScale.allCases.map { (a, $0) } })
+    // Every pair (Swift Testing's product of two collections; a closure here crashed Swift 6.0.3's emit-module).
+    @Test(arguments: D.AccelFullScale.allCases, D.GyroFullScale.allCases)
     func roundTripIsWithinOneLSBForEveryRange(accel: D.AccelFullScale, gyro: D.GyroFullScale) throws {
         let model = LSM9DS1Model()
         let accelRange = accel.rangeG * g, gyroRange = Angle.radians(fromDegrees: gyro.rangeDegPerS)
