@@ -6,6 +6,7 @@ import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneScheduler
 import LodestoneSimulation
+import RealModule
 
 /// The scheduler's evaluation on the simulated board: runs `RunJob` (exactly what `lodestone run` runs, scheduler glue
 /// included) headless and as fast as possible, and scores what it did against the simulation's truth: energy, battery
@@ -63,9 +64,15 @@ public struct SchedulingEvaluation {
         public var staleMarked: Int
         public var olderThanAllowedUnmarked: Int
         public var withheldInaccurate: Int
-        /// Heading error against truth, sampled at 1 Hz while heading was wanted and valid (p50, p95), deg.
+        /// Heading error against truth, sampled at 1 Hz while heading was wanted and valid (p50, p95), deg. Like is
+        /// compared with like: a true heading with the truth's azimuth of the board's y axis; a magnetic heading given
+        /// alone (no position yet, so no declination) with that azimuth less the declination of the truth's field.
         public var headingErrorP50Deg: Double?
         public var headingErrorP95Deg: Double?
+        /// Share of those samples whose error is within the heading accuracy the engine stated with it (0…1).
+        public var headingWithinStatedShare: Double?
+        /// How many of those samples were magnetic headings alone (no declination known yet).
+        public var headingMagneticOnlySamples: Int
         /// The same heading errors split by the true activity at the sample (`ActivityKind` raw value → p50, p95 and
         /// the number of 1 Hz samples), deg: a board carried on foot, on a bicycle or in a car sees different
         /// disturbances, and one figure over a day hides which of them costs the error.
@@ -112,10 +119,13 @@ public struct SchedulingEvaluation {
         public var p50Deg: Double
         public var p95Deg: Double
         public var samples: Int
-        public init(p50Deg: Double, p95Deg: Double, samples: Int) {
+        /// Share of the samples whose error is within the stated heading accuracy (0…1).
+        public var withinStatedShare: Double
+        public init(p50Deg: Double, p95Deg: Double, samples: Int, withinStatedShare: Double) {
             self.p50Deg = p50Deg
             self.p95Deg = p95Deg
             self.samples = samples
+            self.withinStatedShare = withinStatedShare
         }
     }
 
@@ -277,6 +287,9 @@ public struct SchedulingEvaluation {
     var olderUnmarked = 0
     var headingErrorsDeg: [Double] = []
     var headingErrorsByActivityDeg: [ActivityKind: [Double]] = [:]
+    var headingWithinStated = 0
+    var headingWithinStatedByActivity: [ActivityKind: Int] = [:]
+    var headingMagneticOnly = 0
     var nextHeadingS = 0.0
     // Activity changes.
     var truthActivity: ActivityKind?
@@ -382,12 +395,25 @@ public struct SchedulingEvaluation {
         if demand.heading != nil, t >= nextHeadingS {
             nextHeadingS = t + 1
             if let h = step.heading, h.isValid {
-                let estimate = h.trueHeadingDeg ?? h.magneticHeadingDeg
                 let truthHeading = truth.boardToENU.rollPitchHeadingDeg.headingDeg
-                var e = (estimate - truthHeading).truncatingRemainder(dividingBy: 360)
-                if e > 180 { e -= 360 } else if e < -180 { e += 360 }
-                headingErrorsDeg.append(abs(e))
-                headingErrorsByActivityDeg[truth.activity, default: []].append(abs(e))
+                var error: Double?
+                if let trueHeading = h.trueHeadingDeg {
+                    error = abs(Angle.wrap180(trueHeading - truthHeading))
+                } else if let b = truth.magneticFieldENUMicroTesla {
+                    // A magnetic heading alone (no fix yet, so no declination): against the truth's magnetic heading,
+                    // the declination being the azimuth of the truth's horizontal field (east x, north y).
+                    let declinationDeg = Angle.degrees(fromRadians: Double.atan2(y: b.x, x: b.y))
+                    error = abs(Angle.wrap180(h.magneticHeadingDeg - (truthHeading - declinationDeg)))
+                    headingMagneticOnly += 1
+                }
+                if let e = error {
+                    headingErrorsDeg.append(e)
+                    headingErrorsByActivityDeg[truth.activity, default: []].append(e)
+                    if e <= h.headingAccuracyDeg {
+                        headingWithinStated += 1
+                        headingWithinStatedByActivity[truth.activity, default: 0] += 1
+                    }
+                }
             }
         }
         // Activity changes.
@@ -466,10 +492,17 @@ public struct SchedulingEvaluation {
             staleMarked: staleMarked, olderThanAllowedUnmarked: olderUnmarked, withheldInaccurate: withheld,
             headingErrorP50Deg: Self.percentile(headingErrorsDeg, 0.5),
             headingErrorP95Deg: Self.percentile(headingErrorsDeg, 0.95),
+            headingWithinStatedShare: headingErrorsDeg.isEmpty
+                ? nil : Double(headingWithinStated) / Double(headingErrorsDeg.count),
+            headingMagneticOnlySamples: headingMagneticOnly,
             headingErrorByActivity: Dictionary(
                 uniqueKeysWithValues: headingErrorsByActivityDeg.compactMap { kind, errors in
                     guard let p50 = Self.percentile(errors, 0.5), let p95 = Self.percentile(errors, 0.95) else { return nil }
-                    return (kind.rawValue, HeadingErrorFigures(p50Deg: p50, p95Deg: p95, samples: errors.count))
+                    let within = Double(headingWithinStatedByActivity[kind] ?? 0) / Double(errors.count)
+                    return (
+                        kind.rawValue,
+                        HeadingErrorFigures(p50Deg: p50, p95Deg: p95, samples: errors.count, withinStatedShare: within)
+                    )
                 }),
             activityChanges: activityChanges, activityDelayP50S: Self.percentile(activityDelays, 0.5),
             activityDelayP90S: Self.percentile(activityDelays, 0.9), activityMissed: activityMissed + (activityPending ? 1 : 0),

@@ -69,12 +69,20 @@ def heading_by_activity(summaries):
     rows = [s for s in summaries if s.get("headingErrorByActivity")]
     if not rows:
         return "(no run wanted heading)"
-    head = "| demand | policy | " + " | ".join(f"{a}: p50 / p95 ° (samples)" for a in ACTIVITIES) + " |"
-    lines = [head, "|" + "|".join(["---"] * (len(ACTIVITIES) + 2)) + "|"]
+    head = ("| demand | policy | seed | " + " | ".join(f"{a}: p50 / p95 ° (samples; within stated)" for a in ACTIVITIES)
+            + " | all: within stated | magnetic only (no fix yet) |")
+    lines = [head, "|" + "|".join(["---"] * (len(ACTIVITIES) + 5)) + "|"]
+
+    def cell(f):
+        within = f" {f['withinStatedShare'] * 100:.0f} %" if "withinStatedShare" in f else ""
+        return f"{pair(f['p50Deg'], f['p95Deg'])} ({f['samples']};{within})"
+
     for s in rows:
         by = s["headingErrorByActivity"]
-        cells = [f"{pair(by[a]['p50Deg'], by[a]['p95Deg'])} ({by[a]['samples']})" if a in by else "–" for a in ACTIVITIES]
-        lines.append(f"| {s['demand']} | {s['policy']} | " + " | ".join(cells) + " |")
+        cells = [cell(by[a]) if a in by else "–" for a in ACTIVITIES]
+        share = s.get("headingWithinStatedShare")
+        lines.append(f"| {s['demand']} | {s['policy']} | {s.get('seed', '')} | " + " | ".join(cells)
+                     + f" | {'–' if share is None else f'{share * 100:.1f} %'} | {s.get('headingMagneticOnlySamples', '–')} |")
     return "\n".join(lines)
 
 
@@ -231,7 +239,8 @@ draw: mean modelled current while truly stationary, from 30 s after each stop.
 {table(summaries)}
 
 Heading error by the true activity at the sample (the board's y axis projected on the horizontal plane, against the
-truth's, as `lodestone` defines heading):
+truth's, as `lodestone` defines heading; a magnetic heading given alone, before the first fix gives a declination, against
+the truth's magnetic heading), and the share of samples whose error is within the accuracy stated with them:
 
 {heading_by_activity(summaries)}
 
