@@ -54,7 +54,8 @@
       LODESTONE_NULL(struct iio_device *))                                                                             \
     X(unsigned int, iio_context_get_devices_count, (const struct iio_context *x), (x), 0)                              \
     X(int, iio_context_set_timeout, (struct iio_context * x, unsigned int ms), (x, ms), -ELIBACC)                      \
-    X(struct iio_context *, iio_create_context_from_uri, (const char *uri), (uri), LODESTONE_NULL(struct iio_context *)) \
+    X(struct iio_context *, iio_create_context_from_uri, (const char *uri), (uri),                                    \
+      LODESTONE_NULL(struct iio_context *))                                                                            \
     X(struct iio_context *, iio_create_local_context, (void), (), LODESTONE_NULL(struct iio_context *))                \
     X(struct iio_context *, iio_create_network_context, (const char *host), (host),                                    \
       LODESTONE_NULL(struct iio_context *))                                                                            \

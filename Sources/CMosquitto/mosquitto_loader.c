@@ -24,7 +24,7 @@
     XV(mosquitto_connect_callback_set, (struct mosquitto * m, void (*cb)(struct mosquitto *, void *, int)), (m, cb))  \
     XV(mosquitto_destroy, (struct mosquitto * m), (m))                                                                 \
     X(int, mosquitto_disconnect, (struct mosquitto * m), (m), LODESTONE_NO_LIBRARY)                                    \
-    XV(mosquitto_disconnect_callback_set, (struct mosquitto * m, void (*cb)(struct mosquitto *, void *, int)),          \
+    XV(mosquitto_disconnect_callback_set, (struct mosquitto * m, void (*cb)(struct mosquitto *, void *, int)),      \
        (m, cb))                                                                                                        \
     X(int, mosquitto_int_option, (struct mosquitto * m, enum mosq_opt_t option, int value), (m, option, value),        \
       LODESTONE_NO_LIBRARY)                                                                                            \
@@ -68,7 +68,7 @@ static void load(void) {
     void *library = dlopen("libmosquitto.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         snprintf(unavailable, sizeof unavailable,
-                 "MQTT needs libmosquitto1: sudo apt install libmosquitto1 (%s)", dlerror());
+                 "the MQTT link needs libmosquitto1: sudo apt install libmosquitto1 (%s)", dlerror());
         return;
     }
     const char *missing = 0;
@@ -77,8 +77,8 @@ static void load(void) {
 #define LODESTONE_RESOLVE_VOID(name, parameters, arguments) LODESTONE_RESOLVE(void, name, parameters, arguments, )
     LODESTONE_MOSQUITTO_FUNCTIONS(LODESTONE_RESOLVE, LODESTONE_RESOLVE_VOID)
     if (missing) {
-        snprintf(unavailable, sizeof unavailable, "libmosquitto.so.1 has no %s: MQTT needs libmosquitto1 1.6 or newer",
-                 missing);
+        snprintf(unavailable, sizeof unavailable,
+                 "libmosquitto.so.1 has no %s: the MQTT link needs libmosquitto1 1.6 or newer", missing);
         return;
     }
     loaded = 1;

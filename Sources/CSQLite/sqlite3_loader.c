@@ -56,8 +56,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void load(void) {
     void *library = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        snprintf(unavailable, sizeof unavailable, "the SQLite store needs libsqlite3-0: sudo apt install libsqlite3-0 (%s)",
-                 dlerror());
+        snprintf(unavailable, sizeof unavailable,
+                 "the SQLite store needs libsqlite3-0: sudo apt install libsqlite3-0 (%s)", dlerror());
         return;
     }
     const char *missing = 0;

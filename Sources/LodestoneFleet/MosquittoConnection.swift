@@ -44,7 +44,7 @@ final class MosquittoConnection: @unchecked Sendable {
     init(configuration c: FleetConfiguration, will: (topic: String, payload: String)) throws(FleetError) {
         // libmosquitto is loaded on first use: without it, mosquitto_strerror says which package to install.
         guard mosquittoLibrary == MOSQ_ERR_SUCCESS.rawValue else {
-            throw FleetError("MQTT: \(String(cString: mosquitto_strerror(mosquittoLibrary)))")
+            throw FleetError(String(cString: mosquitto_strerror(mosquittoLibrary)))
         }
         let (stream, continuation) = AsyncStream<MQTTEvent>.makeStream()
         events = stream
