@@ -18,7 +18,7 @@
 //   LodestoneFusion        the fusion pipeline and its stages (calibration, orientation, motion, location)
 //                          — Core, Orientation, Motion, Location, Calibration, Trace
 //   LodestoneSources       what the engine samples: the SensorSource protocols, SourceReading, SourceError — Core
-//   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim
+//   CLodestoneLinux        module map for <i2c/smbus.h>, <iio.h>, zlib and an ioctl shim; libiio loaded when first used
 //   LodestoneLinux         the ONLY target touching Glibc, ioctls, libi2c and libiio — Core
 //   LodestoneGNSSSources   GNSS receivers as sources: serial port, gpsd, recorded log, GPX — Core, Sources, Location, Linux
 //   LodestoneService       the API a program uses: live streams, their updates, the protocol Session and the daemon's
@@ -31,13 +31,13 @@
 //   LodestoneCLI           the command line's testable core: one job per command, the live views (not a product)
 //   LodestoneMonitoring    region monitoring (conditions, spatial index, hysteresis), significant change, visits, the
 //                          monitor's location demand — Core, Location, Motion, Scheduler
-//   CSQLite                module map for Debian's libsqlite3 (<sqlite3.h>, -lsqlite3)
+//   CSQLite                module map for Debian's libsqlite3 (<sqlite3.h>), loaded when first used
 //   LodestoneStore         the monitors' and the motion history's SQLite store (issue 16): conditions, states, the
 //                          event queue, pedometer and activity history — Monitoring, Motion, Location, CSQLite, Linux, FoundationEssentials
 //   LodestoneEvaluation    evaluation harnesses (scheduling, location accuracy, monitoring energy) — CLI, Engine,
 //                          Monitoring; a product only because the harness packages under benchmarks/ can import
 //                          nothing else; not for apps
-//   CMosquitto             module map for Debian's libmosquitto (<mosquitto.h>, -lmosquitto)
+//   CMosquitto             module map for Debian's libmosquitto (<mosquitto.h>), loaded when first used
 //   LodestoneFleet         `lodestone serve --mqtt` (issue 20): the session's wire messages to an MQTT broker through
 //                          libmosquitto, the on-disk outbound queue (LodestoneStore), the fleet's commands, Home
 //                          Assistant discovery — Engine, Service, Wire, Store, CMosquitto, swift-log
@@ -134,8 +134,8 @@ let package = Package(
         // The source protocols the engine samples and the GNSS sources implement (issue 14).
         .target(name: "LodestoneSources", dependencies: ["LodestoneCore"], swiftSettings: strict),
 
-        .systemLibrary(name: "CLodestoneLinux", path: "Sources/CLodestoneLinux", pkgConfig: "libiio",
-                       providers: [.apt(["libi2c-dev", "libiio-dev", "zlib1g-dev"])]),
+        // Headers from libi2c-dev, libiio-dev and zlib1g-dev; libiio is dlopen()ed when first used (iio_loader.c).
+        .target(name: "CLodestoneLinux", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "LodestoneLinux", dependencies: ["LodestoneCore", "CLodestoneLinux"], swiftSettings: strict),
         // The wire: versioned Codable messages (Foundation's JSON only), shared by `run --json`, the daemon and clients.
         .target(name: "LodestoneWire", swiftSettings: strict),
@@ -250,7 +250,8 @@ let package = Package(
 
         // The monitors' and the history's store (issue 16): Debian's SQLite used directly (no GRDB: one C library, a
         // thin wrapper), beside the monitoring core so that the core stays free of I/O and of libsqlite3.
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The header from libsqlite3-dev; libsqlite3 is dlopen()ed when first used (sqlite3_loader.c).
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "LodestoneStore",
                 dependencies: ["CSQLite", "LodestoneMonitoring", "LodestoneLocation", "LodestoneMotion", "LodestoneLinux"],
                 swiftSettings: strict),
@@ -264,7 +265,8 @@ let package = Package(
                     swiftSettings: strict),
     
         // Fleets (issue 20): Debian's libmosquitto, the MQTT client of the Eclipse Mosquitto project, used directly.
-        .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The header from libmosquitto-dev; libmosquitto is dlopen()ed when first used (mosquitto_loader.c).
+        .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "LodestoneFleet",
                 dependencies: ["CMosquitto", "LodestoneEngine", "LodestoneService", "LodestoneWire", "LodestoneStore",
                                "LodestoneScheduler", .product(name: "Logging", package: "swift-log")],

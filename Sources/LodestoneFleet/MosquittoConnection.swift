@@ -40,9 +40,12 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// Makes the client and starts connecting (asynchronously: `.connected` or `.disconnected` follows).
     /// - Parameter will: published by the broker if the connection ends without DISCONNECT (retained, QoS 1).
-    /// - Throws: `FleetError` saying which setting libmosquitto refused.
+    /// - Throws: `FleetError` saying which setting libmosquitto refused, or that libmosquitto cannot be loaded.
     init(configuration c: FleetConfiguration, will: (topic: String, payload: String)) throws(FleetError) {
-        _ = mosquittoLibrary
+        // libmosquitto is loaded on first use: without it, mosquitto_strerror says which package to install.
+        guard mosquittoLibrary == MOSQ_ERR_SUCCESS.rawValue else {
+            throw FleetError(String(cString: mosquitto_strerror(mosquittoLibrary)))
+        }
         let (stream, continuation) = AsyncStream<MQTTEvent>.makeStream()
         events = stream
         let object = EventSink(continuation)

@@ -135,9 +135,14 @@ public final class IIOContext {
     /// Creates a context: `local:` → `iio_create_local_context`, `ip:HOST` → `iio_create_network_context`
     /// (an empty host asks libiio to discover one), anything else → `iio_create_context_from_uri`
     /// (`usb:`, `xml:`, `serial:`).
-    /// - Throws: `IIOError.Kind.contextUnavailable` naming the URI, with errno.
+    /// - Throws: `IIOError.Kind.contextUnavailable` naming the URI, with errno; or, when libiio cannot be loaded,
+    ///   with the Debian package to install.
     public init(uri: String = "local:") throws(IIOError) {
         self.uri = uri
+        // libiio is loaded on first use: without it, say which package to install.
+        if let reason = lodestone_iio_unavailable() {
+            throw IIOError(kind: .contextUnavailable, uri: uri, detail: String(cString: reason))
+        }
         let created: Result<OpaquePointer, Errno>
         if uri == "local:" {
             created = Syscalls.pointer { iio_create_local_context() }

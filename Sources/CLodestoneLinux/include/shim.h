@@ -1,6 +1,7 @@
 #pragma once
 /* The C surface Lodestone needs from Linux: libi2c (<i2c/smbus.h>, Debian's libi2c-dev ships no
- * pkg-config file, hence `link "i2c"`), libiio (<iio.h>, pkg-config libiio), zlib, and the ioctls.
+ * pkg-config file, hence `link "i2c"`), libiio (<iio.h>; loaded when first used, by iio_loader.c), zlib, and the
+ * ioctls.
  * ioctl() is variadic, which Swift cannot call, so each use gets a typed inline wrapper here; so do the
  * zlib macros (deflateInit2). Nothing here retries or reads errno for Swift except lodestone_errno(): the
  * one EINTR loop and the one errno read live in LodestoneLinux/Syscalls.swift. */
@@ -16,6 +17,10 @@
 #include <i2c/smbus.h>
 #include <iio.h>
 #include <zlib.h>
+
+/* NULL when libiio is loaded (loading it on the first call), else why not in one line naming the Debian package, e.g.
+ * "the IIO backend needs libiio0: sudo apt install libiio0 (libiio.so.0: cannot open shared object file: …)". */
+const char *lodestone_iio_unavailable(void);
 
 /* I2C_SLAVE / I2C_SLAVE_FORCE: select the 7-bit target address for subsequent read()/write()/SMBus calls. */
 static inline int lodestone_i2c_set_address(int fd, unsigned int addr, int force) {
