@@ -19,6 +19,10 @@ case "$(uname -m)" in   # the VM tool boots only Debian's amd64 kernel (see kern
   *) echo "SKIP kernel-vm-imu: this host is $(uname -m); the kernel-VM tool boots only Debian's amd64 kernel (x86_64 hosts)"; exit 0;;
 esac
 export PATH=/opt/swift/usr/bin:$PATH
+# lodestone and the test bundle load libiio with dlopen() when they first use it (Sources/CLodestoneLinux/iio_loader.c),
+# so ldd no longer lists it: the VM tool copies it, and what it links, only when named.
+LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 /{print $NF; exit}')
+[ -n "$LIBIIO" ] || { echo "FAIL: libiio.so.0 not found (apt-get install libiio0)"; exit 1; }
 
 echo "kernel-vm-imu: building a static lodestone, the SPI stub module and spi-poke"
 (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone 2>&1 | tail -1)
@@ -42,7 +46,7 @@ gcc -O2 -Wall -o "$PAYLOAD/spi-poke" "$HERE/spi-stub/spi-poke.c"
 cp "$ROOT/.build-static/release/lodestone" "$PAYLOAD/"
 rm -rf "$OUT"; mkdir -p "$OUT"
 set +e
-bash "$VM" --timeout 300 --chips none "$PAYLOAD" "$HERE/kernel-vm-imu-guest.sh" "$OUT" > "$OUT/host.log" 2>&1
+bash "$VM" --timeout 300 --extra-lib "$LIBIIO" --chips none "$PAYLOAD" "$HERE/kernel-vm-imu-guest.sh" "$OUT" > "$OUT/host.log" 2>&1
 RC=$?
 set -e
 if [ $RC -ne 0 ]; then

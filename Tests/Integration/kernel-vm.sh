@@ -22,6 +22,10 @@ case "$(uname -m)" in
   *) echo "SKIP kernel-vm: this host is $(uname -m); the kernel-VM tool boots only Debian's amd64 kernel (x86_64 hosts)"; exit 0;;
 esac
 export PATH=/opt/swift/usr/bin:$PATH
+# lodestone and the test bundle load libiio with dlopen() when they first use it (Sources/CLodestoneLinux/iio_loader.c),
+# so ldd no longer lists it: the VM tool copies it, and what it links, only when named.
+LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 /{print $NF; exit}')
+[ -n "$LIBIIO" ] || { echo "FAIL: libiio.so.0 not found (apt-get install libiio0)"; exit 1; }
 
 echo "kernel-vm: building a static lodestone"
 (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone 2>&1 | tail -1)
@@ -32,7 +36,7 @@ cp "$HERE/kernel-vm-baro-mag-guest.sh" "$PAYLOAD/"
 cp "$HERE/kernel-vm-coexist-guest.sh" "$PAYLOAD/"
 rm -rf "$OUT"; mkdir -p "$OUT"
 set +e
-bash "$VM" --timeout 300 --chips "bmp280@0x76 lis3mdl@0x1c lsm6dsl@0x6a mpu6050@0x68" \
+bash "$VM" --timeout 300 --extra-lib "$LIBIIO" --chips "bmp280@0x76 lis3mdl@0x1c lsm6dsl@0x6a mpu6050@0x68" \
   "$PAYLOAD" "$HERE/kernel-vm-guest.sh" "$OUT" > "$OUT/host.log" 2>&1
 RC=$?
 set -e
@@ -53,7 +57,7 @@ BUNDLE="$ROOT/.build/debug/LodestonePackageTests.xctest"
 rm -rf "$PAYLOAD"/*; cp "$BUNDLE" "$PAYLOAD/"
 OUT2="$OUT/tests"; mkdir -p "$OUT2"
 set +e
-bash "$VM" --timeout 300 --mem 1024 "$PAYLOAD" "$HERE/kernel-vm-tests-guest.sh" "$OUT2" > "$OUT2/host.log" 2>&1
+bash "$VM" --timeout 300 --extra-lib "$LIBIIO" --mem 1024 "$PAYLOAD" "$HERE/kernel-vm-tests-guest.sh" "$OUT2" > "$OUT2/host.log" 2>&1
 RC=$?
 set -e
 grep -E "✔ Suite|✘|Test run with|skipped" "$OUT2/guest.log" | grep -vE "^✔ Test ([A-Za-z0-9_]+\(|\")" || true
