@@ -24,7 +24,7 @@
 #                      `dpkg --purge` at the end
 #   --deb-from-debug-build   what CI runs after `swift build --build-tests`: relink the debug build's lodestone with
 #                      the static Swift runtime (`swift build --static-swift-stdlib --product lodestone`, .build/debug),
-#                      package it (scripts/package --binary, lintian included), then as --deb
+#                      package it (scripts/package --binary --fast: gzip, lintian included), then as --deb
 #   --image-only       build (or find) the cached image and stop
 #
 # Checks (guest.sh prints PASS/FAIL lines): with --deb, `dpkg -i` and what postinst did (the user, the sockets enabled
@@ -151,7 +151,7 @@ deb_from_debug_build() {
   log "relinked in $(( $(date +%s) - t ))s ($(grep -cE '^\[[0-9]+/[0-9]+\] Compiling' "$out.build.log" || true) files compiled); packaging"
   t=$(date +%s)
   mkdir -p "$out"; cp "$ROOT/.build/debug/lodestone" "$out/lodestone"
-  DEB=$(bash "$ROOT/scripts/package" --binary "$out/lodestone" --out "$out" 2>"$out.package.log") \
+  DEB=$(bash "$ROOT/scripts/package" --binary "$out/lodestone" --fast --out "$out" 2>"$out.package.log") \
     || { cat "$out.package.log"; die "scripts/package failed"; }
   grep -E "lintian|bytes" "$out.package.log" | sed 's/^/  /'
   log "packaged in $(( $(date +%s) - t ))s: $(basename "$DEB")"
