@@ -295,9 +295,11 @@ service $(systemctl is-active lodestone.service), sockets $(systemctl is-active 
   PURGE_OUT=$(dpkg --purge lodestone 2>&1); PURGE_RC=$?
   PURGE_MS=$(( $(now_ms) - T ))
   echo "$PURGE_OUT" | sed 's/^/  dpkg: /'
-  LEFT=$(ls -d /etc/lodestone /var/lib/lodestone /etc/systemd/system/lodestone* /etc/systemd/system/*/lodestone* \
-    /var/lib/systemd/deb-systemd-helper-enabled/lodestone* /var/lib/systemd/deb-systemd-helper-enabled/*/lodestone* \
-    /var/lib/systemd/deb-systemd-helper-masked/lodestone* /usr/share/doc/lodestone 2>/dev/null | tr '\n' ' ')
+  # (the package's units only: the image's own lodestone-harness.service stays)
+  LEFT=$(for d in /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked; do
+    ls -d "$d"/lodestone.s* "$d"/lodestone-gpsd.s* "$d"/*/lodestone.s* "$d"/*/lodestone-gpsd.s* 2>/dev/null; done
+    ls -d /etc/lodestone /var/lib/lodestone /usr/share/doc/lodestone 2>/dev/null)
+  LEFT=$(echo "$LEFT" | tr '\n' ' ' | sed 's/ *$//')
   if [ "$PURGE_RC" = 0 ] && [ -z "$(dpkg-query -W -f='${Status}' lodestone 2>/dev/null | grep -v not-installed)" ] \
      && [ -z "$LEFT" ] && id lodestone >/dev/null 2>&1 && getent group lodestone i2c spi iio gpio >/dev/null; then
     pass dpkg-purge "$PURGE_MS ms; /etc/lodestone, /var/lib/lodestone and the units' state gone; kept: $(id lodestone)"
