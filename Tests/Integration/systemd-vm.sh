@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # systemd integration test: `lodestone serve` under a real systemd as PID 1, with the shipped units
-# (packaging/systemd/lodestone.socket and lodestone.service, packaging/sysusers.d/lodestone.conf).
+# (packaging/systemd/lodestone.socket and lodestone.service, packaging/sysusers.d/lodestone.conf); with --deb, the
+# Debian package itself, installed by `dpkg -i`, then removed and purged.
 #
 # The guest is QEMU booting Debian 12's own kernel (linux-image-amd64) with a Debian 12 root file system built from
 # Debian's packages by mmdebstrap (systemd, udev, gpsd-clients for gpspipe, libiio0, libi2c0, libsqlite3-0 for the
-# monitors' store). The image is cached under $LODESTONE_TEST_CACHE (default /var/cache/lodestone-test/systemd-vm/KEY,
+# monitors' store, libmosquitto1 for the fleet link, passwd for useradd). The image is cached under $LODESTONE_TEST_CACHE (default /var/cache/lodestone-test/systemd-vm/KEY,
 # about 700 MB), keyed by the package list and this script's guest-side files; each boot runs on a throwaway snapshot of
-# it. The binary, the units, the board file and the checks (systemd/guest.sh) reach the guest on a read-only 9p share;
+# it. The package (or the binary, the units, the board file and the policy) and the checks (systemd/guest.sh) reach
+# the guest on a read-only 9p share;
 # the results come back on another (OUT_DIR). The guest has no network device: gpspipe talks to the daemon over
 # loopback.
 #
@@ -18,12 +20,21 @@
 #   --daemon auto      (default) real when `lodestone serve --help` works, else the stand-in (says so)
 #   --binary FILE      test this lodestone binary as the real daemon (e.g. a debug build: its shared libraries,
 #                      the Swift runtime among them, are copied as ldd resolves them)
+#   --deb FILE         install this package in the guest with `dpkg -i` and test what it installed; `dpkg -r` and
+#                      `dpkg --purge` at the end
+#   --deb-from-debug-build   what CI runs after `swift build --build-tests`: relink the debug build's lodestone with
+#                      the static Swift runtime (`swift build --static-swift-stdlib --product lodestone`, .build/debug),
+#                      package it (scripts/package --binary --fast: gzip, lintian included), then as --deb
 #   --image-only       build (or find) the cached image and stop
 #
-# Checks (guest.sh prints PASS/FAIL lines): socket activation by gpspipe on 127.0.0.1:2947, [::1]:2947 and the Unix
-# socket; a clean stop on SIGTERM with STOPPING=1; the watchdog restarting a daemon whose engine stalled
-# (LODESTONE_TEST_STALL_ENGINE_AFTER_S); the sandbox (user, groups, MemoryDenyWriteExecute) as systemd applied it.
-# Exit 0 = every check passed. Skips (exit 0 with a SKIP line) only when not root.
+# Checks (guest.sh prints PASS/FAIL lines): with --deb, `dpkg -i` and what postinst did (the user, the sockets enabled
+# and listening, /var/lib/lodestone); socket activation by gpspipe on 127.0.0.1:2947, [::1]:2947 and the Unix socket;
+# a clean stop on SIGTERM with STOPPING=1; the watchdog restarting a daemon whose engine stalled
+# (LODESTONE_TEST_STALL_ENGINE_AFTER_S); the sandbox (user, groups, MemoryDenyWriteExecute) as systemd applied it;
+# the shipped policy (packaging/policy.toml) for two ordinary users, one of them in the group lodestone, and on the
+# gpsd endpoint; a region monitor kept over a stop of the service and both sockets; with --deb, `dpkg -r` (conffiles
+# and state kept) and `dpkg --purge` (gone; the system user kept). Exit 0 = every check passed. Skips (exit 0 with a
+# SKIP line) only when not root.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -31,6 +42,7 @@ GUEST="$HERE/systemd"
 DAEMON=auto
 IMAGE_ONLY=0
 BINARY=""
+DEB=""
 TIMEOUT=420
 OUT=""
 while [ $# -gt 0 ]; do
@@ -39,7 +51,9 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift 2;;
     --image-only) IMAGE_ONLY=1; shift;;
     --binary) BINARY=$2; shift 2;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0;;
+    --deb) DEB=$2; shift 2;;
+    --deb-from-debug-build) DEB=debug-build; shift;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0;;
     *) OUT=$1; shift;;
   esac
 done
@@ -63,8 +77,10 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # ---------------------------------------------------------------- the cached image
-# Debian's packages only. gpsd-clients brings gpspipe; libiio0/libi2c0/zlib1g/libstdc++6 are what lodestone links.
-PACKAGES="systemd,systemd-sysv,udev,kmod,dbus,linux-image-amd64,gpsd-clients,libiio0,libi2c0,libsqlite3-0,zlib1g,libstdc++6,procps"
+# Debian's packages only. gpsd-clients brings gpspipe (and python3); libiio0, libi2c0, libsqlite3-0, libmosquitto1,
+# zlib1g and libstdc++6 are what lodestone links or loads: every library the .deb's Depends may name, so that `dpkg -i`
+# finds its dependencies without a network; passwd has useradd (the unprivileged users of the policy checks).
+PACKAGES="systemd,systemd-sysv,udev,kmod,dbus,linux-image-amd64,gpsd-clients,libiio0,libi2c0,libsqlite3-0,libmosquitto1,zlib1g,libstdc++6,procps,passwd"
 KEY=$( (echo "$PACKAGES"; sed -n '/^build_image()/,/^}/p' "$0"; cat "$GUEST/lodestone-harness" "$GUEST/lodestone-harness.service") \
   | sha256sum | cut -c1-16)
 CACHE=${LODESTONE_TEST_CACHE:-/var/cache/lodestone-test/systemd-vm}
@@ -103,7 +119,7 @@ flock -u 9
 
 # ---------------------------------------------------------------- the daemon
 PAYLOAD=$(mktemp -d /tmp/lodestone-systemd-payload.XXXXXX)
-trap 'rm -rf "$PAYLOAD"' EXIT
+trap 'rm -rf "$PAYLOAD" "$PAYLOAD.deb" "$PAYLOAD.deb-tree" "$PAYLOAD.deb.build.log" "$PAYLOAD.deb.package.log"' EXIT
 mkdir -p "$PAYLOAD/bin" "$PAYLOAD/lib" "$PAYLOAD/units" "$PAYLOAD/sysusers.d"
 build_real() {
   log "building a static-stdlib release lodestone (.build-static)"
@@ -120,8 +136,34 @@ build_standin() {
     "$GUEST/standin/main.swift" $files 2>&1 | grep -v "^$" || true
   [ -x "$PAYLOAD/bin/lodestone" ] || die "the stand-in did not compile"
 }
+# The package from the debug build CI just made: only the link step runs again, with the static Swift runtime instead
+# of /opt/swift's shared libraries; the compiled modules are reused (no file is compiled again). Objects compiled for
+# the shared runtime lack the autolink entries of FoundationEssentials' own static dependencies (a static build's
+# objects name them), so those are named here: without them the link fails with undefined _FoundationCollections and
+# _FoundationCShims symbols. scripts/package then refuses the binary if it still needs anything from /opt/swift. The
+# shared-runtime binary is linked back at the end, as the rest of scripts/test expects it.
+deb_from_debug_build() {
+  local t=$(date +%s) out="$PAYLOAD.deb"
+  local link=(-Xlinker -lFoundationEssentials -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims)
+  log "relinking .build/debug/lodestone with the static Swift runtime (swift build --static-swift-stdlib)"
+  (cd "$ROOT" && swift build --static-swift-stdlib --product lodestone "${link[@]}" >"$out.build.log" 2>&1) \
+    || { grep -v '^\[' "$out.build.log" | tail -30 | cut -c1-300; die "swift build --static-swift-stdlib failed"; }
+  log "relinked in $(( $(date +%s) - t ))s ($(grep -cE '^\[[0-9]+/[0-9]+\] Compiling' "$out.build.log" || true) files compiled); packaging"
+  t=$(date +%s)
+  mkdir -p "$out"; cp "$ROOT/.build/debug/lodestone" "$out/lodestone"
+  DEB=$(bash "$ROOT/scripts/package" --binary "$out/lodestone" --fast --out "$out" 2>"$out.package.log") \
+    || { cat "$out.package.log"; die "scripts/package failed"; }
+  grep -E "lintian|bytes" "$out.package.log" | sed 's/^/  /'
+  log "packaged in $(( $(date +%s) - t ))s: $(basename "$DEB")"
+  t=$(date +%s)
+  (cd "$ROOT" && swift build --product lodestone >"$out.build.log" 2>&1) || { tail -20 "$out.build.log"; die "relinking back failed"; }
+  log "the shared-runtime debug binary linked back in $(( $(date +%s) - t ))s"
+}
+[ "$DEB" = debug-build ] && deb_from_debug_build
 [ -n "$BINARY" ] && DAEMON=binary
+[ -n "$DEB" ] && DAEMON=deb
 case "$DAEMON" in
+  deb) [ -f "$DEB" ] || die "no package $DEB"; cp "$DEB" "$PAYLOAD/lodestone.deb"; KIND=real;;
   binary) [ -x "$BINARY" ] || die "no executable $BINARY"; cp "$BINARY" "$PAYLOAD/bin/lodestone"; KIND=real;;
   real) build_real || die "lodestone has no working 'serve' command"; cp "$REAL" "$PAYLOAD/bin/lodestone"; KIND=real;;
   standin) build_standin; KIND=standin;;
@@ -131,27 +173,36 @@ case "$DAEMON" in
   *) die "bad --daemon $DAEMON";;
 esac
 echo "$KIND" > "$PAYLOAD/kind"
-# The binary's shared libraries as the host resolves them, at the same paths (the guest copies only the missing ones).
-ldd "$PAYLOAD/bin/lodestone" | grep -oE '/[^ ]+' | while read -r lib; do
-  mkdir -p "$PAYLOAD/lib$(dirname "$lib")"; cp -L "$lib" "$PAYLOAD/lib$lib"
-done
-cp "$ROOT"/packaging/systemd/lodestone*.s* "$PAYLOAD/units/"
-cp "$ROOT/packaging/sysusers.d/lodestone.conf" "$PAYLOAD/sysusers.d/"
-cp "$ROOT/boards/simulated.json" "$PAYLOAD/board.json"
+if [ "$DAEMON" = deb ]; then
+  # The units and the binary as packaged, for the host's check below.
+  rm -rf "$PAYLOAD/bin" "$PAYLOAD/lib" "$PAYLOAD/units" "$PAYLOAD/sysusers.d"
+  dpkg-deb -x "$DEB" "$PAYLOAD.deb-tree"
+  UNITS="$PAYLOAD.deb-tree/usr/lib/systemd/system"; HOSTBIN="$PAYLOAD.deb-tree/usr/bin/lodestone"
+else
+  # The binary's shared libraries as the host resolves them, at the same paths (the guest copies only the missing ones).
+  ldd "$PAYLOAD/bin/lodestone" | grep -oE '/[^ ]+' | while read -r lib; do
+    mkdir -p "$PAYLOAD/lib$(dirname "$lib")"; cp -L "$lib" "$PAYLOAD/lib$lib"
+  done
+  cp "$ROOT"/packaging/systemd/lodestone*.s* "$PAYLOAD/units/"
+  cp "$ROOT/packaging/sysusers.d/lodestone.conf" "$PAYLOAD/sysusers.d/"
+  cp "$ROOT/boards/simulated.json" "$PAYLOAD/board.json"
+  cp "$ROOT/packaging/policy.toml" "$PAYLOAD/policy.toml"
+  UNITS="$PAYLOAD/units"; HOSTBIN="$PAYLOAD/bin/lodestone"
+fi
 cp "$GUEST/guest.sh" "$PAYLOAD/"
 
 # The units as the host's systemd-analyze sees them, in a scratch root holding systemd's own units and the binary.
 HOSTCHECK=0
 VROOT="$PAYLOAD.verify"
 mkdir -p "$VROOT/usr/lib/systemd" "$VROOT/usr/bin" "$VROOT/bin" "$VROOT/etc/systemd/system"
-cp -a /usr/lib/systemd/system "$VROOT/usr/lib/systemd/"; cp /bin/kill "$VROOT/bin/"; cp "$PAYLOAD/bin/lodestone" "$VROOT/usr/bin/"
-cp "$PAYLOAD"/units/* "$VROOT/etc/systemd/system/"
+cp -a /usr/lib/systemd/system "$VROOT/usr/lib/systemd/"; cp /bin/kill "$VROOT/bin/"; cp "$HOSTBIN" "$VROOT/usr/bin/"
+cp "$UNITS"/lodestone*.s* "$VROOT/etc/systemd/system/"
 if out=$(systemd-analyze verify --root="$VROOT" lodestone.socket lodestone-gpsd.socket lodestone.service 2>&1); then
   echo "PASS verify-units-host ($(systemd-analyze --version | head -1))"; HOSTCHECK=1
 else
   echo "FAIL verify-units-host: $out"
 fi
-rm -rf "$VROOT"
+rm -rf "$VROOT" "$PAYLOAD.deb-tree"
 
 # ---------------------------------------------------------------- boot
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
