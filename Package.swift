@@ -27,7 +27,9 @@
 //                          trace and calibration files, the JSON wire — everything above
 //   LodestoneSockets       sockets, poll, peer credentials, accounts, systemd's notify/listen protocols — Glibc (and a
 //                          small C target for what Glibc's module hides); no libiio, so clients link it
-//   LodestoneDaemon        `lodestone serve`: server, native and gpsd protocols, authorization — Engine, Sockets, swift-log
+//   LodestoneLog           the daemon's logger: one line a message on standard error, journald's `<N>` priority prefixes
+//                          under systemd, a timestamp otherwise; a value type, no global logging system — Core, Sockets
+//   LodestoneDaemon        `lodestone serve`: server, native and gpsd protocols, authorization — Engine, Sockets, Log
 //   LodestoneCLI           the command line's testable core: one job per command, the live views (not a product)
 //   LodestoneMonitoring    region monitoring (conditions, spatial index, hysteresis), significant change, visits, the
 //                          monitor's location demand — Core, Location, Motion, Scheduler
@@ -40,7 +42,7 @@
 //   CMosquitto             module map for Debian's libmosquitto (<mosquitto.h>), loaded when first used
 //   LodestoneFleet         `lodestone serve --mqtt` (issue 20): the session's wire messages to an MQTT broker through
 //                          libmosquitto, the on-disk outbound queue (LodestoneStore), the fleet's commands, Home
-//                          Assistant discovery — Engine, Service, Wire, Store, CMosquitto, swift-log
+//                          Assistant discovery — Engine, Service, Wire, Store, CMosquitto, Log
 //   lodestone              the command line (swift-argument-parser) — CLI
 import PackageDescription
 
@@ -80,8 +82,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // RealModule only: elementary functions (sin, atan2, exp, …) without importing Foundation or Glibc.
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
-        // The daemon's logging (issue 15): to standard error, with journald priority prefixes under systemd.
-        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         .target(name: "LodestoneCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
@@ -166,6 +166,10 @@ let package = Package(
         // LodestoneLinux; no libiio, so that a client links it without the board's libraries.
         .target(name: "CLodestoneSockets"),
         .target(name: "LodestoneSockets", dependencies: ["CLodestoneSockets"], swiftSettings: strict),
+        // The daemon's and the fleet's logger (issue 15; in house since issue 19: swift-log's current releases need
+        // Swift 6.2, Debian 13 ships 6.0.3).
+        .target(name: "LodestoneLog", dependencies: ["LodestoneCore", "LodestoneSockets"], swiftSettings: strict),
+        .testTarget(name: "LodestoneLogTests", dependencies: ["LodestoneLog", "LodestoneSockets"], swiftSettings: strict),
 
         // The daemon's client (issue 15): a LodestoneService over the Unix socket. Links no board library.
         .target(name: "LodestoneClient", dependencies: ["LodestoneService", "LodestoneSockets", "LodestoneWire", "LodestoneMonitoring"],
@@ -176,7 +180,7 @@ let package = Package(
             name: "LodestoneDaemon",
             dependencies: ["LodestoneCore", "LodestoneEngine", "LodestoneWire", "LodestoneSockets", "LodestoneLocation",
                            "LodestoneScheduler", "LodestoneLinux", "LodestoneService", "LodestoneClient", "LodestoneMonitoring",
-                           "LodestoneStore", "LodestoneFleet", .product(name: "Logging", package: "swift-log")],
+                           "LodestoneStore", "LodestoneFleet", "LodestoneLog"],
             swiftSettings: strict),
 
         // The command line's testable core (issue 14): every job and the live views. Not a product.
@@ -200,8 +204,8 @@ let package = Package(
             name: "lodestone",
             dependencies: ["LodestoneCore", "LodestoneCLI", "LodestoneEngine", "LodestoneWire", "LodestoneLinux", "LodestoneDrivers",
                            "LodestoneMotion", "LodestoneScheduler", "LodestoneFusion", "LodestoneDaemon", "LodestoneClient",
-                           "LodestoneService", "LodestoneFleet", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "Logging", package: "swift-log")],
+                           "LodestoneService", "LodestoneFleet", "LodestoneLog",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
         // The fault soak (issue 18, `scripts/soak`): the engine alone, built in release.
@@ -231,8 +235,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "LodestoneDaemonTests",
                     dependencies: ["LodestoneDaemon", "LodestoneSockets", "LodestoneEngine", "LodestoneWire", "LodestoneLocation",
-                                   "LodestoneScheduler", "LodestoneClient", "LodestoneService", "lodestone",
-                                   .product(name: "Logging", package: "swift-log")],
+                                   "LodestoneScheduler", "LodestoneClient", "LodestoneService", "LodestoneLog", "lodestone"],
                     swiftSettings: strict),
         .testTarget(name: "LodestoneEngineTests",
                     dependencies: ["LodestoneEngine", "LodestoneWire", "LodestoneCLI", "LodestoneEvaluation", "LodestoneFusion",
@@ -269,7 +272,7 @@ let package = Package(
         .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "LodestoneFleet",
                 dependencies: ["CMosquitto", "LodestoneEngine", "LodestoneService", "LodestoneWire", "LodestoneStore",
-                               "LodestoneScheduler", .product(name: "Logging", package: "swift-log")],
+                               "LodestoneScheduler", "LodestoneLog"],
                 swiftSettings: strict),
         // Against Debian's real mosquitto broker, started by the tests on loopback (and `lodestone serve` processes):
         // run on their own by scripts/test, like the daemon's.

@@ -7,7 +7,7 @@ import LodestoneClient
 import LodestoneCore
 import LodestoneEngine
 import LodestoneScheduler
-import Logging
+import LodestoneLog
 import Synchronization
 
 /// `lodestone watch`: subscribes to the kinds asked for through the daemon and prints each update.
@@ -168,12 +168,9 @@ final class Counter: Sendable {
 
 /// The daemon's logging: standard error (journald priority prefixes under systemd).
 public enum DaemonLogging {
-    /// Bootstraps swift-log once (standard error; journald's `<N>` priority prefixes when standard error is the
-    /// journal) and returns the daemon's logger.
+    /// The daemon's logger: label `lodestone`, level info, on standard error in the format detected now (journald's
+    /// `<N>` priority prefixes when standard error is the journal, timestamps otherwise).
     public static func bootstrap() -> Logger {
-        JournalLogHandler.bootstrap()
-        var l = Logger(label: "lodestone")
-        l.logLevel = .info
-        return l
+        Logger(label: "lodestone", format: .detect(), logLevel: .info)
     }
 }

@@ -4,7 +4,7 @@ import LodestoneLinux
 import LodestoneScheduler
 import LodestoneWire
 import LodestoneSockets
-import Logging
+import LodestoneLog
 import Synchronization
 
 /// What `lodestone serve` is told.

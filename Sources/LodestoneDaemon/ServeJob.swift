@@ -4,7 +4,7 @@ import LodestoneFleet
 import LodestoneLinux
 import LodestoneScheduler
 import LodestoneSockets
-import Logging
+import LodestoneLog
 import Synchronization
 
 #if canImport(Glibc)

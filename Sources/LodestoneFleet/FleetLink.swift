@@ -2,7 +2,7 @@ import LodestoneEngine
 import LodestoneScheduler
 import LodestoneService
 import LodestoneWire
-import Logging
+import LodestoneLog
 
 /// `lodestone serve --mqtt`: the session's wire messages, gated by `PublishGate`, go to the fleet's broker through the
 /// `FleetPublisher`; the fleet's commands change what is published and what is demanded. Above the session: it is one

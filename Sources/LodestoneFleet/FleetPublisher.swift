@@ -1,6 +1,6 @@
 import LodestoneStore
 import LodestoneWire
-import Logging
+import LodestoneLog
 
 /// The board's side of the fleet link: every message goes to the on-disk outbound queue first, and leaves it only when
 /// the broker acknowledged it (QoS 1, PUBACK). While connected, up to `maxInflight` queued messages are in flight,

@@ -10,7 +10,7 @@ import LodestoneEngine
 import LodestoneFleet
 import LodestoneLinux
 import LodestoneScheduler
-import Logging
+import LodestoneLog
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,7 +3,7 @@ import LodestoneClient
 import LodestoneDaemon
 import LodestoneEngine
 import LodestoneSockets
-import Logging
+import LodestoneLog
 import Synchronization
 import Testing
 

@@ -7,7 +7,7 @@ import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneService
 import LodestoneSockets
-import Logging
+import LodestoneLog
 import Synchronization
 import Testing
 

@@ -130,12 +130,11 @@ struct SystemdSocketActivationTests {
 
     @Test(
         "Not socket-activated: no variables, or LISTEN_FDS=0",
-        arguments: [
-            [:], ["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "0"],
-            ["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "0", "LISTEN_FDNAMES": ""]
-        ]
-            as [[String: String]])
-    func notActivated(environment: [String: String]) throws {
+        arguments: [[:], ["LISTEN_FDS": "0"], ["LISTEN_FDS": "0", "LISTEN_FDNAMES": ""]] as [[String: String]])
+    func notActivated(variables: [String: String]) throws {
+        // LISTEN_PID added here, not in the arguments: Swift 6.0.3 crashes on string interpolation in @Test(arguments:).
+        var environment = variables
+        if !environment.isEmpty { environment["LISTEN_PID"] = String(getpid()) }
         #expect(try SystemdSocketActivation.listeningSockets(environment: environment, processID: getpid(), firstFD: 640).isEmpty)
     }
 

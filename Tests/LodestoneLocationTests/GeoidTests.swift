@@ -15,10 +15,13 @@ import Testing
             let data = try Data(contentsOf: URL(fileURLWithPath: Self.path))
             let bytes = [UInt8](data)
             #expect(bytes.count == 40 + 4 * 721 * 1440, "\(Self.path) is not the 721 × 1440 EGM96 grid")
-            heightsM = stride(from: 40, to: bytes.count, by: 4).map { i in
-                Float(
-                    bitPattern: UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8
-                        | UInt32(bytes[i + 3]))
+            // Big-endian Float32, one shift a statement: Swift 6.0.3 cannot type-check the one-expression form in time.
+            heightsM = stride(from: 40, to: bytes.count, by: 4).map { (i: Int) -> Float in
+                var word = UInt32(bytes[i]) << 24
+                word |= UInt32(bytes[i + 1]) << 16
+                word |= UInt32(bytes[i + 2]) << 8
+                word |= UInt32(bytes[i + 3])
+                return Float(bitPattern: word)
             }
         }
 

@@ -28,7 +28,9 @@ import Testing
         try store.addCondition(regionA(), to: work)
         #expect(try store.monitors() == [home, work])
         let listed = try store.conditions(of: home)
-        #expect(listed.map(\.region) == [try regionA(), try regionB()])
+        // Hoisted: Swift 6.0.3's #expect cannot take `try` inside its right-hand operand.
+        let regions = [try regionA(), try regionB()]
+        #expect(listed.map(\.region) == regions)
         #expect(listed.allSatisfy { $0.record == MonitorConditionRecord() })
         // A duplicate is refused with a clear error, and loses nothing.
         #expect {

@@ -1,11 +1,10 @@
 import Glibc
-import LodestoneDaemon
+import LodestoneLog
 import LodestoneSockets
-import Logging
 import Synchronization
 import Testing
 
-/// Collects the lines a handler writes.
+/// Collects the lines a logger writes.
 private final class LineSink: Sendable {
     private let lines = Mutex<[String]>([])
     var all: [String] { lines.withLock { $0 } }
@@ -15,14 +14,12 @@ private final class LineSink: Sendable {
 /// 2025-05-20T07:51:13.123Z.
 private let fixedUnixS = 1_747_727_473.123
 
-private func logger(_ sink: LineSink, format: JournalLogHandler.Format, level: Logger.Level = .trace) -> Logger {
-    Logger(label: "lodestone.gpsd") { label in
-        JournalLogHandler(label: label, format: format, logLevel: level, now: { fixedUnixS }, output: sink.append)
-    }
+private func logger(_ sink: LineSink, format: Logger.Format, level: Logger.Level = .trace) -> Logger {
+    Logger(label: "lodestone.gpsd", format: format, logLevel: level, now: { fixedUnixS }, output: sink.append)
 }
 
-@Suite("journald-friendly logging (JournalLogHandler)")
-struct SystemdJournalLogHandlerTests {
+@Suite("journald-friendly logging (Logger)")
+struct LoggerTests {
     @Test(
         "Under journald: the syslog priority prefix and no timestamp",
         arguments: [
@@ -32,7 +29,7 @@ struct SystemdJournalLogHandlerTests {
         let sink = LineSink()
         logger(sink, format: .journal).log(level: level, "client connected", metadata: ["peer": "127.0.0.1:40112"])
         #expect(sink.all == ["<\(priority)>lodestone.gpsd: client connected peer=127.0.0.1:40112\n"])
-        #expect(JournalLogHandler.syslogPriority(level) == priority)
+        #expect(level.syslogPriority == priority)
     }
 
     @Test("On a terminal or a file: an ISO 8601 UTC timestamp and the level word")
@@ -55,10 +52,10 @@ struct SystemdJournalLogHandlerTests {
             (951_782_400.999_9, "2000-02-29T00:00:00.999Z"), (-1.5, "1969-12-31T23:59:58.500Z")
         ])
     func timestamps(unixS: Double, expected: String) {
-        #expect(JournalLogHandler.isoTimestamp(unixS: unixS) == expected)
+        #expect(Logger.isoTimestamp(unixS: unixS) == expected)
     }
 
-    @Test("Metadata: the handler's, then the record's (which wins), sorted by key; awkward values quoted")
+    @Test("Metadata: the logger's, then the message's (which wins), sorted by key; awkward values quoted")
     func metadata() {
         let sink = LineSink()
         var log = logger(sink, format: .journal)
@@ -66,15 +63,15 @@ struct SystemdJournalLogHandlerTests {
         log[metadataKey: "peer"] = "unix"
         log.notice(
             "policy \"reloaded\"\nfrom disk",
-            metadata: ["peer": "uid 1000", "rules": .array(["a", "b"]), "empty": "", "path": "/etc/lodestone/policy.toml"])
+            metadata: ["peer": "uid 1000", "rules": "a,b", "empty": "", "path": "/etc/lodestone/policy.toml"])
         #expect(
             sink.all == [
-                #"<5>lodestone.gpsd: policy "reloaded"\nfrom disk empty="" path=/etc/lodestone/policy.toml peer="uid 1000" rules=[a,b] session=7"#
+                #"<5>lodestone.gpsd: policy "reloaded"\nfrom disk empty="" path=/etc/lodestone/policy.toml peer="uid 1000" rules=a,b session=7"#
                     + "\n"
             ])
     }
 
-    @Test("One record is one line: newlines in values are escaped too")
+    @Test("One message is one line: newlines in values are escaped too")
     func oneLinePerRecord() {
         let sink = LineSink()
         logger(sink, format: .journal).error("bad board file", metadata: ["detail": "line 1\nline 2\ttab"])
@@ -82,27 +79,54 @@ struct SystemdJournalLogHandlerTests {
         #expect(sink.all.allSatisfy { $0.filter { $0 == "\n" }.count == 1 })
     }
 
-    @Test("Records below the handler's level are not written")
+    @Test("Messages below the logger's level are neither written nor built")
     func levelFilter() {
         let sink = LineSink()
-        let log = logger(sink, format: .journal, level: .notice)
-        log.debug("hidden")
-        log.info("hidden")
-        log.notice("shown")
-        #expect(sink.all == ["<5>lodestone.gpsd: shown\n"])
+        var log = logger(sink, format: .journal, level: .notice)
+        let built = LineSink()
+        func message(_ text: String) -> String {
+            built.append(text)
+            return text
+        }
+        log.trace(message("hidden"))
+        log.debug(message("hidden"))
+        log.info(message("hidden"))
+        log.notice(message("shown"))
+        log.critical(message("shown too"))
+        #expect(sink.all == ["<5>lodestone.gpsd: shown\n", "<2>lodestone.gpsd: shown too\n"])
+        #expect(built.all == ["shown", "shown too"])
+        log.logLevel = .trace
+        log.trace("now shown")
+        #expect(sink.all.last == "<7>lodestone.gpsd: now shown\n")
+    }
+
+    @Test("Levels order from trace to critical")
+    func levelOrder() {
+        let ordered: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
+        #expect(Logger.Level.allCases == ordered)
+        for (i, lower) in ordered.enumerated() {
+            for higher in ordered[(i + 1)...] { #expect(lower < higher && !(higher < lower)) }
+        }
+    }
+
+    @Test("The default clock reads the real time")
+    func realtimeClock() {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        #expect(abs(Logger.realtimeClockS() - Double(t.tv_sec)) < 5)
     }
 
     @Test("JOURNAL_STREAM selects the journal format only when it names this process's standard error")
     func detectsJournalStream() throws {
         let stderrIdentity = try #require(SystemdJournalStream.identity(of: 2))
         let matching = "\(stderrIdentity.device):\(stderrIdentity.inode)"
-        #expect(JournalLogHandler.Format.detect(environment: ["JOURNAL_STREAM": matching]) == .journal)
+        #expect(Logger.Format.detect(environment: ["JOURNAL_STREAM": matching]) == .journal)
         #expect(
-            JournalLogHandler.Format.detect(environment: [
+            Logger.Format.detect(environment: [
                 "JOURNAL_STREAM": "\(stderrIdentity.device):\(stderrIdentity.inode + 1)"
             ]) == .console)
-        #expect(JournalLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "garbage"]) == .console)
-        #expect(JournalLogHandler.Format.detect(environment: [:]) == .console)
+        #expect(Logger.Format.detect(environment: ["JOURNAL_STREAM": "garbage"]) == .console)
+        #expect(Logger.Format.detect(environment: [:]) == .console)
     }
 
     @Test(
