@@ -393,10 +393,8 @@ public struct FaultSoak {
             let truthDeg = truth.boardToENU.rollPitchHeadingDeg.headingDeg
             if let trueDeg = h.trueHeadingDeg {
                 r.heading.add(error: abs(Angle.wrap180(trueDeg - truthDeg)), stated: h.headingAccuracyDeg)
-            } else if let b = truth.magneticFieldENUMicroTesla {
-                // No declination yet (no fix): the magnetic heading against the truth's, whose declination is the
-                // azimuth of the horizontal field (east x, north y).
-                let declinationDeg = Angle.degrees(fromRadians: Double.atan2(y: b.x, x: b.y))
+            } else if let declinationDeg = truth.magneticDeclinationDeg {
+                // No declination yet (no fix): the magnetic heading against the truth's.
                 r.heading.add(
                     error: abs(Angle.wrap180(h.magneticHeadingDeg - (truthDeg - declinationDeg))), stated: h.headingAccuracyDeg)
             }

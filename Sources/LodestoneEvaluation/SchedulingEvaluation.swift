@@ -6,7 +6,6 @@ import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneScheduler
 import LodestoneSimulation
-import RealModule
 
 /// The scheduler's evaluation on the simulated board: runs `RunJob` (exactly what `lodestone run` runs, scheduler glue
 /// included) headless and as fast as possible, and scores what it did against the simulation's truth: energy, battery
@@ -399,10 +398,8 @@ public struct SchedulingEvaluation {
                 var error: Double?
                 if let trueHeading = h.trueHeadingDeg {
                     error = abs(Angle.wrap180(trueHeading - truthHeading))
-                } else if let b = truth.magneticFieldENUMicroTesla {
-                    // A magnetic heading alone (no fix yet, so no declination): against the truth's magnetic heading,
-                    // the declination being the azimuth of the truth's horizontal field (east x, north y).
-                    let declinationDeg = Angle.degrees(fromRadians: Double.atan2(y: b.x, x: b.y))
+                } else if let declinationDeg = truth.magneticDeclinationDeg {
+                    // A magnetic heading alone (no fix yet, so no declination): against the truth's magnetic heading.
                     error = abs(Angle.wrap180(h.magneticHeadingDeg - (truthHeading - declinationDeg)))
                     headingMagneticOnly += 1
                 }

@@ -1,4 +1,5 @@
 import LodestoneCore
+import RealModule
 
 /// The true state of the simulated board at one instant: what ideal sensors would read and what a perfect
 /// fusion engine would estimate.
@@ -41,6 +42,11 @@ public struct TruthSample: Sendable, Hashable, Codable {
     public var magneticFieldENUMicroTesla: Vector3?
     /// Earth's magnetic field in board axes, µT (no hard or soft iron; see `MagneticDisturbance`); `nil` as above.
     public var magneticFieldBoardMicroTesla: Vector3?
+    /// Magnetic declination at the board, deg east of true north: the azimuth of the field's horizontal part (what a
+    /// magnetic heading is measured from); `nil` without a field.
+    public var magneticDeclinationDeg: Double? {
+        magneticFieldENUMicroTesla.map { b in Angle.degrees(fromRadians: Double.atan2(y: b.x, x: b.y)) }
+    }
     /// The segment kind in progress (`stationary` during the hold after the last segment).
     public var segment: SegmentKind
     /// The activity label (stairs → walk, lift → stationary).
