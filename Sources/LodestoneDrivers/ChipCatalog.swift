@@ -168,6 +168,20 @@ public enum ChipCatalog {
         }
     }
 
+    /// The initial zero-g offset tolerance of `id`'s accelerometer on its horizontal (X, Y) axes at 25 °C, mg, as its
+    /// data sheet bounds it; `nil` for chips without an accelerometer and for those whose data sheet gives only a
+    /// typical offset. An uncalibrated board's heading accuracy includes the tilt this can cause
+    /// (`OrientationFilter.Parameters.accelerometerOffsetSigmaMps2`).
+    /// - MPU-6000/6050: ±50 mg (PS-MPU-6000A-00 rev. 3.4, §6.2 "Zero-G Initial Calibration Tolerance", X and Y);
+    /// - MPU-6500, MPU-9250: ±60 mg (PS-MPU-6500A-01 rev. 1.1 and PS-MPU-9250A-01 rev. 1.0, §3.2, X and Y).
+    public static func accelerometerZeroGToleranceMg(_ id: ChipID) -> Double? {
+        switch id {
+        case .mpu6050: 50
+        case .mpu6500, .mpu9250: 60
+        default: nil
+        }
+    }
+
     /// The entries whose chip can sit at `address`.
     public static func candidates(at address: UInt8) -> [Entry] {
         entries.filter { $0.addresses.contains(address) }

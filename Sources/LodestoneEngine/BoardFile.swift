@@ -100,9 +100,16 @@ public struct BoardDescription: Sendable, Hashable {
         public var hardIronMicroTesla: Vector3
         /// Soft-iron matrix of the carrier (identity = none).
         public var softIron: Matrix3
+        /// Which physical unit of its chips the board is (`SimulatedBoard.init`'s `unit`): the accelerometer's zero-g
+        /// offset belongs to the unit, so a calibration of the board holds for every run's seed; `nil`: the default
+        /// unit (1).
+        public var unit: UInt64?
 
-        public init(scenario: String, hardIronMicroTesla: Vector3 = .zero, softIron: Matrix3 = .identity) {
+        public init(
+            scenario: String, hardIronMicroTesla: Vector3 = .zero, softIron: Matrix3 = .identity, unit: UInt64? = nil
+        ) {
             self.scenario = scenario; self.hardIronMicroTesla = hardIronMicroTesla; self.softIron = softIron
+            self.unit = unit
         }
     }
 }
@@ -448,7 +455,7 @@ extension BoardDescription.SensorEntry: Decodable {
 extension BoardDescription.SimulationSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: BoardFileKey.self)
-        try c.allowOnly(["scenario", "hardIronMicroTesla", "softIron"])
+        try c.allowOnly(["scenario", "hardIronMicroTesla", "softIron", "unit"])
         let scenario = try c.string("scenario")
         var hard = Vector3.zero
         if try c.value("hardIronMicroTesla") != nil {
@@ -464,7 +471,14 @@ extension BoardDescription.SimulationSettings: Decodable {
             }
             soft = m
         }
-        self.init(scenario: scenario, hardIronMicroTesla: hard, softIron: soft)
+        var unit: UInt64?
+        if let v = try c.value("unit") {
+            guard let n = v.number, n >= 0, n <= 1e15, n == n.rounded() else {
+                throw c.fail("unit", "must be a whole number ≥ 0 (which unit of the chips the board is)")
+            }
+            unit = UInt64(n)
+        }
+        self.init(scenario: scenario, hardIronMicroTesla: hard, softIron: soft, unit: unit)
     }
 }
 

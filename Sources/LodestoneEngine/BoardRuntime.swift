@@ -42,7 +42,9 @@ public struct BoardRuntime {
                 softIron: board.simulation?.softIron ?? .identity)
             do {
                 world = SimulatedWorld(
-                    board: try SimulatedBoard(scenario: sc, placements: placements, disturbance: disturbance, seed: seed))
+                    board: try SimulatedBoard(
+                        scenario: sc, placements: placements, disturbance: disturbance, seed: seed,
+                        unit: board.simulation?.unit ?? SimulatedBoard.defaultUnit))
             } catch { throw JobError(error.description) }
         }
         for s in board.sensors {
@@ -103,6 +105,12 @@ public struct BoardRuntime {
     public var gyroscopeBiasLimitDegS: Double? {
         plannedSensors.lazy.filter { $0.kinds.contains(.gyroscope) }
             .compactMap { ChipID(name: $0.chip).flatMap(ChipCatalog.gyroscopeZeroRateToleranceDegS) }.first
+    }
+
+    /// The board's accelerometer chip, by `ChipID` (the first source that measures acceleration); `nil` without one,
+    /// or when it is not a register chip (an IIO device, a trace).
+    public var accelerometerChip: ChipID? {
+        plannedSensors.lazy.filter { $0.kinds.contains(.accelerometer) }.compactMap { ChipID(name: $0.chip) }.first
     }
 
     /// The receiver a scheduler plans: the first GNSS source whose power can be controlled or modelled

@@ -96,8 +96,24 @@ public struct OrientationFilter: Sendable {
             state.heading.variance + coefficients.headingFloorVarianceRad2
             + parameters.headingDisagreementWeight * state.magnetic.disagreementVarianceRad2
             + state.magnetic.offsetHeadingVarianceRad2 + state.magnetic.suspectedOffsetHeadingVarianceRad2
+            + tiltHeadingVarianceRad2
         return Angle.degrees(fromRadians: variance.squareRoot())
     }
+
+    /// The heading variance an accelerometer offset of `accelerometerOffsetSigmaMps2` causes, rad²: the tilt about
+    /// the horizontal axis along the field (σ/g rad) turns the field's vertical part into the horizontal, so the
+    /// heading is off by that tilt times tan(dip). The dip is the reference field's, capped at 80° (tan 5.7) near
+    /// the magnetic poles, where a compass is worth little anyway.
+    var tiltHeadingVarianceRad2: Double {
+        let sigma = parameters.accelerometerOffsetSigmaMps2
+        guard sigma > 0 else { return 0 }
+        let tiltRad = sigma / PhysicalConstants.standardGravityMps2
+        let slope = Double.tan(min(abs(state.magnetic.referenceDipRad), Self.tiltHeadingDipCapRad))
+        return tiltRad * tiltRad * slope * slope
+    }
+
+    /// The dip beyond which `tiltHeadingVarianceRad2` grows no more: 80°.
+    static let tiltHeadingDipCapRad = 80 * Double.pi / 180
 
     /// The reported heading accuracy, degrees: `headingSigmaDeg` times the coverage factor (so that the true
     /// error is inside it ~90 % of the time); `nil` when the heading is not absolute.
@@ -147,14 +163,18 @@ public struct OrientationFilter: Sendable {
     /// Feeds one instant: any of the three sensors (board frame, SI), taken at `timeS` (s, on one clock,
     /// non-decreasing). Gyroscope first, then accelerometer, then magnetometer, as they act in that order.
     /// Pass `nil` for a sensor not sampled at this instant. Non-finite values are ignored (and reported).
+    /// `carrierAccelerationMps2`: the carrier's own acceleration, in the filter's East-North-Up (magnetic north once
+    /// the heading is absolute), m/s², known from elsewhere (a vehicle's fused velocity); see `updateAccelerometer`.
     @discardableResult
     public mutating func update(
         timeS: Double, gyroscopeRadS: Vector3?, accelerometerMps2: Vector3?,
-        magnetometerMicroTesla: Vector3? = nil
+        magnetometerMicroTesla: Vector3? = nil, carrierAccelerationMps2: Vector3 = .zero
     ) -> Update {
         var changes: Update = []
         if let g = gyroscopeRadS { changes.formUnion(updateGyroscope(g, timeS: timeS)) }
-        if let a = accelerometerMps2 { changes.formUnion(updateAccelerometer(a, timeS: timeS)) }
+        if let a = accelerometerMps2 {
+            changes.formUnion(updateAccelerometer(a, timeS: timeS, carrierAccelerationMps2: carrierAccelerationMps2))
+        }
         if let m = magnetometerMicroTesla { changes.formUnion(updateMagnetometer(m, timeS: timeS)) }
         return changes
     }
@@ -226,7 +246,12 @@ public struct OrientationFilter: Sendable {
     }
 
     /// The accelerometer step: rest detection (acceleration part), inclination correction, bias estimation.
-    public mutating func updateAccelerometer(_ accelerationMps2: Vector3, timeS: Double) -> Update {
+    /// `carrierAccelerationMps2` (the filter's ENU, m/s²; zero when unknown) is subtracted from the specific force
+    /// before it levels the board, so that only gravity remains (a car braking at 3 m/s² would otherwise lean the
+    /// estimate 17° while it lasts, less the low-pass); rest detection sees the specific force as measured.
+    public mutating func updateAccelerometer(
+        _ accelerationMps2: Vector3, timeS: Double, carrierAccelerationMps2: Vector3 = .zero
+    ) -> Update {
         guard accelerationMps2.isFinite, timeS.isFinite, accelerationMps2 != .zero else { return .rejectedInput }
         var changes: Update = [.orientation]
         let dt = Self.interval(from: state.lastAccelerometerTimeS, to: timeS)
@@ -257,8 +282,16 @@ public struct OrientationFilter: Sendable {
         // Inclination: low-pass the specific force in the almost-inertial frame, then turn it to vertical.
         // The specific force was sensed `accelerometerDelayS` before the gyroscope's latest sample: rotate it
         // with the orientation of that instant (extrapolated back with the current rate).
-        let inertial = Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.accelerometerDelayS)
+        var inertial = Self.delayed(state.qGyroscope, rateRadS: state.lastRateRadS, delayS: parameters.accelerometerDelayS)
             .rotating(accelerationMps2)
+        // What is left of the specific force once the carrier's own acceleration (given in the filter's ENU) is taken
+        // out is gravity alone: ENU → the almost-inertial frame is the inverse of the heading and inclination
+        // rotations. Only with an absolute heading: the 6D frame's horizontal axes are not East and North.
+        if carrierAccelerationMps2 != .zero && state.hasHeading && state.hasInclination {
+            let half = state.headingOffsetRad / 2
+            let heading = Quaternion(w: Double.cos(half), x: 0, y: 0, z: Double.sin(half))
+            inertial -= (heading * state.qInclination).conjugate.rotating(carrierAccelerationMps2)
+        }
         let filtered = state.accelerationLowPass.step(
             inertial, coefficients: coefficients.accelerometerLowPass,
             timeConstantS: parameters.accelerometerTimeConstantS,

@@ -173,6 +173,13 @@ extension OrientationFilter {
         public var headingDisagreementWeight: Double = 0.3
         /// Time constant of that low-pass, s, > 0. Default 30.
         public var headingDisagreementTimeConstantS: Double = 30
+        /// 1σ of the accelerometer's zero-g offset left in its readings, per board axis, m/s², ≥ 0: after a
+        /// calibration, what the calibration leaves (its residual, the chip's drift since); without one, the chip's
+        /// initial tolerance. The filter levels the board on gravity, so such an offset tilts the estimated
+        /// horizontal by offset/g, and the magnetometer's heading by that tilt times the tangent of the field's dip
+        /// (8° of heading from 4° of tilt where the dip is 63°); the reported heading accuracy includes it. Default
+        /// 0: not known (a trace replay), no such term. A session sets it from the board's calibration and chip.
+        public var accelerometerOffsetSigmaMps2: Double = 0
         /// Multiplier from the heading standard deviation to the reported accuracy, > 0. Default 1.645 (a 90 %
         /// two-sided bound for a normal error).
         public var headingAccuracyCoverageFactor: Double = 1.645

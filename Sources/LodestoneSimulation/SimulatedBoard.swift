@@ -81,6 +81,12 @@ public final class SimulatedBoard {
         }
     }
 
+    /// The zero-g offset of sensor `id`'s accelerometer now, board axes, m/s² (the unit's own, this run's power-on
+    /// change, the random walk since): what a calibration of the accelerometer estimates. `nil` for an unknown id.
+    public func accelerometerOffsetMps2(sensor id: String) -> Vector3? {
+        instruments.first { $0.placement.id == id }.map { $0.errors.accelBiasMps2 }
+    }
+
     /// Forces `override`'s physical inputs on the chip placed as `id` from the next `advance` on (`nil`: the
     /// scenario's again). Returns false when no placement has that id.
     @discardableResult
@@ -154,10 +160,19 @@ public final class SimulatedBoard {
     /// (a FIFO filling, a wake-on-motion comparing samples) see the motion between two reads of a slower plan.
     private let substepS: Double
 
+    /// The unit a board is when its description names none: 1 (the unit `calibration/simulated.json` was fitted to).
+    public static let defaultUnit: UInt64 = 1
+
     /// Builds the board. Throws for an unknown chip, a duplicate address or an unknown scenario.
+    ///
+    /// `seed` is the run: the trajectory, the receiver, the noise, the gyroscope's turn-on bias and the barometer's
+    /// offset. `unit` is which physical unit of the chips the board carries: each accelerometer's zero-g offset is the
+    /// unit's own (drawn from `unit`), changed on each run only by the chip's power-on repeatability
+    /// (`AccelerometerNoise.turnOnRepeatabilitySigmaMps2`), as a real part's offset is — so that a calibration of the
+    /// board (which removes that offset) holds on every run, whatever its seed.
     public init(
         scenario: Scenario, placements: [Placement], disturbance: MagneticDisturbance = .none,
-        noise: SensorNoise = .consumerMEMS, seed: UInt64
+        noise: SensorNoise = .consumerMEMS, seed: UInt64, unit: UInt64 = SimulatedBoard.defaultUnit
     ) throws(SimulationError) {
         self.scenario = scenario
         self.noise = noise
@@ -165,6 +180,10 @@ public final class SimulatedBoard {
         let bus = SimulatedBus(name: "sim", isLogging: false)
         self.bus = bus
         var random = SeededGenerator(seed: seed ^ 0x5349_4D42)
+        // The parts as made (the same stream a run of seed `unit` used to draw its offsets from), and the run's
+        // power-on changes to them: streams of their own, so that the run's noise is what it was.
+        var unitRandom = SeededGenerator(seed: unit ^ 0x5349_4D42)
+        var powerOnRandom = SeededGenerator(seed: seed ^ 0x5045_4F4E)
         var instruments: [Instrument] = []
         var used: Set<UInt8> = []
         for p in placements {
@@ -245,7 +264,14 @@ public final class SimulatedBoard {
                         + Self.supportedChips.joined(separator: ", "))
             }
             var e = ErrorState()
-            e.accelBiasMps2 = Self.gaussianVector(&random) * noise.accelerometer.turnOnBiasSigmaMps2
+            _ = Self.gaussianVector(&random) // the run's stream keeps its old order
+            e.accelBiasMps2 =
+                Self.gaussianVector(&unitRandom) * noise.accelerometer.turnOnBiasSigmaMps2
+                + Self.gaussianVector(&powerOnRandom) * noise.accelerometer.turnOnRepeatabilitySigmaMps2
+            // Unit N's offsets are those a run of seed N drew before boards had units (calibration/simulated.json
+            // was fitted to seed 1's): the unit's stream skips what the run's draws next (gyroscope, magnetometer,
+            // barometer: 7 numbers).
+            for _ in 0..<7 { _ = unitRandom.gaussian() }
             e.gyroBiasRadS = Self.gaussianVector(&random) * noise.gyroscope.turnOnBiasSigmaRadS
             e.magOffsetMicroTesla = Self.gaussianVector(&random) * noise.magnetometer.turnOnOffsetSigmaMicroTesla
             e.pressureOffsetPa = random.gaussian() * noise.barometer.turnOnOffsetSigmaPa

@@ -32,11 +32,13 @@ import LodestoneSimulation
         #expect(bySensor["imu"]?.count == 301)
         #expect(bySensor["mag"]?.count == 121)
         #expect(bySensor["baro"]?.count == 76)
-        // The scenario starts at rest: gravity magnitude, a geomagnetic field magnitude, a pressure near 455 m.
+        // The scenario starts at rest: gravity magnitude, a geomagnetic field magnitude, a pressure near 455 m. The
+        // samples are the chips' own readings: the MPU-9250's zero-g offset is up to ±60 mg (X, Y) and ±80 mg (Z), so
+        // |a| may be off by up to 117 mg (the board's unit: 0.73 m/s²).
         for s in bySensor["imu"] ?? [] {
             let a = [s["acc_x_mps2"], s["acc_y_mps2"], s["acc_z_mps2"]].compactMap { $0 as? Double }
             #expect(a.count == 3)
-            #expect(abs((a.map { $0 * $0 }.reduce(0, +)).squareRoot() - 9.81) < 0.5)
+            #expect(abs((a.map { $0 * $0 }.reduce(0, +)).squareRoot() - 9.81) < 1.2)
         }
         for s in bySensor["mag"] ?? [] {
             let m = [s["mag_x_ut"], s["mag_y_ut"], s["mag_z_ut"]].compactMap { $0 as? Double }

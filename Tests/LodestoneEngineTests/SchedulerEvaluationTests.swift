@@ -65,6 +65,26 @@ import LodestoneScheduler
         #expect(byActivity.values.map(\.p95Deg).max()! >= overall)
     }
 
+    /// The heading on runs other than the one the board's calibration came from (issue 17: the day scenario's seed 7
+    /// had p50 6.7°, p95 9.3°). The simulator drew the accelerometer's zero-g offset anew for every seed, so the
+    /// calibration fitted only seed 1's and left 4° of tilt, 8–14° of heading, on the others; the offset now
+    /// belongs to the board's unit. With each seed's own unit (the old behaviour) these runs gave p95 9.5° (seed 7)
+    /// and 14.4° (seed 11), inside the stated accuracy 28 % and 22 % of the time.
+    @Test(arguments: [7, 11] as [UInt64])
+    func theBoardsCalibrationHoldsOnOtherSeeds(seed: UInt64) throws {
+        let board = try #require(Self.board)
+        let configuration = SchedulingConfiguration(
+            policy: "always-on", demands: Self.demands,
+            battery: .simulated(capacityMilliAmpHour: 3000, levelFraction: 1), boardBaselineMilliWatt: 0)
+        let summary = try SchedulingEvaluation.run(
+            board: board, scenario: "stop-and-go", seed: seed, configuration: configuration,
+            demandName: "foreground-best")
+        let p95 = try #require(summary.headingErrorP95Deg)
+        #expect(p95 < 3, "seed \(seed): heading error p95 \(p95)°")
+        let within = try #require(summary.headingWithinStatedShare)
+        #expect(within >= 0.9, "seed \(seed): \(within) of the headings within their stated accuracy")
+    }
+
     @Test func summaryEncodesWithoutNaN() throws {
         let s = try Self.evaluate("duty-cycle")
         let data = try JSONEncoder().encode(s)

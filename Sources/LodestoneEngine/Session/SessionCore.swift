@@ -116,6 +116,14 @@ public struct SessionCore: SubscriptionSource {
         {
             fusionConfiguration.orientation.parameters.biasLimitDegS = limit
         }
+        // The heading accuracy includes the tilt an accelerometer offset causes (the filter levels the board on
+        // gravity): what the board's calibration leaves, or the chip's tolerance without one, unless the
+        // configuration set it itself. A trace replay has no chip: no such term.
+        if fusionConfiguration.orientation.parameters.accelerometerOffsetSigmaMps2 == 0, let chip = runtime.accelerometerChip {
+            let calibration = fusionConfiguration.calibration.document?.sensors.lazy.compactMap(\.accelerometer).first
+            fusionConfiguration.orientation.parameters.accelerometerOffsetSigmaMps2 =
+                AccelerometerOffsetUncertainty.sigmaMps2(chip: chip, calibration: calibration)
+        }
         engine = Engine(sources: runtime.sources, plausibility: c.plausibility)
         var scheduling: ScheduledSampling?
         var delivery: LocationDelivery?

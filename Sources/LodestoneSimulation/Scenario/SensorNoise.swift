@@ -4,14 +4,21 @@ import LodestoneCore
 public struct AccelerometerNoise: Sendable, Hashable, Codable {
     /// White noise density, m/s²/√Hz (rms noise = density·√bandwidth).
     public var noiseDensityMps2PerRootHz: Double
-    /// 1σ of the bias fixed at power-on, m/s².
+    /// 1σ of the zero-g offset from one unit of the chip to the next, m/s²: fixed for a unit (the simulated board's
+    /// `unit`), so that a calibration fitted to one unit holds on every later run of it.
     public var turnOnBiasSigmaMps2: Double
+    /// 1σ of the change of a unit's offset from one power-on to the next (and with temperature), m/s².
+    public var turnOnRepeatabilitySigmaMps2: Double
     /// Bias random walk, m/s² per √s (1σ growth of the bias after one second).
     public var biasRandomWalkMps2PerRootS: Double
 
     /// Noise figures; see each property for units.
-    public init(noiseDensityMps2PerRootHz: Double, turnOnBiasSigmaMps2: Double, biasRandomWalkMps2PerRootS: Double) {
+    public init(
+        noiseDensityMps2PerRootHz: Double, turnOnBiasSigmaMps2: Double, turnOnRepeatabilitySigmaMps2: Double = 0,
+        biasRandomWalkMps2PerRootS: Double
+    ) {
         self.noiseDensityMps2PerRootHz = noiseDensityMps2PerRootHz; self.turnOnBiasSigmaMps2 = turnOnBiasSigmaMps2
+        self.turnOnRepeatabilitySigmaMps2 = turnOnRepeatabilitySigmaMps2
         self.biasRandomWalkMps2PerRootS = biasRandomWalkMps2PerRootS
     }
 }
@@ -98,7 +105,9 @@ public struct SensorNoise: Sendable, Hashable, Codable {
     ///
     /// - Accelerometer, gyroscope: InvenSense MPU-9250 product specification (PS-MPU-9250A-01 rev 1.1),
     ///   accelerometer noise power spectral density 300 µg/√Hz (2.94e-3 m/s²/√Hz), zero-g initial tolerance
-    ///   ±60 mg X/Y (σ taken as 20 mg); gyroscope rate noise spectral density 0.01 °/s/√Hz (1.75e-4 rad/s/√Hz),
+    ///   ±60 mg X/Y (σ taken as 20 mg: the spread between units; one unit keeps its offset), and 2 mg (σ) from one
+    ///   power-on to the next, an assumption (the data sheet gives only ±1.5 mg/°C X/Y over temperature, so a few
+    ///   degrees' difference between a calibration and a run); gyroscope rate noise spectral density 0.01 °/s/√Hz (1.75e-4 rad/s/√Hz),
     ///   initial zero-rate-output tolerance ±5 °/s (σ taken as 1 °/s). The datasheet gives no bias random walk;
     ///   1e-4 m/s²/√s and 2e-5 rad/s/√s (≈ 0.07 °/s drift per hour) are order-of-magnitude values from Allan-
     ///   variance studies of consumer MEMS IMUs.
@@ -111,6 +120,7 @@ public struct SensorNoise: Sendable, Hashable, Codable {
         accelerometer: AccelerometerNoise(
             noiseDensityMps2PerRootHz: 300e-6 * PhysicalConstants.standardGravityMps2,
             turnOnBiasSigmaMps2: 0.020 * PhysicalConstants.standardGravityMps2,
+            turnOnRepeatabilitySigmaMps2: 0.002 * PhysicalConstants.standardGravityMps2,
             biasRandomWalkMps2PerRootS: 1e-4),
         gyroscope: GyroscopeNoise(
             noiseDensityRadSPerRootHz: Angle.radians(fromDegrees: 0.01),
