@@ -31,13 +31,18 @@ public struct LocationTrial {
         public var filter: NavigationFilter.Parameters
         /// The receiver under-reports its accuracy by this factor (1 = honest; 3 = claims a third of its error).
         public var receiverOptimism: Double
+        /// The orientation stage takes a vehicle's acceleration out of its levelling
+        /// (`OrientationStage.Configuration.removesCarrierAcceleration`; the product's default, true).
+        public var removesCarrierAcceleration: Bool
 
         public init(
             scenario: String, seed: UInt64, orientation: OrientationSource, durationS: Double? = nil,
-            filter: NavigationFilter.Parameters = .default, receiverOptimism: Double = 1
+            filter: NavigationFilter.Parameters = .default, receiverOptimism: Double = 1,
+            removesCarrierAcceleration: Bool = true
         ) {
             self.scenario = scenario; self.seed = seed; self.orientation = orientation; self.durationS = durationS
             self.filter = filter; self.receiverOptimism = receiverOptimism
+            self.removesCarrierAcceleration = removesCarrierAcceleration
         }
     }
 
@@ -94,7 +99,9 @@ public struct LocationTrial {
     public init(options: Options) { self.options = options }
 
     /// The simulated board of `boards/simulated.json` (MPU-9250 at 100 Hz, LIS3MDL at 40 Hz, BMP280 at 25 Hz).
-    public static func simulatedBoard(scenario: String) -> BoardDescription {
+    /// `unit`: which unit of the chips (their accelerometer offsets); the trials use their seed, so that each is
+    /// another uncalibrated board, as a fleet of them would be.
+    public static func simulatedBoard(scenario: String, unit: UInt64? = nil) -> BoardDescription {
         BoardDescription(
             name: "Simulated board",
             sensors: [
@@ -103,7 +110,7 @@ public struct LocationTrial {
                     id: "mag", chip: "lis3mdl", bus: .simulated, address: 0x1C,
                     mount: Matrix3(rows: Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)), rateHz: 40),
                 .init(id: "baro", chip: "bmp280", bus: .simulated, address: 0x76, rateHz: 25)
-            ], simulation: .init(scenario: scenario))
+            ], simulation: .init(scenario: scenario, unit: unit))
     }
 
     /// Runs the trial. Throws when the scenario is unknown.
@@ -118,13 +125,14 @@ public struct LocationTrial {
         do {
             core = try SessionCore(
                 configuration: SessionConfiguration(
-                    board: Self.simulatedBoard(scenario: scenario.name),
+                    board: Self.simulatedBoard(scenario: scenario.name, unit: options.seed),
                     scenario: scenario.name, seed: options.seed, durationS: duration,
                     speed: 0, scheduling: nil))
         } catch { throw JobError(error.description) }
         guard let world = core.runtime.world else { throw JobError("the simulated board has no world") }
         var configuration = FusionConfiguration()
         configuration.location.filter = options.filter
+        configuration.orientation.removesCarrierAcceleration = options.removesCarrierAcceleration
         var pipeline = FusionPipeline(configuration: configuration)
         var stage = LocationStage(configuration: configuration)
         var context = FusionContext()

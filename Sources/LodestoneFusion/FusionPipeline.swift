@@ -45,6 +45,11 @@ public struct FusionContext: Sendable {
     public var altitudeM: Double?
     public var altitudeAccuracyM: Double?
     public var verticalSpeedMps: Double?
+    /// The carrier's own horizontal acceleration, East-North-Up (true north), m/s², from the location stage's fused
+    /// velocity while it dead-reckons a vehicle (GNSS and the vehicle frame); `nil` otherwise. The orientation stage
+    /// removes it from the specific force before levelling on gravity, so that a car's turns and braking do not
+    /// tilt the orientation (it reads the value the location stage left at the previous sample).
+    public var carrierAccelerationENUMps2: Vector3?
 
     public init() {}
 }

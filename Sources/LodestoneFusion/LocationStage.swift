@@ -33,6 +33,12 @@ public struct LocationStage: FusionStage {
     public private(set) var fixesSeen = 0
     let showsColumns: Bool
     var lastRestUpdateS = -Double.infinity
+    /// The carrier's acceleration from the filter's dead reckoning, ENU, m/s², low-passed over
+    /// `carrierAccelerationTimeConstantS` (`FusionContext.carrierAccelerationENUMps2`).
+    var carrierAccelerationENUMps2 = Vector3.zero
+    /// The smoothing of the carrier's acceleration, s: 0.1 (the samples' granularity; the dead reckoning's along-track
+    /// acceleration is smoothed over 0.5 s already, and the orientation low-passes what it levels on).
+    static let carrierAccelerationTimeConstantS = 0.1
 
     /// The stage with the configuration's filter parameters.
     public init(configuration: FusionConfiguration) {
@@ -45,12 +51,16 @@ public struct LocationStage: FusionStage {
 
     public mutating func process(_ sample: FusionSample, context: inout FusionContext) {
         let t = sample.timeS
+        let (startTimeS, startEast, startNorth) = (filter.state.timeS, filter.state.east[1], filter.state.north[1])
         filter.advance(toTimeS: t)
         if let f = sample.reading.accelerationMps2 {
             filter.updateInertial(
                 timeS: t, specificForceBoardMps2: f, boardToENU: context.boardToENU,
                 angularVelocityBoardRadS: sample.reading.angularVelocityRadS, atRest: context.atRest == true)
         }
+        updateCarrierAcceleration(
+            timeS: t, sinceS: startTimeS, velocityChange: (filter.state.east[1] - startEast, filter.state.north[1] - startNorth),
+            context: &context)
         if let p = sample.reading.pressurePa { filter.updateBarometer(timeS: t, pressurePa: p) }
         if context.atRest == true && t - lastRestUpdateS >= 0.1 {
             filter.updateAtRest(timeS: t)
@@ -67,6 +77,26 @@ public struct LocationStage: FusionStage {
             context.longitudeDeg = l.coordinate.longitudeDeg
             if let h = l.ellipsoidalAltitudeM { context.heightAboveEllipsoidM = h }
         }
+    }
+
+    /// The carrier's acceleration while the filter dead-reckons a vehicle in its own frame (`usesVehicleMount`: the
+    /// along-track acceleration from the board's axes in the car, the turns from the gyroscope about the car's up, so
+    /// nothing of the orientation's tilt comes back through it): the velocity's change by this sample's prediction and
+    /// inertial step (not by a fix's correction), per second, low-passed. `nil` in the context otherwise.
+    mutating func updateCarrierAcceleration(
+        timeS: Double, sinceS: Double, velocityChange dv: (east: Double, north: Double), context: inout FusionContext
+    ) {
+        let s = filter.state
+        guard s.isVehicleMode && s.usesVehicleMount && s.isInitialized else {
+            carrierAccelerationENUMps2 = .zero
+            context.carrierAccelerationENUMps2 = nil
+            return
+        }
+        // a ← a + (Δv − a·Δt)/τ: a first-order low-pass of Δv/Δt that also takes a turn applied at the same instant.
+        let dt = max(0, timeS - sinceS)
+        let gain = 1 / max(Self.carrierAccelerationTimeConstantS, dt)
+        carrierAccelerationENUMps2 += (Vector3(dv.east, dv.north, 0) - carrierAccelerationENUMps2 * dt) * gain
+        context.carrierAccelerationENUMps2 = carrierAccelerationENUMps2
     }
 
     /// The latest location's cells (empty before the first fix).

@@ -27,6 +27,10 @@ public struct OrientationStage: FusionStage {
         /// Core Location's heading filter for the live view: the smallest change of heading shown, degrees;
         /// `nil` shows every change.
         public var headingFilterDeg: Double?
+        /// Takes the carrier's own acceleration (`FusionContext.carrierAccelerationENUMps2`, a vehicle's fused
+        /// velocity) out of the accelerometer before levelling. Default true; false levels on the specific force as
+        /// measured (what the location harness's comparison rows run).
+        public var removesCarrierAcceleration = true
 
         /// The defaults: 9D, the model's declination, no heading filter.
         public init() {}
@@ -56,6 +60,7 @@ public struct OrientationStage: FusionStage {
     public private(set) var headingFilter: HeadingFilter
     private var declination: MagneticDeclination
     private let usesMagnetometer: Bool
+    private let usesCarrierAcceleration: Bool
     /// Position and date from the last receiver fix this stage saw, used when the context has none.
     private var fixLatitudeDeg: Double?
     private var fixLongitudeDeg: Double?
@@ -67,6 +72,7 @@ public struct OrientationStage: FusionStage {
         let c = configuration.orientation
         filter = OrientationFilter(parameters: c.parameters)
         usesMagnetometer = c.mode == .nineD
+        usesCarrierAcceleration = c.removesCarrierAcceleration
         declination = MagneticDeclination(overrideDeg: c.declinationOverrideDeg)
         headingFilter = HeadingFilter(minimumChangeDeg: c.headingFilterDeg)
     }
@@ -87,9 +93,17 @@ public struct OrientationStage: FusionStage {
         let r = sample.reading
         let field = usesMagnetometer ? r.magneticFieldMicroTesla : nil
         if r.angularVelocityRadS != nil || r.accelerationMps2 != nil || field != nil {
+            // The vehicle's acceleration (true ENU) turned into the filter's magnetic ENU: azimuths less the
+            // declination, a turn of +declination about up.
+            var carrier = Vector3.zero
+            if let c = context.carrierAccelerationENUMps2, usesCarrierAcceleration {
+                let d = Angle.radians(fromDegrees: heading?.declinationDeg ?? 0)
+                let (sinD, cosD) = (Double.sin(d), Double.cos(d))
+                carrier = Vector3(cosD * c.x - sinD * c.y, sinD * c.x + cosD * c.y, c.z)
+            }
             filter.update(
                 timeS: sample.timeS, gyroscopeRadS: r.angularVelocityRadS, accelerometerMps2: r.accelerationMps2,
-                magnetometerMicroTesla: field)
+                magnetometerMicroTesla: field, carrierAccelerationMps2: carrier)
         }
         if let fix = sample.fix {
             if fix.hasPosition {

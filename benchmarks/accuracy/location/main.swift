@@ -37,6 +37,7 @@ var seeds: ClosedRange<UInt64> = 101...120
 var outputPath: String?
 var filter = NavigationFilter.Parameters.default
 var optimism = 1.0
+var removesCarrierAcceleration = true
 var scenarios = ["drive", "urban-drive", "mixed-day"]
 var rowKeys = rows.map(\.key)
 var arguments = CommandLine.arguments.dropFirst()
@@ -52,6 +53,7 @@ while let a = arguments.popFirst() {
         seeds = parts[0]...parts[1]
     case "--output": outputPath = arguments.popFirst()
     case "--optimism": optimism = number(a)
+    case "--no-carrier-acceleration": removesCarrierAcceleration = false
     case "--mount-sigma": filter.mountedAccelerationErrorSigmaMps2 = number(a)
     case "--mount-tau": filter.mountedAccelerationErrorCorrelationS = number(a)
     case "--mount-psd": filter.mountedAccelerationPSD = number(a)
@@ -73,7 +75,7 @@ while let a = arguments.popFirst() {
         let epochs = try LocationTrial(
             options: .init(
                 scenario: parts[0], seed: seed, orientation: row.source, filter: p,
-                receiverOptimism: optimism)
+                receiverOptimism: optimism, removesCarrierAcceleration: removesCarrierAcceleration)
         ).run()
         print(
             "t_s,fix,multipath,outage,receiver_error_m,receiver_accuracy_m,fused_error_m,fused_accuracy_m,vertical_error_m,"
@@ -119,7 +121,7 @@ for scenario in scenarios {
                     try LocationTrial(
                         options: .init(
                             scenario: scenario, seed: seed, orientation: row.source, filter: p,
-                            receiverOptimism: optimism)
+                            receiverOptimism: optimism, removesCarrierAcceleration: removesCarrierAcceleration)
                     ).run())
             } catch {
                 fail("\(scenario) seed \(seed): \(error.message)")
