@@ -8,7 +8,20 @@ import LodestoneCLI
 import LodestoneEngine
 import LodestoneLinux
 
+/// The program's entry point. `lodestone --version` is answered here, before ArgumentParser builds the command tree
+/// and before anything runs on the concurrency runtime's threads (issue 19: its peak RSS); its output and exit status
+/// are ArgumentParser's (the version on standard output, a line, status 0). Everything else is ArgumentParser's main.
 @main
+enum LodestoneMain {
+    static func main() async {
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(Lodestone.version)
+            exitProcess(0)
+        }
+        await LodestoneCommand.main()
+    }
+}
+
 struct LodestoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lodestone",
