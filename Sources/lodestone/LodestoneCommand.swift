@@ -8,7 +8,34 @@ import LodestoneCLI
 import LodestoneEngine
 import LodestoneLinux
 
+/// The program's entry point (issue 19: the peak RSS of short commands). `lodestone --version` is answered here,
+/// before ArgumentParser builds the command tree, with ArgumentParser's output and status (the version on standard
+/// output, status 0). Everything else is ArgumentParser's `AsyncParsableCommand.main()` without its first hop to the
+/// concurrency runtime's threads: the synchronous commands (`gnss decode`, `geo`, `read`, …) parse and run on the main
+/// thread, which no other thread then replaces (no worker threads started, their stacks, the unwinding of the main
+/// thread's exit); the asynchronous ones run as before.
 @main
+enum LodestoneMain {
+    static func main() async {
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(Lodestone.version)
+            exitProcess(0)
+        }
+        // ArgumentParser's AsyncParsableCommand.main() without its hop: the parse (no asynchronous completions here) and a
+        // synchronous command run on the main thread, so that they start none of the concurrency runtime's threads.
+        do {
+            var command = try LodestoneCommand.parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            LodestoneCommand.exit(withError: error)
+        }
+    }
+}
+
 struct LodestoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lodestone",

@@ -25,7 +25,8 @@ LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 /{print $NF; exit}')
 [ -n "$LIBIIO" ] || { echo "FAIL: libiio.so.0 not found (apt-get install libiio0)"; exit 1; }
 
 echo "kernel-vm-imu: building a static lodestone, the SPI stub module and spi-poke"
-(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone 2>&1 | tail -1)
+(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections 2>&1 | tail -1)
 # The guest runs the kernel the VM tool cached (its first run downloads it): build against that version's headers.
 CACHE=${KERNEL_VM_CACHE:-/var/cache/kernel-vm}
 KVER=$(ls "$CACHE" 2>/dev/null | sed -n 's/^linux-image-//p' | sort -V | tail -1)

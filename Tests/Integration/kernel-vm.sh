@@ -28,7 +28,8 @@ LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 /{print $NF; exit}')
 [ -n "$LIBIIO" ] || { echo "FAIL: libiio.so.0 not found (apt-get install libiio0)"; exit 1; }
 
 echo "kernel-vm: building a static lodestone"
-(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone 2>&1 | tail -1)
+(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections 2>&1 | tail -1)
 PAYLOAD=$(mktemp -d /tmp/lodestone-payload.XXXXXX)
 trap 'rm -rf "$PAYLOAD"' EXIT
 cp "$ROOT/.build-static/release/lodestone" "$PAYLOAD/"

@@ -123,7 +123,8 @@ trap 'rm -rf "$PAYLOAD" "$PAYLOAD.deb" "$PAYLOAD.deb-tree" "$PAYLOAD.deb.build.l
 mkdir -p "$PAYLOAD/bin" "$PAYLOAD/lib" "$PAYLOAD/units" "$PAYLOAD/sysusers.d"
 build_real() {
   log "building a static-stdlib release lodestone (.build-static)"
-  (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone 2>&1 | tail -1)
+  (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone \
+    -Xswiftc -Xfrontend -Xswiftc -function-sections 2>&1 | tail -1)
   REAL="$ROOT/.build-static/release/lodestone"
   [ -x "$REAL" ] && "$REAL" serve --help >/dev/null 2>&1
 }
