@@ -2,10 +2,11 @@ import Glibc
 import Synchronization
 import Testing
 
-/// Not a test of Lodestone: a data race on purpose, which `scripts/sanitize tsan` runs before its subset and requires
-/// ThreadSanitizer to report. Without it, a clean run could mean that the build was not instrumented or that the reports
-/// were lost on the way to the log, and would prove nothing. It runs only where the script sets `LODESTONE_TSAN_CANARY`
-/// (everywhere else it is skipped), and it races on its own counter only.
+/// Not tests of Lodestone: a data race and a heap overflow on purpose, which `scripts/sanitize tsan` and
+/// `scripts/sanitize asan` run before their subsets and require the sanitizer to report. Without them, a clean run could
+/// mean that the build was not instrumented or that the reports were lost on the way to the log, and would prove
+/// nothing. Each runs only where the script sets its variable (`LODESTONE_TSAN_CANARY`, `LODESTONE_ASAN_CANARY`);
+/// everywhere else both are skipped.
 @Suite struct SanitizerCanaryTests {
     /// What the two threads share: a counter each increments with no synchronization (the race), and how many threads
     /// have arrived at the start line, so that both run at once (a thread that had ended before the other started could
@@ -36,5 +37,15 @@ import Testing
         }
         for thread in threads { pthread_join(thread, nil) }
         withExtendedLifetime(target) {}
+    }
+
+    @Test(.enabled(if: getenv("LODESTONE_ASAN_CANARY") != nil))
+    func aWriteOnePastTheEndOfAnAllocation() {
+        let countBytes = 8
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: countBytes)
+        defer { bytes.deallocate() }
+        bytes.initialize(repeating: 0, count: countBytes)
+        bytes[countBytes] = 1 // the overflow
+        #expect(bytes[0] == 0)
     }
 }
