@@ -25,6 +25,9 @@ LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 /{print $NF; exit}')
 [ -n "$LIBIIO" ] || { echo "FAIL: libiio.so.0 not found (apt-get install libiio0)"; exit 1; }
 
 echo "kernel-vm-imu: building a static lodestone, the SPI stub module and spi-poke"
+# A fresh .build-static is compiled with -function-sections from the start: mark it so, or scripts/package would delete
+# these objects as older than the flag and compile them again (scripts/package, "function-sections.stamp").
+[ -d "$ROOT/.build-static/release" ] || { mkdir -p "$ROOT/.build-static" && touch "$ROOT/.build-static/function-sections.stamp"; }
 (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone \
   -Xswiftc -Xfrontend -Xswiftc -function-sections 2>&1 | tail -1)
 # The guest runs the kernel the VM tool cached (its first run downloads it): build against that version's headers.

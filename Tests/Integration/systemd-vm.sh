@@ -123,6 +123,9 @@ trap 'rm -rf "$PAYLOAD" "$PAYLOAD.deb" "$PAYLOAD.deb-tree" "$PAYLOAD.deb.build.l
 mkdir -p "$PAYLOAD/bin" "$PAYLOAD/lib" "$PAYLOAD/units" "$PAYLOAD/sysusers.d"
 build_real() {
   log "building a static-stdlib release lodestone (.build-static)"
+  # A fresh .build-static is compiled with -function-sections from the start: mark it so, or scripts/package would delete
+  # these objects as older than the flag and compile them again (scripts/package, "function-sections.stamp").
+  [ -d "$ROOT/.build-static/release" ] || { mkdir -p "$ROOT/.build-static" && touch "$ROOT/.build-static/function-sections.stamp"; }
   (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product lodestone \
     -Xswiftc -Xfrontend -Xswiftc -function-sections 2>&1 | tail -1)
   REAL="$ROOT/.build-static/release/lodestone"
