@@ -103,14 +103,16 @@ public struct BoardRuntime {
     /// (`ChipCatalog.gyroscopeZeroRateToleranceDegS`); `nil` without a gyroscope chip, or for a chip whose data sheet
     /// bounds no bias (the filter's default then stands).
     public var gyroscopeBiasLimitDegS: Double? {
-        plannedSensors.lazy.filter { $0.kinds.contains(.gyroscope) }
-            .compactMap { ChipID(name: $0.chip).flatMap(ChipCatalog.gyroscopeZeroRateToleranceDegS) }.first
+        chips(measuring: .gyroscope).compactMap(ChipCatalog.gyroscopeZeroRateToleranceDegS).first
     }
 
-    /// The board's accelerometer chip, by `ChipID` (the first source that measures acceleration); `nil` without one,
-    /// or when it is not a register chip (an IIO device, a trace).
-    public var accelerometerChip: ChipID? {
-        plannedSensors.lazy.filter { $0.kinds.contains(.accelerometer) }.compactMap { ChipID(name: $0.chip) }.first
+    /// The board's accelerometer chip (the first register chip that measures acceleration); `nil` without one, or
+    /// when it is not a register chip (an IIO device, a trace).
+    public var accelerometerChip: ChipID? { chips(measuring: .accelerometer).first }
+
+    /// The register chips of the planned sensors that measure `kind`, in board order.
+    private func chips(measuring kind: SensorKind) -> some Collection<ChipID> {
+        plannedSensors.lazy.filter { $0.kinds.contains(kind) }.compactMap { ChipID(name: $0.chip) }
     }
 
     /// The receiver a scheduler plans: the first GNSS source whose power can be controlled or modelled

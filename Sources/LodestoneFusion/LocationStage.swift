@@ -86,8 +86,7 @@ public struct LocationStage: FusionStage {
     mutating func updateCarrierAcceleration(
         timeS: Double, sinceS: Double, velocityChange dv: (east: Double, north: Double), context: inout FusionContext
     ) {
-        let s = filter.state
-        guard s.isVehicleMode && s.usesVehicleMount && s.isInitialized else {
+        guard filter.state.isVehicleMode && filter.state.usesVehicleMount && filter.state.isInitialized else {
             carrierAccelerationENUMps2 = .zero
             context.carrierAccelerationENUMps2 = nil
             return

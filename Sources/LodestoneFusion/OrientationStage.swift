@@ -97,9 +97,8 @@ public struct OrientationStage: FusionStage {
             // declination, a turn of +declination about up.
             var carrier = Vector3.zero
             if let c = context.carrierAccelerationENUMps2, usesCarrierAcceleration {
-                let d = Angle.radians(fromDegrees: heading?.declinationDeg ?? 0)
-                let (sinD, cosD) = (Double.sin(d), Double.cos(d))
-                carrier = Vector3(cosD * c.x - sinD * c.y, sinD * c.x + cosD * c.y, c.z)
+                let declinationRad = Angle.radians(fromDegrees: heading?.declinationDeg ?? 0)
+                carrier = Quaternion(axis: Vector3(0, 0, 1), angleRad: declinationRad).rotate(c)
             }
             filter.update(
                 timeS: sample.timeS, gyroscopeRadS: r.angularVelocityRadS, accelerometerMps2: r.accelerationMps2,

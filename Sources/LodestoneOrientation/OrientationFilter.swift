@@ -55,9 +55,12 @@ public struct OrientationFilter: Sendable {
     public var boardToENU6D: Quaternion { state.qInclination * state.qGyroscope }
 
     /// The 9D orientation: the 6D one turned about the vertical by the magnetometer's heading offset.
-    public var boardToENU9D: Quaternion {
+    public var boardToENU9D: Quaternion { headingRotation * boardToENU6D }
+
+    /// The magnetometer's heading offset as a rotation about the vertical: the 6D frame into East-North-Up.
+    private var headingRotation: Quaternion {
         let half = state.headingOffsetRad / 2
-        return Quaternion(w: Double.cos(half), x: 0, y: 0, z: Double.sin(half)) * boardToENU6D
+        return Quaternion(w: Double.cos(half), x: 0, y: 0, z: Double.sin(half))
     }
 
     /// Estimated gyroscope bias, board frame, rad/s (subtract it from the raw rate).
@@ -288,9 +291,7 @@ public struct OrientationFilter: Sendable {
         // out is gravity alone: ENU → the almost-inertial frame is the inverse of the heading and inclination
         // rotations. Only with an absolute heading: the 6D frame's horizontal axes are not East and North.
         if carrierAccelerationMps2 != .zero && state.hasHeading && state.hasInclination {
-            let half = state.headingOffsetRad / 2
-            let heading = Quaternion(w: Double.cos(half), x: 0, y: 0, z: Double.sin(half))
-            inertial -= (heading * state.qInclination).conjugate.rotating(carrierAccelerationMps2)
+            inertial -= (headingRotation * state.qInclination).conjugate.rotating(carrierAccelerationMps2)
         }
         let filtered = state.accelerationLowPass.step(
             inertial, coefficients: coefficients.accelerometerLowPass,
