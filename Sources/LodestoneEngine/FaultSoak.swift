@@ -4,6 +4,7 @@
     import Foundation
 #endif
 import LodestoneCore
+import LodestoneFusion
 import LodestoneLocation
 import LodestoneSimulation
 import LodestoneTrace
@@ -62,6 +63,8 @@ public struct FaultSoak {
         public var rssGrowthLimitBytes = 1 << 20
         /// The warm-up before the first RSS figure, simulated s (default 600, or a tenth of a shorter run).
         public var warmUpS = 600.0
+        /// The calibration fusion applies, as `lodestone run` finds it (`CalibrationFiles.resolve`); default none.
+        public var calibration = CalibrationStage.Configuration()
 
         public init(board: BoardDescription, durationS: Double, seed: UInt64 = 1) {
             self.board = board; self.durationS = durationS; self.seed = seed
@@ -160,8 +163,10 @@ public struct FaultSoak {
     /// Runs the soak; `progress` is called about every simulated hour.
     /// - Throws: `SessionError` when the board cannot be assembled.
     public static func run(_ o: Options, progress: (Report) -> Void = { _ in }) throws(SessionError) -> Report {
+        var fusion = FusionConfiguration()
+        fusion.calibration = o.calibration
         let configuration = SessionConfiguration(
-            board: o.board, scenario: o.scenario, seed: o.seed, durationS: o.durationS, speed: 0,
+            board: o.board, scenario: o.scenario, seed: o.seed, durationS: o.durationS, speed: 0, fusion: fusion,
             scheduling: SchedulingConfiguration(battery: .none))
         var core = try SessionCore(configuration: configuration)
         guard let world = core.runtime.world else { throw .setup("the soak needs a board with simulated chips") }

@@ -149,10 +149,15 @@ public struct SchedulingEvaluation {
         public static let header =
             "t_s,truth_activity,truth_outage,classifier,motion,rates_hz,power_modes,gnss_mode,gnss_state,predicted_ma,drawn_ma,battery_percent,tier"
         public var csv: String {
-            "\(formatFixed(timeS, digits: 0)),\(truthActivity),\(truthOutage ? 1 : 0),\(classifierActivity),\(motion),"
-                + readRatesHz.map { formatFixed($0, digits: 2) }.joined(separator: ";") + "," + powerModes.joined(separator: ";")
-                + ",\(gnssMode),\(gnssState),\(formatFixed(predictedMilliAmp, digits: 4)),\(formatFixed(drawnMilliAmp, digits: 4)),"
-                + (batteryPercent.map { formatFixed($0, digits: 1) } ?? "") + ",\(tier)"
+            // Cells joined rather than one long `+` chain: Swift 6.0's type checker gives up on the chain.
+            let rates: String = readRatesHz.map { formatFixed($0, digits: 2) }.joined(separator: ";")
+            let battery: String = batteryPercent.map { formatFixed($0, digits: 1) } ?? ""
+            let cells: [String] = [
+                formatFixed(timeS, digits: 0), truthActivity, truthOutage ? "1" : "0", classifierActivity, motion, rates,
+                powerModes.joined(separator: ";"), gnssMode, gnssState, formatFixed(predictedMilliAmp, digits: 4),
+                formatFixed(drawnMilliAmp, digits: 4), battery, tier
+            ]
+            return cells.joined(separator: ",")
         }
     }
 

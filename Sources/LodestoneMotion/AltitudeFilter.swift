@@ -13,8 +13,15 @@ import RealModule
 ///    (`StandardAtmosphere`). Relative altitude and vertical speed come from this track alone.
 /// 2. **Barometer bias** `b` (m): the barometric altitude minus the true altitude above mean sea level, a
 ///    random walk (`biasRandomWalkMPerRootS`: weather and sensor drift), observed by GNSS altitude:
-///    z = H − h_GNSS. The fused altitude is H − b; its 1σ accuracy √(P_HH + P_bb). The QNH learned from GNSS is
-///    the sea-level pressure that makes the current pressure read H − b.
+///    z = H − h_GNSS = b − e. The GNSS altitude's own error `e` is not white: it wanders over minutes (satellite
+///    geometry, atmosphere, multipath), so a filter that took each fix as a new, independent measurement would
+///    average hundreds of them into a bias it believes to a few decimetres while it is metres off. `e` is
+///    therefore a state of its own, a first-order Gauss–Markov process (correlation time
+///    `gnssVerticalCorrelationTimeS`, stationary 1σ the fix's stated vertical accuracy): colored measurement noise
+///    by state augmentation (Gelb, *Applied Optimal Estimation*, 1974, §4.5; Bar-Shalom et al. 2001, §8.3). The
+///    first fix teaches the bias to about the fix's accuracy; later fixes add to it only as the error decorrelates.
+///    The fused altitude is H − b; its 1σ accuracy √(P_HH + P_bb). The QNH learned from GNSS is the sea-level
+///    pressure that makes the current pressure read H − b.
 ///
 /// Weather drift moves the barometric track (as it moves an iPhone's relative altitude) at a few mm/s at
 /// most; the floor counter (`FloorCounter`) only counts climbs at walking-stair speeds, so drift is never a floor.
@@ -52,6 +59,24 @@ public struct AltitudeFilter: Sendable {
         public var defaultGNSSVerticalAccuracyM = 10.0
         /// GNSS altitudes with a stated 1σ above this are ignored, m. Default 50.
         public var maximumGNSSVerticalAccuracyM = 50.0
+        /// Correlation time of a GNSS altitude's error, s. Default 120: single-frequency receivers' position errors
+        /// decorrelate over one to several minutes (D. L. Wilson's long-term receiver tests: the autocorrelation
+        /// bends near one minute and keeps a longer tail; Sensors 2020, 20, 6050: an Ornstein–Uhlenbeck process
+        /// fits stationary L1 receivers better than white noise). The longer choice keeps the stated accuracy on
+        /// the safe side. 0 takes every fix as independent (white noise).
+        public var gnssVerticalCorrelationTimeS = 120.0
+        /// The share of a fix's stated vertical 1σ that is independent from fix to fix (receiver noise), 0…1.
+        /// Default 0.1.
+        public var gnssVerticalWhiteFraction = 0.1
+        /// A barometer reading whose altitude is further from the track's prediction than this many σ of the
+        /// innovation, and at least `pressureGateMinimumM`, is not physics (a stuck register, a torn read): it is
+        /// left out. Defaults 8 and 5 m (a door slam moves a few pascals; a lift is followed by the accelerometer).
+        public var pressureGateSigma = 8.0
+        public var pressureGateMinimumM = 5.0
+        /// Readings left out for this long in a row are a new level after all (the track restarts there, the
+        /// relative altitude does not jump, and the bias's variance grows by the step²: which level was right is
+        /// unknown until GNSS says), s. Default 2.
+        public var pressureStepAcceptS = 2.0
         /// Inertial samples further apart than this (s) do not carry the acceleration across the gap. Default 0.5.
         public var maximumAccelerationHoldS = 0.5
         /// Relative altitude starts once the barometric track has this much barometer time behind it, s;
@@ -73,6 +98,13 @@ public struct AltitudeFilter: Sendable {
         /// Barometer bias b (m) and its variance (m²).
         public var biasM = 0.0
         public var biasVarianceM2 = 0.0
+        /// The GNSS altitude's correlated error e (m, GNSS minus true), its variance (m²), its covariance with the
+        /// bias (m²), the stationary 1σ it was last given (m) and the time of the last GNSS altitude (s).
+        public var gnssErrorM = 0.0
+        public var gnssErrorVarianceM2 = 0.0
+        public var biasGNSSErrorCovarianceM2 = 0.0
+        public var gnssErrorSigmaM = 0.0
+        public var gnssTimeS: Double?
         /// Time the track was last propagated to, s.
         public var timeS: Double?
         /// Latest vertical acceleration (m/s², + up) and its time, s.
@@ -88,6 +120,11 @@ public struct AltitudeFilter: Sendable {
         public var pressurePa: Double?
         /// Number of GNSS altitudes used.
         public var gnssUpdates = 0
+        /// Barometer readings left out by the gate, the time the current run of them began (s), and the steps
+        /// accepted after such a run.
+        public var rejectedPressureReadings = 0
+        public var pressureRejectedSinceS: Double?
+        public var pressureSteps = 0
         /// Gravity removal for the acceleration input.
         public var vertical = VerticalAcceleration()
     }
@@ -149,8 +186,8 @@ public struct AltitudeFilter: Sendable {
         let z = StandardAtmosphere.altitudeM(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
         let dhdp = StandardAtmosphere.metresPerPascal(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
         let r = (parameters.pressureNoisePa * dhdp) * (parameters.pressureNoisePa * dhdp)
-        state.pressurePa = pressurePa
         guard let h = state.barometricAltitudeM else {
+            state.pressurePa = pressurePa
             state.barometricAltitudeM = z
             state.verticalSpeedMps = 0
             state.covarianceHH = r
@@ -166,6 +203,30 @@ public struct AltitudeFilter: Sendable {
         let s = state.covarianceHH + r
         let kH = state.covarianceHH / s, kV = state.covarianceHV / s
         let innovation = z - h
+        if abs(innovation) > max(parameters.pressureGateSigma * s.squareRoot(), parameters.pressureGateMinimumM) {
+            let since = state.pressureRejectedSinceS ?? timeS
+            state.pressureRejectedSinceS = since
+            guard timeS - since >= parameters.pressureStepAcceptS else {
+                state.rejectedPressureReadings += 1
+                return []
+            }
+            // A new level: restart the track there.
+            state.pressurePa = pressurePa
+            let step = z - (state.barometricAltitudeM ?? z)
+            state.barometricAltitudeM = z
+            state.verticalSpeedMps = 0
+            state.covarianceHH = r
+            state.covarianceHV = 0
+            state.covarianceVV = 1
+            state.referenceAltitudeM = state.referenceAltitudeM.map { $0 + step }
+            state.biasVarianceM2 += step * step
+            state.biasGNSSErrorCovarianceM2 = 0
+            state.pressureRejectedSinceS = nil
+            state.pressureSteps += 1
+            return .altitude
+        }
+        state.pressureRejectedSinceS = nil
+        state.pressurePa = pressurePa
         state.barometricAltitudeM = h + kH * innovation
         state.verticalSpeedMps += kV * innovation
         let pHH = state.covarianceHH, pHV = state.covarianceHV
@@ -183,10 +244,20 @@ public struct AltitudeFilter: Sendable {
         let sigma = accuracyM.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? parameters.defaultGNSSVerticalAccuracyM
         guard sigma <= parameters.maximumGNSSVerticalAccuracyM else { return [] }
         propagate(to: timeS)
-        let s = state.biasVarianceM2 + sigma * sigma + state.covarianceHH
-        let k = state.biasVarianceM2 / s
-        state.biasM += k * ((h - altitudeM) - state.biasM)
-        state.biasVarianceM2 *= (1 - k)
+        let white = min(1, max(0, parameters.gnssVerticalWhiteFraction)) * sigma
+        let correlatedVariance = max(0, sigma * sigma - white * white)
+        propagateGNSSError(to: timeS, stationaryVarianceM2: correlatedVariance)
+        // z = H − h_GNSS = b − e, h = [1, −1]; R: the fix's white part and the barometric track's own uncertainty.
+        let pBB = state.biasVarianceM2, pBE = state.biasGNSSErrorCovarianceM2, pEE = state.gnssErrorVarianceM2
+        let s = pBB - 2 * pBE + pEE + white * white + max(0, state.covarianceHH)
+        guard s > 0 else { return [] }
+        let innovation = (h - altitudeM) - (state.biasM - state.gnssErrorM)
+        let kB = (pBB - pBE) / s, kE = (pBE - pEE) / s
+        state.biasM += kB * innovation
+        state.gnssErrorM += kE * innovation
+        state.biasVarianceM2 = max(0, pBB - kB * (pBB - pBE))
+        state.biasGNSSErrorCovarianceM2 = pBE - kB * (pBE - pEE)
+        state.gnssErrorVarianceM2 = max(0, pEE - kE * (pBE - pEE))
         state.gnssUpdates += 1
         return .bias
     }
@@ -240,6 +311,25 @@ public struct AltitudeFilter: Sendable {
         {
             state.referenceAltitudeM = state.barometricAltitudeM
         }
+    }
+
+    /// Propagates the GNSS altitude's correlated error to `timeS`, a fix whose correlated part has stationary
+    /// variance `stationaryVarianceM2`: e ← φe, P_ee ← φ²P_ee + (1 − φ²)σ², P_be ← φP_be, φ = exp(−Δt/τ). A fix
+    /// stating a larger error than the last (fewer satellites, 2D) brings the difference as a new, independent part.
+    private mutating func propagateGNSSError(to timeS: Double, stationaryVarianceM2 v: Double) {
+        let tau = parameters.gnssVerticalCorrelationTimeS
+        let phi: Double
+        if let t = state.gnssTimeS, tau > 0, tau.isFinite {
+            phi = Double.exp(-max(0, timeS - t) / tau)
+        } else {
+            phi = 0 // the first fix, or white errors: nothing carries over
+        }
+        let previous = state.gnssErrorSigmaM * state.gnssErrorSigmaM
+        state.gnssErrorM *= phi
+        state.biasGNSSErrorCovarianceM2 *= phi
+        state.gnssErrorVarianceM2 = phi * phi * state.gnssErrorVarianceM2 + (1 - phi * phi) * v + phi * phi * max(0, v - previous)
+        state.gnssErrorSigmaM = v.squareRoot()
+        state.gnssTimeS = timeS
     }
 
     /// Propagates the barometric track and the bias to `timeS` (never backwards).

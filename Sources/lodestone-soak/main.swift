@@ -17,6 +17,8 @@ func runSoak(_ arguments: [String]) -> Int32 {
     var seed: UInt64 = 1
     var boardPath: String?
     var faults = true
+    var calibrationPath: String?
+    var noCalibration = false
     var rest = arguments[...]
     while let a = rest.popFirst() {
         switch a {
@@ -33,13 +35,20 @@ func runSoak(_ arguments: [String]) -> Int32 {
             boardPath = v
         case "--no-faults":
             faults = false
+        case "--calibration":
+            guard let v = rest.popFirst() else { fail("--calibration needs a calibration file") }
+            calibrationPath = v
+        case "--no-calibration":
+            noCalibration = true
         case "-h", "--help":
             print(
-                "usage: lodestone-soak [--hours H (default 24)] [--seed S (default 1)] [--board FILE (default: the simulated board)] [--no-faults (the same run without faults, for comparison)]"
+                "usage: lodestone-soak [--hours H (default 24)] [--seed S (default 1)] [--board FILE (default: the simulated board)] [--no-faults (the same run without faults, for comparison)] [--calibration FILE | --no-calibration (default: the board's, found as lodestone run finds it)]"
             )
             return 0
         default:
-            fail("unknown argument \"\(a)\"; allowed: --hours H, --seed S, --board FILE, --no-faults")
+            fail(
+                "unknown argument \"\(a)\"; allowed: --hours H, --seed S, --board FILE, --no-faults, --calibration FILE, --no-calibration"
+            )
         }
     }
     let board: BoardDescription
@@ -50,9 +59,16 @@ func runSoak(_ arguments: [String]) -> Int32 {
             board = try BoardDescription.loadDefault()
         }
     } catch { fail("\(error)") }
+    if calibrationPath != nil && noCalibration { fail("give --calibration FILE or --no-calibration, not both") }
+    let calibration: CalibrationStage.Configuration
+    do {
+        calibration = try CalibrationFiles.resolve(board: board, explicitPath: calibrationPath, disabled: noCalibration)
+    } catch { fail(error.message) }
     let wallStart = Date()
     print("soak: \(hoursText(hours)) h simulated, seed \(seed), board \(board.path ?? board.name)")
+    print(calibration.document == nil ? "calibration: none" : calibration.summary)
     var options = FaultSoak.Options(board: board, durationS: hours * 3600, seed: seed)
+    options.calibration = calibration
     if !faults {
         options.nackPerTransfer = 0
         options.ioErrorPerTransfer = 0

@@ -43,9 +43,11 @@ enum LodestoneServe {
 @Suite(.serialized) struct GPSDServeClientsTests {
     typealias R = GPSDClientRunner
     /// RTK receiver, 10 Hz, 122 epochs over 12 s, moving slowly, 2020 (after the week rollover gpsd 3.22 mishandles).
-    static let log = "/work/shared/datasets/nmea/nmea-rtk.log"
+    static var log: String { datasets + "/nmea-rtk.log" }
+    /// `../shared/datasets/nmea` beside the checkout (or `LODESTONE_NMEA_DATASETS`).
     static var datasets: String {
-        ProcessInfo.processInfo.environment["LODESTONE_NMEA_DATASETS"] ?? "/work/shared/datasets/nmea"
+        ProcessInfo.processInfo.environment["LODESTONE_NMEA_DATASETS"]
+            ?? R.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/nmea").path
     }
 
     @Test

@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func aMissingFileIsItsOwnKind() {
-        let error = #expect(throws: PolicyError.self) { _ = try Policy.load(path: "/nonexistent/lodestone/policy.toml") }
+        let error = policyError { _ = try Policy.load(path: "/nonexistent/lodestone/policy.toml") }
         #expect(error?.kind == .missingFile)
         #expect(error?.description == "/nonexistent/lodestone/policy.toml: no such file")
     }
@@ -95,11 +95,11 @@ import Testing
     @Test func aDirectoryOrBytesThatAreNotUTF8AreUnreadable() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let error = #expect(throws: PolicyError.self) { _ = try Policy.load(path: directory.path) }
+        let error = policyError { _ = try Policy.load(path: directory.path) }
         #expect(error?.kind == .unreadable)
         let binary = directory.appendingPathComponent("policy.toml")
         try Data([0x5B, 0xFF, 0xFE, 0x5D]).write(to: binary)
-        let notText = #expect(throws: PolicyError.self) { _ = try Policy.load(path: binary.path) }
+        let notText = policyError { _ = try Policy.load(path: binary.path) }
         #expect(notText?.kind == .unreadable)
         #expect(notText?.description == "\(binary.path): not UTF-8 text")
     }
@@ -112,7 +112,7 @@ import Testing
         let policy = try Policy.load(path: file.path)
         #expect(policy.defaultAuthorization.decidedBy == "\(file.path):1 (default)")
         try "[default]\nmotion = yes\n".write(to: file, atomically: true, encoding: .utf8)
-        let error = #expect(throws: PolicyError.self) { _ = try Policy.load(path: file.path) }
+        let error = policyError { _ = try Policy.load(path: file.path) }
         #expect(error?.kind == .invalid)
         #expect(error?.line == 2)
         #expect(error?.description.hasPrefix("\(file.path):2: ") == true)

@@ -103,6 +103,69 @@ import Testing
         #expect(f.state.gnssUpdates == 300)
     }
 
+    /// GNSS altitude errors wander over minutes (here a Gauss–Markov process, τ 90 s, 1σ 3 m, as stated by the fix):
+    /// an hour of fixes at 1 Hz must not convince the filter that it knows the altitude to decimetres. The fused
+    /// altitude's 2σ covers its error in about 95 % of the seconds; taken as white noise (correlation time 0), the
+    /// same fixes give a far smaller stated accuracy that its error overruns most of the time.
+    @Test(arguments: [1, 2, 3] as [UInt64]) func wanderingGNSSErrorsAreCoveredByTheStatedAccuracy(seed: UInt64) {
+        func coverage(correlationTimeS: Double) -> (share: Double, meanSigmaM: Double) {
+            var parameters = AltitudeFilter.Parameters()
+            parameters.gnssVerticalCorrelationTimeS = correlationTimeS
+            var f = AltitudeFilter(parameters: parameters)
+            var random = SeededGenerator(seed: seed)
+            let pressure = StandardAtmosphere.pressurePa(altitudeMSLM: 408, seaLevelPressurePa: 100_900)
+            let sigmaM = 3.0, tauS = 90.0, phi = exp(-1 / tauS)
+            var errorM = sigmaM * random.gaussian()
+            var within = 0, checks = 0, sigmaSum = 0.0
+            for second in 0..<3600 {
+                let t = Double(second)
+                feed(&f, from: t, to: t + 1) { _ in pressure }
+                errorM = phi * errorM + sigmaM * (1 - phi * phi).squareRoot() * random.gaussian()
+                f.addGNSSAltitude(408 + errorM, accuracyM: sigmaM, timeS: t + 1)
+                guard second >= 60, let a = f.altitudeM, let s = f.altitudeAccuracyM else { continue }
+                checks += 1
+                sigmaSum += s
+                if abs(a - 408) <= 2 * s { within += 1 }
+            }
+            return (Double(within) / Double(checks), sigmaSum / Double(checks))
+        }
+        let modelled = coverage(correlationTimeS: AltitudeFilter.Parameters().gnssVerticalCorrelationTimeS)
+        #expect(modelled.share >= 0.85, "2σ covers \(modelled.share) of the seconds (mean 1σ \(modelled.meanSigmaM) m)")
+        #expect(modelled.meanSigmaM < 3, "the hour of fixes still teaches something: mean 1σ \(modelled.meanSigmaM) m")
+        let white = coverage(correlationTimeS: 0)
+        #expect(white.share < 0.6, "as white noise: 2σ covers \(white.share) (mean 1σ \(white.meanSigmaM) m)")
+    }
+
+    /// A stuck register reads 12 kPa high for a second (a kilometre in 40 ms: not physics): the readings are left
+    /// out and the altitude carries on. Stuck for 20 s, the new level is taken after 2 s without a climb in the
+    /// relative altitude, and when the register lets go the track comes back; with GNSS the fused altitude is
+    /// then within its stated 2σ again instead of tens of metres off.
+    @Test func aStuckBarometerIsLeftOutAndItsLevelChangesAreNotClimbs() {
+        var f = AltitudeFilter()
+        let truthM = 408.0, pressure = StandardAtmosphere.pressurePa(altitudeMSLM: truthM, seaLevelPressurePa: 100_900)
+        var t = 0.0
+        func run(_ seconds: Double, stuckPa: Double? = nil) {
+            for _ in 0..<Int(seconds) {
+                feed(&f, from: t, to: t + 1) { _ in stuckPa ?? pressure }
+                f.addGNSSAltitude(truthM + 1.5 * sin(t / 40), accuracyM: 3, timeS: t + 1)
+                t += 1
+            }
+        }
+        run(300)
+        let relative = f.relativeAltitudeM ?? .nan
+        run(1, stuckPa: pressure + 12_000)
+        #expect(f.state.rejectedPressureReadings > 20 && f.state.pressureSteps == 0)
+        #expect(abs((f.altitudeM ?? 0) - truthM) < 3)
+        run(20, stuckPa: pressure + 12_000)
+        #expect(f.state.pressureSteps == 1, "the stuck level is taken after 2 s")
+        #expect(abs((f.relativeAltitudeM ?? .nan) - relative) < 1, "a level change is not a climb")
+        run(120)
+        #expect(f.state.pressureSteps == 2, "and the true level again when the register lets go")
+        #expect(abs((f.relativeAltitudeM ?? .nan) - relative) < 1)
+        let error = abs((f.altitudeM ?? 0) - truthM), sigma = f.altitudeAccuracyM ?? 0
+        #expect(error <= 2 * sigma && sigma < 10, "2 min after: error \(error) m, 1σ \(sigma) m")
+    }
+
     @Test func badInputsAreIgnored() {
         var f = AltitudeFilter()
         #expect(f.addPressure(.nan, timeS: 0).isEmpty)
