@@ -187,12 +187,7 @@ public struct AltitudeFilter: Sendable {
         let dhdp = StandardAtmosphere.metresPerPascal(pressurePa: pressurePa, seaLevelPressurePa: referencePressurePa)
         let r = (parameters.pressureNoisePa * dhdp) * (parameters.pressureNoisePa * dhdp)
         guard let h = state.barometricAltitudeM else {
-            state.pressurePa = pressurePa
-            state.barometricAltitudeM = z
-            state.verticalSpeedMps = 0
-            state.covarianceHH = r
-            state.covarianceHV = 0
-            state.covarianceVV = 1
+            startTrack(altitudeM: z, varianceM2: r, pressurePa: pressurePa)
             state.timeS = timeS
             state.firstBarometerTimeS = timeS
             settleReference(timeS: timeS)
@@ -211,13 +206,8 @@ public struct AltitudeFilter: Sendable {
                 return []
             }
             // A new level: restart the track there.
-            state.pressurePa = pressurePa
-            let step = z - (state.barometricAltitudeM ?? z)
-            state.barometricAltitudeM = z
-            state.verticalSpeedMps = 0
-            state.covarianceHH = r
-            state.covarianceHV = 0
-            state.covarianceVV = 1
+            let step = z - (state.barometricAltitudeM ?? h)
+            startTrack(altitudeM: z, varianceM2: r, pressurePa: pressurePa)
             state.referenceAltitudeM = state.referenceAltitudeM.map { $0 + step }
             state.biasVarianceM2 += step * step
             state.biasGNSSErrorCovarianceM2 = 0
@@ -311,6 +301,16 @@ public struct AltitudeFilter: Sendable {
         {
             state.referenceAltitudeM = state.barometricAltitudeM
         }
+    }
+
+    /// Starts the barometric track at `altitudeM` (m) with variance `varianceM2` (m²), at rest as far as it knows.
+    private mutating func startTrack(altitudeM: Double, varianceM2: Double, pressurePa: Double) {
+        state.pressurePa = pressurePa
+        state.barometricAltitudeM = altitudeM
+        state.verticalSpeedMps = 0
+        state.covarianceHH = varianceM2
+        state.covarianceHV = 0
+        state.covarianceVV = 1
     }
 
     /// Propagates the GNSS altitude's correlated error to `timeS`, a fix whose correlated part has stationary
