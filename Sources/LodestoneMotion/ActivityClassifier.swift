@@ -22,7 +22,8 @@ import RealModule
 ///    established once driving has led the belief for `vehicleEstablishS` seconds while `drive` was reported.
 ///    Then a stop in traffic, which looks stationary, keeps `drive` (with the belief's lower confidence) for up
 ///    to `vehicleStopHoldS` since driving last led; and walking, running or cycling end the trip only after
-///    leading for `vehicleExitS` (`vehicleEarlyExitS` before the trip is established). Measured on the TMD car
+///    leading for `vehicleExitS`. Before the trip is established, any other activity (a stop included) ends it
+///    after leading for `vehicleEarlyExitS`. Measured on the TMD car
 ///    and bus sessions (benchmarks/accuracy/results/activity.md): bumps, handling the phone and moving about
 ///    in a bus look like several seconds of confident walking, up to 12 s, while getting out of a vehicle
 ///    is followed by minutes of walking; so leaving a vehicle on foot is reported about `vehicleExitS` late.
@@ -48,14 +49,16 @@ public struct ActivityClassifier: Sendable {
         public var highConfidence = 0.85
         public var mediumConfidence = 0.6
         /// How long driving must have led the belief, while `drive` was reported, before stops and short
-        /// walking-like bouts keep the trip, s. Default 20 (10 flaps less in the TMD vehicles, 1.1 against 2.6
-        /// changes per hour, but holds a seated HuGaDB thigh sensor, which looks like a car, as a trip).
-        public var vehicleEstablishS = 20.0
+        /// walking-like bouts keep the trip, s. Default 10: with the model that reads sparse logs (interpolated held
+        /// values), the TMD buses' driving evidence comes in bouts of 5–20 s between stop-like ones; 20 s let them
+        /// flap to `stationary` (47 spurious changes in 3.5 h of TMD vehicles, leaving each subject out; 25 at 10 s).
+        public var vehicleEstablishS = 10.0
         /// How long a stop keeps a vehicle trip reported as `drive`, s. Default 120 (a long red light).
         public var vehicleStopHoldS = 120.0
         /// How long walking, running or cycling must lead before an established vehicle trip ends, s. Default 20.
         public var vehicleExitS = 20.0
-        /// The same before the trip is established, s. Default 12.
+        /// How long any other activity, a stop included, must lead before a trip not yet established ends, s.
+        /// Default 12.
         public var vehicleEarlyExitS = 12.0
         /// How long walking, running or cycling must lead to end a trip when it took the lead right after a stop,
         /// s. Default 4 (after a stop of `vehicleExitStopS` no walking-like bout in the TMD vehicles led this long).
@@ -215,7 +218,10 @@ public struct ActivityClassifier: Sendable {
             if current.kind == .drive, kind != .drive {
                 let established = state.tripDrivingS >= parameters.vehicleEstablishS
                 if kind == .stationary {
-                    allowed = !established || windowEndS - (state.driveLedS ?? windowEndS) > parameters.vehicleStopHoldS
+                    allowed =
+                        established
+                        ? windowEndS - (state.driveLedS ?? windowEndS) > parameters.vehicleStopHoldS
+                        : windowEndS - state.leaderWindowEndS >= parameters.vehicleEarlyExitS
                 } else {
                     var exitS = established ? parameters.vehicleExitS : parameters.vehicleEarlyExitS
                     if let stopS = state.stopEndS, state.leaderWindowEndS - stopS <= parameters.vehicleExitAfterStopS {

@@ -1,13 +1,20 @@
 import LodestoneCore
 import RealModule
 
-/// The activity classifier's input: 33 numbers describing the last 5 s of motion, computed every second.
+/// The activity classifier's input: 36 numbers describing the last 5 s of motion, computed every second.
 ///
 /// Built to be independent of how the board is mounted or carried and of how the data were sampled:
 /// - The accelerometer is first **clipped at ±2 g per axis** (`clipMps2`): many boards run their IMU at ±2 g
 ///   and one training source clips there, so no feature may depend on what lies beyond.
 /// - Samples are averaged into **20 Hz bins** on the `SampleTimeline` (empty bins hold the last value, as
 ///   event-driven phone logs do), so 20 Hz phones, 59 Hz thigh sensors and 100–400 Hz boards look alike.
+/// - **Held values are not signal.** An event-driven logger reports a value only now and then (the TMD phones
+///   every 0.3 s on median, even while walking) and a recording put on a fixed grid repeats it in between. A
+///   sample that repeats the previous one exactly (all three axes) is no new measurement; bins without one are
+///   filled, inside each window, by linear interpolation between the measurements around them (the bins after
+///   the last measurement hold it). The steps of a held staircase would otherwise read as broadband vibration
+///   (a still phone looking like a car). `accFreshFraction` says how much of the window was measured, so the
+///   model can tell a sparse log from a dense sensor.
 /// - Every feature is invariant to rotating the board: magnitudes, components along and across the window's
 ///   mean specific force (gravity), spectra and autocorrelations of scalars, the angle of the specific force
 ///   from its mean (tilt). The gyroscope enters only through scale-free shapes (periodicity, spectral entropy,
@@ -27,12 +34,13 @@ public struct ActivityFeatures: Sendable {
         "accPeriodicity", "accPeriodS", "accAutocorrDoublePeriod", "accAutocorrHalfPeriod",
         "tiltLogStdDeg", "tiltAutocorrAtPeriod", "tiltAutocorrDoublePeriod", "tiltPeriodicity", "tiltSpectralEntropy",
         "accJerkRatio", "accHorizontalSustainedLogRMS", "accVerticalSustainedLogRMS",
+        "accFreshFraction", "accMagnitudeLowG", "tiltPerAmplitude",
         "gyroPresent", "gyroAutocorrAtPeriod", "gyroPeriodicity", "gyroSpectralEntropy", "gyroLogVariation",
         "gyroAccCorrelation", "gyroVerticalShare"
     ]
 
     /// Indices of the features that describe the shape of the motion rather than its amplitude.
-    static let shapeFeatureIndices: [Int] = Array(4...23) + Array(27...32)
+    static let shapeFeatureIndices: [Int] = Array(4...23) + [28] + Array(30...35)
 
     /// Bin rate, Hz.
     public static let binRateHz = 20.0
@@ -62,6 +70,8 @@ public struct ActivityFeatures: Sendable {
         /// shape of sensor noise, or of a logger's hold-last-value steps, says nothing about the activity.
         /// Default 0.15 (a still board: < 0.05; a car's vibration: 0.2–1).
         public var minimumShapeAmplitudeMps2 = 0.15
+        /// Whether held bins are interpolated between the measurements around them (default) or hold the last.
+        public var interpolatesHeldValues = true
 
         /// The defaults.
         public init() {}
@@ -81,14 +91,23 @@ public struct ActivityFeatures: Sendable {
     private var gyroSum = Vector3.zero, gyroCount = 0
     private var lastAcc: Vector3?
     private var lastGyro: Vector3?
+    /// The latest raw samples, to tell a new measurement from a logger's repeat of the last one.
+    private var lastRawAcc: Vector3?
+    private var lastRawGyro: Vector3?
+    /// Whether the open bin had a gyroscope sample at all (a repeat included: the gyroscope is there).
+    private var gyroSeen = false
+    private var binsSinceFreshAcc = 0, binsSinceFreshGyro = 0
     private var binsSinceGyro = Int.max / 2
     private var binsSinceWindow = 0
     private var accBins: FixedRing<Vector3>
     private var gyroBins: FixedRing<Vector3>
     private var gyroValid: FixedRing<Bool>
+    /// Per bin: how many bins ago the last measurement was (0: this bin has one).
+    private var accAge: FixedRing<Int>
+    private var gyroAge: FixedRing<Int>
 
     // Work buffers (fixed size).
-    private var a: [Vector3], w: [Vector3]
+    private var a: [Vector3], w: [Vector3], measured: [Vector3]
     private var magnitude: [Double], vertical: [Double], tilt: [Double], angle: [Double], gyroMagnitude: [Double]
     private var sorted: [Double], centred: [Double], spectrum: [Double]
     private var autocorrelation: [Double], tiltAutocorrelation: [Double], gyroAutocorrelation: [Double]
@@ -102,8 +121,11 @@ public struct ActivityFeatures: Sendable {
         accBins = FixedRing(capacity: n, filler: .zero)
         gyroBins = FixedRing(capacity: n, filler: .zero)
         gyroValid = FixedRing(capacity: n, filler: false)
+        accAge = FixedRing(capacity: n, filler: 0)
+        gyroAge = FixedRing(capacity: n, filler: 0)
         a = Array(repeating: .zero, count: n)
         w = Array(repeating: .zero, count: n)
+        measured = w
         magnitude = Array(repeating: 0, count: n)
         vertical = magnitude; tilt = magnitude; angle = magnitude; gyroMagnitude = magnitude
         sorted = magnitude; centred = magnitude
@@ -140,11 +162,18 @@ public struct ActivityFeatures: Sendable {
         }
         if currentBin == nil { currentBin = bin }
         let clip = parameters.clipMps2
-        accSum += Vector3(min(max(f.x, -clip), clip), min(max(f.y, -clip), clip), min(max(f.z, -clip), clip))
-        accCount += 1
+        if f != lastRawAcc {
+            accSum += Vector3(min(max(f.x, -clip), clip), min(max(f.y, -clip), clip), min(max(f.z, -clip), clip))
+            accCount += 1
+            lastRawAcc = f
+        }
         if let g = gyro, g.x.isFinite, g.y.isFinite, g.z.isFinite {
-            gyroSum += g
-            gyroCount += 1
+            gyroSeen = true
+            if g != lastRawGyro {
+                gyroSum += g
+                gyroCount += 1
+                lastRawGyro = g
+            }
         }
         return ready
     }
@@ -152,11 +181,12 @@ public struct ActivityFeatures: Sendable {
     /// Forgets everything (a gap in the data).
     public mutating func restart() {
         currentBin = nil
-        accSum = .zero; accCount = 0; gyroSum = .zero; gyroCount = 0
-        lastAcc = nil; lastGyro = nil
+        accSum = .zero; accCount = 0; gyroSum = .zero; gyroCount = 0; gyroSeen = false
+        lastAcc = nil; lastGyro = nil; lastRawAcc = nil; lastRawGyro = nil
+        binsSinceFreshAcc = 0; binsSinceFreshGyro = 0
         binsSinceGyro = Int.max / 2
         binsSinceWindow = 0
-        accBins.removeAll(); gyroBins.removeAll(); gyroValid.removeAll()
+        accBins.removeAll(); gyroBins.removeAll(); gyroValid.removeAll(); accAge.removeAll(); gyroAge.removeAll()
     }
 
     /// Closes the current bin and the empty ones after it up to `last`; computes a window when due.
@@ -164,17 +194,29 @@ public struct ActivityFeatures: Sendable {
         guard let first = currentBin else { return false }
         var ready = false
         for bin in first...last {
-            if bin == first, accCount > 0 { lastAcc = accSum / Double(accCount) }
+            if bin == first, accCount > 0 {
+                lastAcc = accSum / Double(accCount)
+                binsSinceFreshAcc = 0
+            } else {
+                binsSinceFreshAcc += 1
+            }
             if bin == first, gyroCount > 0 {
                 lastGyro = gyroSum / Double(gyroCount)
+                binsSinceFreshGyro = 0
+            } else {
+                binsSinceFreshGyro += 1
+            }
+            if bin == first, gyroSeen {
                 binsSinceGyro = 0
             } else {
                 binsSinceGyro += 1
             }
             guard let acc = lastAcc else { continue }
             accBins.append(acc)
+            accAge.append(binsSinceFreshAcc)
             let gyroOK = lastGyro != nil && binsSinceGyro <= parameters.maximumGyroscopeHoldBins
             gyroBins.append(gyroOK ? lastGyro ?? .zero : .zero)
+            gyroAge.append(gyroOK ? binsSinceFreshGyro : 0)
             gyroValid.append(gyroOK)
             binsSinceWindow += 1
             if accBins.isFull, binsSinceWindow >= Self.hopBins {
@@ -184,7 +226,7 @@ public struct ActivityFeatures: Sendable {
                 ready = true
             }
         }
-        accSum = .zero; accCount = 0; gyroSum = .zero; gyroCount = 0
+        accSum = .zero; accCount = 0; gyroSum = .zero; gyroCount = 0; gyroSeen = false
         currentBin = last + 1
         return ready
     }
@@ -196,10 +238,15 @@ public struct ActivityFeatures: Sendable {
         let eps = parameters.amplitudeFloorMps2
         var gyroPresent = true
         var mean = Vector3.zero
+        var fresh = 0
         for i in 0..<n {
-            a[i] = accBins[i]
-            w[i] = gyroBins[i]
             if !gyroValid[i] { gyroPresent = false }
+            if accAge[i] == 0 { fresh += 1 }
+        }
+        Self.interpolateHeld(accBins, ages: accAge, interpolating: parameters.interpolatesHeldValues, into: &measured)
+        Self.interpolateHeld(gyroBins, ages: gyroAge, interpolating: parameters.interpolatesHeldValues, into: &w)
+        for i in 0..<n {
+            a[i] = measured[i]
             mean += a[i]
         }
         mean /= Double(n)
@@ -272,7 +319,7 @@ public struct ActivityFeatures: Sendable {
 
         // Jerk relative to amplitude (impacts vs smooth motion), sustained accelerations (1 s block means).
         var jerk = 0.0
-        for i in 1..<n { jerk += (accBins[i] - accBins[i - 1]).length }
+        for i in 1..<n { jerk += (measured[i] - measured[i - 1]).length }
         jerk *= Self.binRateHz / Double(n - 1)
         values[k] = Double.log(jerk + eps) - Double.log(magnitudeStd + eps); k += 1
         let blocks = n / Self.hopBins
@@ -280,7 +327,7 @@ public struct ActivityFeatures: Sendable {
         for b in 0..<blocks {
             var h = Vector3.zero, v = 0.0
             for i in (b * Self.hopBins)..<((b + 1) * Self.hopBins) {
-                let acc = accBins[i]
+                let acc = measured[i]
                 let along = acc.dot(up)
                 h += acc - along * up
                 v += vertical[i]
@@ -292,6 +339,13 @@ public struct ActivityFeatures: Sendable {
         }
         values[k] = Double.log((horizontalBlocks / Double(blocks)).squareRoot() + eps); k += 1
         values[k] = Double.log((verticalBlocks / Double(blocks)).squareRoot() + eps); k += 1
+
+        // How much of the window was measured; how close |f| came to free fall (a runner's flight phase: about
+        // 0 g whatever the placement, a walker's lowest about 0.6 g); tilt per amplitude (a pedalling thigh turns
+        // much and hits little, a walking one hits hard).
+        values[k] = Double(fresh) / Double(n); k += 1
+        values[k] = percentile(magnitude, 5) / max(g, 1e-6); k += 1
+        values[k] = values[18] - values[2]; k += 1 // tiltLogStdDeg − accMagnitudeLogStd
 
         // Gyroscope: scale-free shapes only.
         defer {
@@ -325,6 +379,29 @@ public struct ActivityFeatures: Sendable {
     }
 
     // MARK: - Helpers (no allocation)
+
+    /// Writes `bins` into `out`, a held bin (age > 0: it repeats the measurement `age` bins before it) replaced by
+    /// the straight line from that measurement to the next measured bin of the window; bins after the window's
+    /// last measurement keep holding it.
+    private static func interpolateHeld(
+        _ bins: FixedRing<Vector3>, ages: FixedRing<Int>, interpolating: Bool, into out: inout [Vector3]
+    ) {
+        var next = -1
+        var i = bins.count - 1
+        while i >= 0 {
+            let age = ages[i]
+            if age == 0 {
+                next = i
+                out[i] = bins[i]
+            } else if next < 0 || !interpolating {
+                out[i] = bins[i]
+            } else {
+                let start = i - age
+                out[i] = bins[i] + (bins[next] - bins[i]) * (Double(i - start) / Double(next - start))
+            }
+            i -= 1
+        }
+    }
 
     private func average(_ x: [Double]) -> Double {
         var s = 0.0

@@ -119,6 +119,57 @@ import Testing
         #expect(f.values[ActivityFeatures.names.firstIndex(of: "gyroPresent")!] == 1)
     }
 
+    /// A logger that reports a value every 0.3 s and repeats it on a 20 Hz grid in between (as the TMD phones'
+    /// recordings do): the repeats are not measurements. Interpolated, a slow sway keeps its smooth spectrum; held
+    /// as steps, its staircase would put energy at 6–10 Hz, where a car's vibration lies.
+    func swayFeatures(keepEvery: Int, parameters: ActivityFeatures.Parameters = .init()) -> [Double] {
+        var f = ActivityFeatures(parameters: parameters)
+        var kept = Vector3.zero
+        for i in 0..<(20 * 12) {
+            let t = Double(i) / 20
+            if i % keepEvery == 0 {
+                kept = Vector3(1.2 * sin(2 * .pi * 0.4 * t), 0.8 * cos(2 * .pi * 0.3 * t), 9.81 + 0.6 * sin(2 * .pi * 0.5 * t))
+            }
+            _ = f.add(specificForceMps2: kept, angularVelocityRadS: nil, timeS: t)
+        }
+        return f.values
+    }
+
+    @Test func aLoggersHeldValuesAreInterpolatedNotSteps() {
+        let names = ActivityFeatures.names
+        let band = names.firstIndex(of: "accBand6.0-10Hz")!, fresh = names.firstIndex(of: "accFreshFraction")!
+        let dense = swayFeatures(keepEvery: 1)
+        let logged = swayFeatures(keepEvery: 6)
+        var hold = ActivityFeatures.Parameters()
+        hold.interpolatesHeldValues = false
+        let held = swayFeatures(keepEvery: 6, parameters: hold)
+        #expect(dense[fresh] > 0.97, "\(dense[fresh])") // a bin or two of a 20 Hz grid may fall empty
+        #expect(abs(logged[fresh] - 1.0 / 6) < 0.02, "\(logged[fresh])")
+        #expect(held[band] > 0.01, "held as steps: 6–10 Hz share \(held[band])")
+        #expect(logged[band] < held[band] / 10, "interpolated \(logged[band]) against held \(held[band])")
+        for i in 0..<fresh where !dense[i].isNaN {
+            #expect(abs(logged[i] - dense[i]) < 0.35, "\(names[i]): logged \(logged[i]) dense \(dense[i])")
+        }
+    }
+
+    /// A runner's flight phase takes |f| close to 0 g once a stride wherever the board is carried; a walker's
+    /// lowest is about 0.6 g.
+    @Test func aFlightPhaseShowsInTheLowestSpecificForce() {
+        func lowest(bounceMps2: Double, cadenceHz: Double) -> Double {
+            var f = ActivityFeatures()
+            for i in 0..<(100 * 8) {
+                let t = Double(i) / 100
+                let v = max(-9.5, bounceMps2 * sin(2 * .pi * cadenceHz * t))
+                _ = f.add(specificForceMps2: Vector3(0.3, 9.81 + v, 0.2), angularVelocityRadS: nil, timeS: t)
+            }
+            return f.values[ActivityFeatures.names.firstIndex(of: "accMagnitudeLowG")!]
+        }
+        let walking = lowest(bounceMps2: 3, cadenceHz: 1.8)
+        let running = lowest(bounceMps2: 14, cadenceHz: 2.6)
+        #expect(walking > 0.6 && walking < 0.8, "\(walking)")
+        #expect(running < 0.2, "\(running)")
+    }
+
     @Test func withoutAGyroscopeItsFeaturesAreMissing() {
         var f = ActivityFeatures()
         for i in 0..<700 {

@@ -2,6 +2,8 @@
 """Scores the Swift activity classifier, causally, through `lodestone replay`, cross-validated by subject.
 
     python3 score.py --folds DIR      # DIR/<subject>.model from `train.py --folds DIR` (leave-one-subject-out)
+    python3 score.py --folds DIR --by source --output activity-sources.md
+                                      # DIR/<source>.model from `train.py --folds DIR --by source`
 
 Each session of the development split of shared/datasets/activity is replayed with the model trained without
 its subject (`lodestone replay --activity-model DIR/<subject>.model`); no subject is both in training and
@@ -24,6 +26,10 @@ PREDICTED = CLASSES + ['unknown']
 def subject_of(name):
     p = name.split('_')
     return f'{p[0]}-{p[1]}'
+
+
+def source_of(subject):
+    return subject.split('-')[0]
 
 
 def score_session(path, model):
@@ -53,7 +59,8 @@ def metrics(y, p):
         rec = tp / max(1, cm[i].sum())
         f1 = 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
         rows.append((c, prec, rec, f1, cm[i].sum()))
-        f1s.append(f1)
+        if cm[i].sum():
+            f1s.append(f1)
     return cm, rows, float(np.mean(f1s)), float(np.trace(cm[:, :5]) / max(1, cm.sum()))
 
 
@@ -74,6 +81,8 @@ def main():
     ap.add_argument('--output', default='activity.md', help="results/<name>; '-' writes nothing (a quick check)")
     ap.add_argument('--note', help='a sentence added under the title (e.g. which fold models were retrained)')
     ap.add_argument('--match', help='score only the sessions whose name matches this regular expression (iterating)')
+    ap.add_argument('--by', choices=['subject', 'source'], default='subject',
+                    help='fold models per held-out subject (default) or per held-out source')
     a = ap.parse_args()
     ys, ps, subs, drive_changes, drive_spurious, drive_hours = [], [], [], 0, 0, 0.0
     for path in sorted(glob.glob(os.path.join(DATASETS, 'activity', '*.csv.gz'))):
@@ -81,7 +90,7 @@ def main():
         if a.match and not re.search(a.match, name):
             continue
         subject = subject_of(name)
-        model = os.path.join(a.folds, subject + '.model')
+        model = os.path.join(a.folds, (subject if a.by == 'subject' else source_of(subject)) + '.model')
         if not os.path.exists(model):
             sys.exit(f'score.py: no fold model {model}: run train.py --folds {a.folds}')
         y, p, changes, spurious, dur = score_session(path, model)
@@ -93,16 +102,30 @@ def main():
             drive_hours += dur / 3600
         print(f'{name:48s} {keep.sum():6d} s  accuracy {np.mean(y[keep] == p[keep]) if keep.any() else float("nan"):.3f}', flush=True)
     y, p, s = np.concatenate(ys), np.concatenate(ps), np.array(subs)
-    lines = ['# Activity — leave-one-subject-out on the development split', '',
+    unit = 'subject' if a.by == 'subject' else 'source'
+    lines = [f'# Activity — leave-one-{unit}-out on the development split', '',
              'Produced by `benchmarks/accuracy/activity/score.py`: every session replayed by `lodestone replay` (the Swift',
-             'classifier, causal) with the model trained by `train.py --folds` without that session\'s subject (15 folds).',
+             f'classifier, causal) with the model trained by `train.py --folds{"" if a.by == "subject" else " --by source"}`'
+             f' without that session\'s {unit} ({len(set(s)) if a.by == "subject" else len(set(map(source_of, s)))} folds).',
              'Scored each whole second on the last decision before it; `other` not scored; `unknown` counts as wrong.', '']
     if a.note:
         lines += [a.note, '']
     all_lines, macro, acc, rows = table('All subjects', y, p)
     phone = ~pd.Series(s).str.startswith('hugadb').values
     phone_lines, pmacro, pacc, _ = table('Phones only (TMD, ML4QS; no HuGaDB thigh sensor)', y[phone], p[phone])
-    lines += all_lines + [''] + phone_lines + ['', '### Per subject', '', '| subject | seconds | accuracy |', '|---|---|---|']
+    lines += all_lines + [''] + phone_lines
+    lines += ['', '### Per source', '', '| source | seconds | macro-F1 | accuracy | ' + ' | '.join(f'{c} recall' for c in CLASSES)
+              + ' | stationary → drive | drive → stationary |', '|---' * (6 + len(CLASSES)) + '|']
+    src = np.array([source_of(x) for x in s])
+    for name in sorted(set(src)):
+        m = src == name
+        _, srows, smacro, sacc = metrics(y[m], p[m])
+        recalls = ' | '.join(f'{rc:.2f}' if n else '—' for _, _, rc, _, n in srows)
+        st, dr = y[m] == 'stationary', y[m] == 'drive'
+        lines.append(f'| {name} | {m.sum()} | {smacro:.3f} | {sacc:.3f} | {recalls} | '
+                     f'{np.sum(p[m][st] == "drive")} of {st.sum()} s | {np.sum(p[m][dr] == "stationary")} of {dr.sum()} s |')
+    lines += ['', 'macro-F1 of a source averages the classes it has.']
+    lines += ['', '### Per subject', '', '| subject | seconds | accuracy |', '|---|---|---|']
     for subj in sorted(set(s)):
         m = s == subj
         lines.append(f'| {subj} | {m.sum()} | {np.mean(y[m] == p[m]):.3f} |')

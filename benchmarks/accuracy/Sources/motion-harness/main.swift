@@ -6,7 +6,8 @@
 //       `gt_activity` (simulated traces) at the end of the window. `--event-rate-hz` degrades the input the
 //       way event-driven phone logs are degraded (each accelerometer row keeps its value with probability
 //       R·dt, else repeats the last kept one; `random` draws R in 1.5…6 Hz per trace): training material
-//       for sampling robustness.
+//       for sampling robustness. `--held-values hold` keeps a logger's held values as steps instead of
+//       interpolating them (ActivityFeatures.Parameters.interpolatesHeldValues; for comparison).
 //
 //   motion-harness record --scenario NAME [--noise consumer|bmp388] [--seed N] [--duration S] --output TRACE.csv
 //       Runs the simulated board through a catalog scenario exactly as `lodestone run` samples it (register-level
@@ -72,7 +73,9 @@ func features(_ args: Arguments) throws {
     for path in args.inputs {
         let text = try TraceFiles.readText(path: path)
         var parser = TraceParser(text: text, path: path)
-        var extractor = ActivityFeatures()
+        var parameters = ActivityFeatures.Parameters()
+        if args.options["held-values"] == "hold" { parameters.interpolatesHeldValues = false }
+        var extractor = ActivityFeatures(parameters: parameters)
         let session = sessionName(path)
         let who = subject(ofSession: session)
         var rate: Double?
