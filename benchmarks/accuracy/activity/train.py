@@ -52,9 +52,6 @@ STEPS_WEIGHT = 0.5
 # with none, 0.78 with 0.05).
 AUGMENT_CLASSES = {'stationary': 0.5, 'drive': 0.5, 'walk': 0.05}
 DENSE_SOURCES = ('hugadb', 'ml4qs')
-# `--held-values hold` for the harness: features with a logger's held values kept as steps (compare with the
-# engine's ActivityFeatures.Parameters.interpolatesHeldValues = false). Set by train.py --held-values.
-HELD_VALUES = []
 # ActivityFeatures.Parameters.amplitudeFloorMps2: log(std + floor) equals log(floor) only when the accelerometer did
 # not change at all for the whole window.
 AMPLITUDE_FLOOR_MPS2 = 0.05
@@ -71,9 +68,13 @@ def augment_weights(frame):
     return frame.label.map(AUGMENT_CLASSES).values
 
 
-def features(work):
+def features(work, held_values='interpolate'):
     """The development windows, the extra windows (simulation, steps set, and their degraded copies) and the
-    degraded copies of the dense development sessions (kept apart: a fold leaves its subjects' copies out)."""
+    degraded copies of the dense development sessions (kept apart: a fold leaves its subjects' copies out).
+    `held_values`: 'hold' computes them with a logger's held values kept as steps (the harness's `--held-values
+    hold`, the engine's ActivityFeatures.Parameters.interpolatesHeldValues = false), cached under other names."""
+    held = ['--held-values', 'hold'] if held_values == 'hold' else []
+    suffix = '-hold' if held else ''
     os.makedirs(work, exist_ok=True)
     simdir = os.path.join(work, 'sim')
     dense = [p for p in sorted(glob.glob(os.path.join(DATA, '*.csv.gz')))
@@ -88,13 +89,13 @@ def features(work):
     }
     frames = {}
     for name, (options, paths) in inputs.items():
-        path = os.path.join(work, name + '-features.csv')
+        path = os.path.join(work, name + suffix + '-features.csv')
         if not os.path.exists(path):
             if paths is None:
                 if not os.path.isdir(simdir):
                     harness('simulate', '--seed', '1', '--count', '12', '--output', simdir)
                 paths = sorted(glob.glob(os.path.join(simdir, '*.csv')))
-            harness('features', *options, *HELD_VALUES, '--output', path, *paths)
+            harness('features', *options, *held, '--output', path, *paths)
         f = pd.read_csv(path)
         frames[name] = f[f.label.isin(list(AUGMENT_CLASSES) if name.endswith('degraded') else CLASSES)].reset_index(drop=True)
     extra = pd.concat([frames['sim'].assign(weight=SIM_WEIGHT),
@@ -231,9 +232,7 @@ def main():
     ap.add_argument('--held-values', choices=['interpolate', 'hold'], default='interpolate',
                     help='how the features treat a logger\'s held values (must match the engine; default %(default)s)')
     a = ap.parse_args()
-    if a.held_values == 'hold':
-        HELD_VALUES[:] = ['--held-values', 'hold']
-    dev, sim, degraded = features(a.work)
+    dev, sim, degraded = features(a.work, a.held_values)
     names = [c for c in dev.columns[4:]]
     if not a.no_final:
         model = fit(dev, sim, names, degraded)
