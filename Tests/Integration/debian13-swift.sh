@@ -149,7 +149,10 @@ run_tests() {  # name, swift test's arguments
   summary=$(grep -E "Test run with [0-9]+ tests?" "$logf" | tail -1 || true)
   xct=$(grep -E "Executed [0-9]+ tests?" "$logf" | tail -1 || true)
   # (Swift Testing 6.0 marks a skipped test with ✘ too: "✘ Test … skipped".)
-  if echo "$summary" | grep -qE "passed" && ! grep -E "✘|error: .*failed" "$logf" | grep -qv " skipped"; then
+  # Counted, not `! grep … | grep -q`: under pipefail a grep -q that stops at its first match can leave the grep before it
+  # to die of SIGPIPE, and the negation would read that as "no failure".
+  failures=$({ grep -E "✘|error: .*failed" "$logf" || true; } | { grep -cv " skipped" || true; })
+  if [[ "$summary" == *passed* ]] && [ "${failures:-0}" -eq 0 ]; then
     echo "PASS swift test ($name) with Debian 13's Swift: $summary${xct:+; XCTest: $xct} ($(( $(now) - t ))s)"
   else
     { grep -E "✘|error:" "$logf" || true; } | head -40 || true

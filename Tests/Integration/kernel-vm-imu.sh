@@ -21,7 +21,9 @@ esac
 export PATH=/opt/swift/usr/bin:$PATH
 # lodestone and the test bundle load libiio with dlopen() when they first use it (Sources/CLodestoneLinux/iio_loader.c),
 # so ldd no longer lists it: the VM tool copies it, and what it links, only when named.
-LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 /{print $NF; exit}')
+# awk reads the whole listing: one that stopped at the first match would close the pipe on ldconfig, whose next write
+# then dies of SIGPIPE, and pipefail makes that (exit 141) the script's end (a CI run ended so, with no message).
+LIBIIO=$(ldconfig -p | awk '/libiio\.so\.0 / && !found {found = $NF} END {if (found) print found}')
 [ -n "$LIBIIO" ] || { echo "FAIL: libiio.so.0 not found (apt-get install libiio0)"; exit 1; }
 
 echo "kernel-vm-imu: building a static lodestone, the SPI stub module and spi-poke"
