@@ -5,9 +5,9 @@
 // neither builds nor links it: scripts/fuzz builds it with `--sanitize=fuzzer --sanitize=address` into its own
 // folder (fuzz/.build-fuzz), a full instrumented build of the root package's modules.
 //
-// Built in the debug configuration: it is faster to build here than an optimized one, keeps Swift's overflow and
-// bounds checks, and is built with testability, so that the targets reach parsers the modules keep internal
-// (`@testable import`): the gpsd command parser and the gpsd client's line handler.
+// Built optimized (scripts/fuzz: `-c release`, which keeps Swift's overflow and bounds checks) and with testability
+// (`-Xswiftc -enable-testing`), so that the targets reach parsers the modules keep internal (`@testable import`): the
+// gpsd command parser and the gpsd client's line handler.
 import PackageDescription
 
 let package = Package(

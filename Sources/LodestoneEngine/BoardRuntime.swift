@@ -110,6 +110,9 @@ public struct BoardRuntime {
     /// when it is not a register chip (an IIO device, a trace).
     public var accelerometerChip: ChipID? { chips(measuring: .accelerometer).first }
 
+    /// True when a register chip of the board measures the magnetic field.
+    public var hasMagnetometerChip: Bool { !chips(measuring: .magnetometer).isEmpty }
+
     /// The register chips of the planned sensors that measure `kind`, in board order.
     private func chips(measuring kind: SensorKind) -> some Collection<ChipID> {
         plannedSensors.lazy.filter { $0.kinds.contains(kind) }.compactMap { ChipID(name: $0.chip) }

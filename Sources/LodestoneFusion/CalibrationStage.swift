@@ -27,6 +27,10 @@ public struct CalibrationStage {
             self.document = document; self.path = path; self.searched = searched; self.disabled = disabled
         }
 
+        /// True when nobody chose: no calibration, not turned off, nothing looked for (the default). A `Session`
+        /// then looks for the board's calibration itself (`CalibrationFiles.resolve`).
+        public var isUnchosen: Bool { document == nil && path == nil && searched.isEmpty && !disabled }
+
         /// One line saying what is applied: "calibration: FILE (imu: accelerometer, gyroscope; mag: magnetometer)".
         public var summary: String {
             if disabled { return "calibration: off (turned off); readings are used as the sensors give them" }

@@ -63,7 +63,8 @@ public struct FusionConfiguration: Sendable {
     public var heightAboveEllipsoidM: Double?
     /// The date of the recording as a decimal year, when it is not known from a receiver.
     public var decimalYear: Double?
-    /// Each stage's own settings (defined beside the stage).
+    /// Each stage's own settings (defined beside the stage). The calibration's default is none chosen: a `Session` on a
+    /// board then uses the board's (`CalibrationStage.Configuration.isUnchosen`); `disabled: true` turns it off.
     public var calibration = CalibrationStage.Configuration()
     public var orientation = OrientationStage.Configuration()
     public var motion = MotionStage.Configuration()

@@ -358,7 +358,8 @@ struct Fix {
 
     /// Time difference to `other`, s.
     func timeDifference(_ other: Fix) -> Double {
-        Double(timeSeconds - other.timeSeconds) + Double(timeNanos - other.timeNanos) * 1e-9
+        // In Double: any two fixes' times subtract without trapping (exact while |seconds| < 2⁵³).
+        (Double(timeSeconds) - Double(other.timeSeconds)) + (Double(timeNanos) - Double(other.timeNanos)) * 1e-9
     }
 
     /// gpsd's `gps_merge_fix()`: copy from `new` what `set` says changed, and any finite error estimate.

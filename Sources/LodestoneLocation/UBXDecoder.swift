@@ -118,10 +118,14 @@ extension GNSSDecoder {
             var seconds = UTCTime.secondsSince1970(
                 year: Int(Bytes.leU16(p, 4)), month: Int(p[6]), day: Int(p[7]),
                 hour: Int(p[8]), minute: Int(p[9]), second: Int(p[10]))
-            var n = nano
-            if n < 0 { n += 1_000_000_000; seconds -= 1 }
+            // gpsd normalises the signed nanoseconds once (TS_NORM), enough for the ±1e9 the manual allows; a
+            // corrupted frame can carry any Int32 (up to ±2.1 s), so the whole seconds are moved out of it: a fix's
+            // nanoseconds are always 0 ..< 1e9 (the fuzzer found two such frames making a time difference overflow).
+            let (carry, n) = nano.quotientAndRemainder(dividingBy: 1_000_000_000)
+            seconds += Int64(carry)
+            if n < 0 { seconds -= 1 }
             newdata.timeSeconds = seconds
-            newdata.timeNanos = Int32(n)
+            newdata.timeNanos = Int32(n < 0 ? n + 1_000_000_000 : n)
             mask.insert(.time)
         }
         let fixOK = flags & 0x01 != 0

@@ -29,6 +29,14 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     var anchorAgeS: Double = 0
     /// Time since the last equation, s (equations are taken at most every `equationIntervalS`).
     var equationAgeS: Double = 0
+    /// Σ w·AᵀA since the last restart, without forgetting, each equation counted as a share of its anchor (those within
+    /// one anchor interval share the anchor sample's noise): what the board's turning has told of the offset for good.
+    var memoryInformation = Matrix3.zero
+    /// Σ w·Aᵀy likewise, 1/µT.
+    var memoryRight = Vector3.zero
+    /// Σ w·|y|² and Σ w likewise (for the memory's residual).
+    var memorySquares: Double = 0
+    var memoryWeightSum: Double = 0
     /// Rotation from the board frame now to the board frame at the anchor (`v_anchor = q.rotate(v_now)`),
     /// accumulated from the gyroscope.
     var rotationToAnchor = Quaternion.identity
@@ -41,9 +49,18 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// A tracker with no equations.
     public init() {}
 
-    /// Forgets every equation (a new disturbance began: what came before belongs to another offset).
+    /// Forgets the window's equations (a new disturbance began: what came before may belong to another offset). The
+    /// memory stays: an uncalibrated offset shows as a disturbance each time the board turns, and the memory is
+    /// dropped only when its own equations stop agreeing (`forgetMemory`, `memoryResidualRMSMicroTesla`).
     public mutating func restart() {
+        let (information, right, squares, weight) = (memoryInformation, memoryRight, memorySquares, memoryWeightSum)
         self = BoardFixedFieldTracker()
+        (memoryInformation, memoryRight, memorySquares, memoryWeightSum) = (information, right, squares, weight)
+    }
+
+    /// Forgets the memory too.
+    mutating func forgetMemory() {
+        memoryInformation = .zero; memoryRight = .zero; memorySquares = 0; memoryWeightSum = 0
     }
 
     /// Accumulates one gyroscope step `step` (board frame before the step → after, `v_before = step.rotate(v_after)`).
@@ -94,6 +111,11 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         weightedRight = forget * weightedRight + w * (y - Matrix3.product(ct, y))
         weightedSquares = forget * weightedSquares + w * y.dot(y)
         weightSum = forget * weightSum + w
+        let share = w * min(1, Self.equationIntervalS / max(anchorIntervalS, Self.equationIntervalS))
+        memoryInformation = memoryInformation + share * (Matrix3.diagonal(2) - c - ct)
+        memoryRight = memoryRight + share * (y - Matrix3.product(ct, y))
+        memorySquares += share * y.dot(y)
+        memoryWeightSum += share
         if anchorAgeS >= anchorIntervalS { setAnchor(fieldMicroTesla, rateRadS: rateRadS) }
     }
 
@@ -116,6 +138,21 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         let squares = max(0, weightedSquares - offset.dot(weightedRight))
         let residual = (squares / weightSum).squareRoot()
         return (offset, (1 / smallest).squareRoot(), residual)
+    }
+
+    /// The offset given every equation since the last restart and a prior of `priorSigmaMicroTesla` (µT, > 0, 1σ per
+    /// board axis, mean zero): its mean (board frame, µT) and covariance (µT²). With no turning it is the prior; each
+    /// axis the board has turned about determines the offset across it.
+    func posterior(priorSigmaMicroTesla sigma: Double) -> (meanMicroTesla: Vector3, covarianceMicroTesla2: Matrix3)? {
+        guard sigma > 0, let covariance = (memoryInformation + Matrix3.diagonal(1 / (sigma * sigma))).inverse else { return nil }
+        return (covariance * memoryRight, covariance)
+    }
+
+    /// The RMS residual of the memory's equations about `posterior`'s mean, µT; `nil` without equations.
+    func memoryResidualRMSMicroTesla(meanMicroTesla o: Vector3) -> Double? {
+        guard memoryWeightSum > 0 else { return nil }
+        let squares = memorySquares - 2 * o.dot(memoryRight) + o.dot(memoryInformation * o)
+        return (max(0, squares) / memoryWeightSum).squareRoot()
     }
 
     /// `estimate` when it is well determined (worst-direction standard deviation ≤ `sigma`, µT) and consistent

@@ -157,12 +157,35 @@ extension OrientationFilter {
         guard state.magnetic.calibrationCheckAgeS >= Self.calibrationCheckIntervalS else { return }
         state.magnetic.calibrationCheckAgeS = 0
         state.magnetic.suspectedOffsetHeadingVarianceRad2 = 0
-        guard state.magnetic.offsetInUseMicroTesla == .zero, let norm = state.magnetic.referenceNormMicroTesla,
-            let e = state.magnetic.tracker.estimate,
-            e.residualRMSMicroTesla <= parameters.boardFixedFieldConsistencyMicroTesla
-        else { return }
-        let size = e.offsetMicroTesla.length
-        guard size > Self.calibrationOffsetFraction * norm, size > 5 * e.worstSigmaMicroTesla else { return }
+        if let p = state.magnetic.tracker.posterior(priorSigmaMicroTesla: parameters.magnetometerOffsetSigmaMicroTesla),
+            let r = state.magnetic.tracker.memoryResidualRMSMicroTesla(meanMicroTesla: p.meanMicroTesla),
+            r > parameters.boardFixedFieldConsistencyMicroTesla
+        {
+            // The memory's equations disagree: the offset changed (a magnet came or went); start over.
+            state.magnetic.tracker.forgetMemory()
+        }
+        guard state.magnetic.offsetInUseMicroTesla == .zero, let norm = state.magnetic.referenceNormMicroTesla else { return }
+        var size = 0.0
+        let estimate = state.magnetic.tracker.estimate
+        if let e = estimate, e.residualRMSMicroTesla > parameters.boardFixedFieldConsistencyMicroTesla { return }
+        if let e = estimate, e.offsetMicroTesla.length > 5 * e.worstSigmaMicroTesla {
+            size = e.offsetMicroTesla.length
+            guard size > Self.calibrationOffsetFraction * norm else { return }
+        } else {
+            // A board turned about one axis only (a vehicle, a compass on a table) never determines the offset along
+            // that axis, so there is no full estimate; but its horizontal part, the part that turns the heading, is
+            // determined. Judged so only for a magnetometer the session says is uncalibrated (a prior to start from).
+            let sigma = parameters.magnetometerOffsetSigmaMicroTesla
+            guard sigma > 0, let p = state.magnetic.tracker.posterior(priorSigmaMicroTesla: sigma) else { return }
+            let q = boardToENU6D.conjugate
+            let up = q.rotate(Vector3(0, 0, 1)), across = q.rotate(Vector3(1, 0, 0)), along = q.rotate(Vector3(0, 1, 0))
+            let horizontalPart = p.meanMicroTesla - up * up.dot(p.meanMicroTesla)
+            let spread = max(
+                across.dot(p.covarianceMicroTesla2 * across), along.dot(p.covarianceMicroTesla2 * along)
+            ).squareRoot()
+            size = horizontalPart.length
+            guard size > Self.calibrationOffsetFraction * norm, size > 5 * spread else { return }
+        }
         let horizontal = max(norm * Double.cos(state.magnetic.referenceDipRad), 0.1 * norm)
         let angle = Double.atan(size / horizontal)
         state.magnetic.suspectedOffsetHeadingVarianceRad2 = angle * angle

@@ -99,8 +99,36 @@ public struct OrientationFilter: Sendable {
             state.heading.variance + coefficients.headingFloorVarianceRad2
             + parameters.headingDisagreementWeight * state.magnetic.disagreementVarianceRad2
             + state.magnetic.offsetHeadingVarianceRad2 + state.magnetic.suspectedOffsetHeadingVarianceRad2
-            + tiltHeadingVarianceRad2
+            + tiltHeadingVarianceRad2 + unmeasuredOffsetHeadingVarianceRad2
         return Angle.degrees(fromRadians: variance.squareRoot())
+    }
+
+    /// The heading variance a board-fixed magnetic offset of `magnetometerOffsetSigmaMicroTesla` may cause while
+    /// nothing has measured it, rad²: atan(σ⊥ / horizontal field)², σ⊥ the offset's spread along magnetic east in
+    /// the board's axes (an offset along east turns the horizontal field; along north or up it does not, to first
+    /// order), the horizontal field at least a tenth of the field (near the magnetic poles). σ⊥ starts at the prior
+    /// and shrinks, with the offset seen folded in, as the board turns about axes that show it
+    /// (`BoardFixedFieldTracker.posterior`). 0 once the filter removes an offset of its own or suspects one (those
+    /// carry their own variance).
+    var unmeasuredOffsetHeadingVarianceRad2: Double {
+        let sigma = parameters.magnetometerOffsetSigmaMicroTesla
+        guard sigma > 0, state.magnetic.offsetInUseMicroTesla == .zero, state.magnetic.suspectedOffsetHeadingVarianceRad2 == 0
+        else { return 0 }
+        // The reference field once there is one; before, the field as measured so far.
+        let measured = state.magnetic.normDipLowPass
+        guard
+            let (norm, dip) = state.magnetic.referenceNormMicroTesla.map({ ($0, state.magnetic.referenceDipRad) })
+                ?? (measured.hasOutput ? (measured.output[0], measured.output[1]) : nil), norm > 0
+        else { return 0 }
+        var perpendicularVariance = sigma * sigma
+        if let q = boardToENU, let posterior = state.magnetic.tracker.posterior(priorSigmaMicroTesla: sigma) {
+            let east = q.conjugate.rotate(Vector3(1, 0, 0))
+            let seen = east.dot(posterior.meanMicroTesla)
+            perpendicularVariance = east.dot(posterior.covarianceMicroTesla2 * east) + seen * seen
+        }
+        let horizontal = max(norm * Double.cos(dip), 0.1 * norm)
+        let angle = Double.atan(perpendicularVariance.squareRoot() / horizontal)
+        return angle * angle
     }
 
     /// The heading variance an accelerometer offset of `accelerometerOffsetSigmaMps2` causes, rad²: the tilt about

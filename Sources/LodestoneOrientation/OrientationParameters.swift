@@ -180,11 +180,24 @@ extension OrientationFilter {
         /// (8° of heading from 4° of tilt where the dip is 63°); the reported heading accuracy includes it. Default
         /// 0: not known (a trace replay), no such term. A session sets it from the board's calibration and chip.
         public var accelerometerOffsetSigmaMps2: Double = 0
+        /// 1σ of a board-fixed magnetic offset (hard iron) that no calibration removed, per board axis, µT, ≥ 0. Until
+        /// the board has turned enough for the filter's own tracker to measure the offset, the magnetometer's heading
+        /// may be off by up to atan(offset / horizontal field) and nothing in the data says so; the reported heading
+        /// accuracy includes that, and the tracker's estimate replaces it once it is better determined. Default 0: not
+        /// known (a trace replay, a calibrated magnetometer), no such term. A session sets it for a board whose
+        /// magnetometer has no calibration.
+        public var magnetometerOffsetSigmaMicroTesla: Double = 0
         /// Multiplier from the heading standard deviation to the reported accuracy, > 0. Default 1.645 (a 90 %
         /// two-sided bound for a normal error).
         public var headingAccuracyCoverageFactor: Double = 1.645
 
         /// The defaults.
         public init() {}
+
+        /// `magnetometerOffsetSigmaMicroTesla` for a magnetometer without a calibration, µT: 10. Board-fixed fields
+        /// of 5–30 µT are usual (components, traces and batteries near the chip; the simulated LIS3MDL board has
+        /// 14.7 µT), and the chips' own zero-field offsets add to them (the LIS3MDL's is ±100 µT typical, the
+        /// AK8963's is not bounded by its data sheet). An assumption, of the order of what calibrations find.
+        public static let uncalibratedMagnetometerOffsetSigmaMicroTesla = 10.0
     }
 }

@@ -63,6 +63,13 @@ public actor Session: SubscriptionSource {
         }
         if let wall, c.utcAtStartS == nil { c.utcAtStartS = wall.unixS() }
         self.wallClock = wall
+        // A program that did not choose a calibration gets the board's, found as `lodestone run` finds it: the
+        // readings of a board that was calibrated are corrected in every program, not only in the CLI's.
+        if c.input == .board, c.fusion.calibration.isUnchosen {
+            do { c.fusion.calibration = try CalibrationFiles.resolve(board: c.board, explicitPath: nil, disabled: false) } catch {
+                throw .setup(error.message)
+            }
+        }
         core = try SessionCore(configuration: c, registry: registry)
         self.clock = clock
     }
@@ -160,6 +167,10 @@ public actor Session: SubscriptionSource {
     public var demand: CombinedDemand? { core.state.scheduling?.scheduler.inputs.demand }
     /// The latest fused location.
     public var latestLocation: Location? { core.state.fusion.location.latest }
+    /// What fusion runs with: the configuration's, with what the session completed (the board's calibration when the
+    /// configuration chose none, and what the board's chips leave uncertain). `fusion.calibration.summary` says which
+    /// calibration is applied.
+    public var fusion: FusionConfiguration { core.state.fusion.configuration }
     /// Rows recorded so far (`nil` without a recording).
     public var recordedRowCount: Int? { core.state.recorder?.rowCount }
     /// How many subscriptions are active in the loop.

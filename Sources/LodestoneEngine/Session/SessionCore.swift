@@ -124,6 +124,13 @@ public struct SessionCore: SubscriptionSource {
             fusionConfiguration.orientation.parameters.accelerometerOffsetSigmaMps2 =
                 AccelerometerOffsetUncertainty.sigmaMps2(chip: chip, calibration: calibration)
         }
+        // Likewise a magnetometer without a calibration: its board's hard iron is unknown until the board turns.
+        if fusionConfiguration.orientation.parameters.magnetometerOffsetSigmaMicroTesla == 0, runtime.hasMagnetometerChip,
+            fusionConfiguration.calibration.document?.sensors.contains(where: { $0.magnetometer != nil }) != true
+        {
+            fusionConfiguration.orientation.parameters.magnetometerOffsetSigmaMicroTesla =
+                OrientationFilter.Parameters.uncalibratedMagnetometerOffsetSigmaMicroTesla
+        }
         engine = Engine(sources: runtime.sources, plausibility: c.plausibility)
         var scheduling: ScheduledSampling?
         var delivery: LocationDelivery?
