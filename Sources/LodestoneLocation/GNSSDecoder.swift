@@ -326,11 +326,14 @@ public struct GNSSDecoder {
         if fix.timeSeconds > 0 { lastfix = fix }
     }
 
-    /// Degrees into [0, 360).
+    /// Degrees into [0, 360). The same value as gpsd's loops of ±360 (for their usual inputs, within one turn, one
+    /// step either way is exact), in constant time: the loops never ended on a corrupted 1e20° (adding 360 leaves it
+    /// unchanged), which the fuzzer found as a sentence that hung the decoder.
     static func normalized(_ d: Double) -> Double {
-        var v = d
-        while v < 0 { v += 360 }
-        while v >= 360 { v -= 360 }
+        guard d.isFinite else { return d }
+        var v = d.truncatingRemainder(dividingBy: 360)
+        if v < 0 { v += 360 }
+        if v >= 360 { v -= 360 }
         return v
     }
 }

@@ -67,4 +67,39 @@ import Testing
         #expect(abs(t.secondsSince1970 - expected) < 1e-6, "\(t)")
         #expect((0..<1_000_000_000).contains(t.nanoseconds))
     }
+
+    /// NMEA lines with their checksums made valid (the nmea target's framing), fed to one decoder.
+    static func nmeaTarget(_ lines: [String]) -> [GNSSFixReport] {
+        var stream: [UInt8] = []
+        for line in lines {
+            let body = Array(line.utf8)
+            var x: UInt8 = 0
+            for c in body.dropFirst() { x ^= c }
+            let hex = Array("0123456789ABCDEF".utf8)
+            stream += body + [0x2A, hex[Int(x >> 4)], hex[Int(x & 15)], 0x0D, 0x0A]
+        }
+        var decoder = GNSSDecoder()
+        var out: [GNSSFixReport] = []
+        stream.withUnsafeBytes { raw in decoder.feed(raw) { if case .report(let r, _) = $0 { out.append(r) } } }
+        return out
+    }
+
+    /// fuzz/crashes/nmea/timeout-2861bf8d (found 2026-11-29 in a 400 s run, from gpsd's skytraq log): a VTG whose
+    /// magnetic track read "121e18.87…" (1.2e20°). Normalising a track into [0, 360) added or took 360 until it got
+    /// there, and 1.2e20 − 360 is 1.2e20: the decoder, and a daemon reading that receiver, never returned. Each of
+    /// these now decodes, with its tracks in [0, 360).
+    @Test(arguments: ["121e18", "1e300", "-1e300", "-0.0000000001", "720", "359.99999999999994"])
+    func aHugeTrackIsNormalisedInConstantTime(track: String) {
+        let reports = Self.nmeaTarget([
+            "$GPRMC,182139.000,A,4404.1165102,N,12118.8704702,W,012.0,329.9,290316,,,D",
+            "$GPVTG,\(track),T,\(track),M,012.0,N,022.2,K,D",
+            "$GPRMC,182140.000,A,4404.1165102,N,12118.8704702,W,012.0,\(track),290316,,,D"
+        ])
+        #expect(!reports.isEmpty)
+        for r in reports {
+            for deg in [r.trackDeg, r.magneticTrackDeg].compactMap({ $0 }) {
+                #expect(deg >= 0 && deg < 360, "\(track): \(deg)")
+            }
+        }
+    }
 }
