@@ -41,6 +41,16 @@ import Testing
         #expect((o2 - measured).length > 5 * tenMg, "unit 2's offset \(o2) is its own")
     }
 
+    /// The orientation parameters a session on `board` (seed 1, no scheduler) gives its filter, after `configure`.
+    static func orientationParameters(
+        _ board: BoardDescription, _ configure: (inout SessionConfiguration) throws -> Void
+    ) throws -> OrientationFilter.Parameters {
+        var c = SessionConfiguration(board: board, seed: 1, durationS: 1)
+        c.scheduling = nil
+        try configure(&c)
+        return try SessionCore(configuration: c).state.fusion.configuration.orientation.parameters
+    }
+
     @Test func aBoardFilesUnitMustBeAWholeNumber() {
         for (value, ok) in [("2", true), ("0", true), ("-1", false), ("1.5", false), ("\"1\"", false)] {
             let json = """
@@ -65,11 +75,7 @@ import Testing
     @Test func theSessionStatesWhatTheCalibrationOrTheChipLeaves() throws {
         let board = try BoardDescription.load(path: Self.boardPath)
         func sigma(_ configure: (inout SessionConfiguration) throws -> Void) throws -> Double {
-            var c = SessionConfiguration(board: board, seed: 1, durationS: 1)
-            c.scheduling = nil
-            try configure(&c)
-            return try SessionCore(configuration: c).state.fusion.configuration.orientation.parameters
-                .accelerometerOffsetSigmaMps2
+            try Self.orientationParameters(board, configure).accelerometerOffsetSigmaMps2
         }
         let mg = PhysicalConstants.standardGravityMps2 / 1000
         let uncalibrated = try sigma { _ in }

@@ -18,11 +18,7 @@ import Testing
     @Test func theSessionStatesAnOffsetOnlyForAnUncalibratedMagnetometer() throws {
         let board = try BoardDescription.load(path: Self.boardPath)
         func sigma(_ configure: (inout SessionConfiguration) throws -> Void) throws -> Double {
-            var c = SessionConfiguration(board: board, seed: 1, durationS: 1)
-            c.scheduling = nil
-            try configure(&c)
-            return try SessionCore(configuration: c).state.fusion.configuration.orientation.parameters
-                .magnetometerOffsetSigmaMicroTesla
+            try AccelerometerOffsetTests.orientationParameters(board, configure).magnetometerOffsetSigmaMicroTesla
         }
         #expect(try sigma { _ in } == OrientationFilter.Parameters.uncalibratedMagnetometerOffsetSigmaMicroTesla)
         #expect(OrientationFilter.Parameters.uncalibratedMagnetometerOffsetSigmaMicroTesla == 10)
