@@ -29,14 +29,18 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     var anchorAgeS: Double = 0
     /// Time since the last equation, s (equations are taken at most every `equationIntervalS`).
     var equationAgeS: Double = 0
-    /// Σ w·AᵀA since the last restart, without forgetting, each equation counted as a share of its anchor (those within
-    /// one anchor interval share the anchor sample's noise): what the board's turning has told of the offset for good.
-    var memoryInformation = Matrix3.zero
-    /// Σ w·Aᵀy likewise, 1/µT.
-    var memoryRight = Vector3.zero
-    /// Σ w·|y|² and Σ w likewise (for the memory's residual).
-    var memorySquares: Double = 0
-    var memoryWeightSum: Double = 0
+    /// The same sums without forgetting, each equation counted as a share of its anchor (those within one anchor
+    /// interval share the anchor sample's noise): what the board's turning has told of the offset for good. A
+    /// `restart` keeps it; `forgetMemory` drops it.
+    var memory = Memory()
+
+    /// Σ w·AᵀA, Σ w·Aᵀy, Σ w·|y|² and Σ w, as the tracker's own sums are.
+    struct Memory: Sendable, Hashable, Codable {
+        var information = Matrix3.zero
+        var right = Vector3.zero
+        var squares: Double = 0
+        var weightSum: Double = 0
+    }
     /// Rotation from the board frame now to the board frame at the anchor (`v_anchor = q.rotate(v_now)`),
     /// accumulated from the gyroscope.
     var rotationToAnchor = Quaternion.identity
@@ -53,15 +57,13 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// memory stays: an uncalibrated offset shows as a disturbance each time the board turns, and the memory is
     /// dropped only when its own equations stop agreeing (`forgetMemory`, `memoryResidualRMSMicroTesla`).
     public mutating func restart() {
-        let (information, right, squares, weight) = (memoryInformation, memoryRight, memorySquares, memoryWeightSum)
+        let kept = memory
         self = BoardFixedFieldTracker()
-        (memoryInformation, memoryRight, memorySquares, memoryWeightSum) = (information, right, squares, weight)
+        memory = kept
     }
 
     /// Forgets the memory too.
-    mutating func forgetMemory() {
-        memoryInformation = .zero; memoryRight = .zero; memorySquares = 0; memoryWeightSum = 0
-    }
+    mutating func forgetMemory() { memory = Memory() }
 
     /// Accumulates one gyroscope step `step` (board frame before the step → after, `v_before = step.rotate(v_after)`).
     mutating func rotate(by step: Quaternion) {
@@ -112,10 +114,10 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
         weightedSquares = forget * weightedSquares + w * y.dot(y)
         weightSum = forget * weightSum + w
         let share = w * min(1, Self.equationIntervalS / max(anchorIntervalS, Self.equationIntervalS))
-        memoryInformation = memoryInformation + share * (Matrix3.diagonal(2) - c - ct)
-        memoryRight = memoryRight + share * (y - Matrix3.product(ct, y))
-        memorySquares += share * y.dot(y)
-        memoryWeightSum += share
+        memory.information = memory.information + share * (Matrix3.diagonal(2) - c - ct)
+        memory.right = memory.right + share * (y - Matrix3.product(ct, y))
+        memory.squares += share * y.dot(y)
+        memory.weightSum += share
         if anchorAgeS >= anchorIntervalS { setAnchor(fieldMicroTesla, rateRadS: rateRadS) }
     }
 
@@ -144,15 +146,17 @@ public struct BoardFixedFieldTracker: Sendable, Hashable, Codable {
     /// board axis, mean zero): its mean (board frame, µT) and covariance (µT²). With no turning it is the prior; each
     /// axis the board has turned about determines the offset across it.
     func posterior(priorSigmaMicroTesla sigma: Double) -> (meanMicroTesla: Vector3, covarianceMicroTesla2: Matrix3)? {
-        guard sigma > 0, let covariance = (memoryInformation + Matrix3.diagonal(1 / (sigma * sigma))).inverse else { return nil }
-        return (covariance * memoryRight, covariance)
+        guard sigma > 0, let covariance = (memory.information + Matrix3.diagonal(1 / (sigma * sigma))).inverse else {
+            return nil
+        }
+        return (covariance * memory.right, covariance)
     }
 
     /// The RMS residual of the memory's equations about `posterior`'s mean, µT; `nil` without equations.
     func memoryResidualRMSMicroTesla(meanMicroTesla o: Vector3) -> Double? {
-        guard memoryWeightSum > 0 else { return nil }
-        let squares = memorySquares - 2 * o.dot(memoryRight) + o.dot(memoryInformation * o)
-        return (max(0, squares) / memoryWeightSum).squareRoot()
+        guard memory.weightSum > 0 else { return nil }
+        let squares = memory.squares - 2 * o.dot(memory.right) + o.dot(memory.information * o)
+        return (max(0, squares) / memory.weightSum).squareRoot()
     }
 
     /// `estimate` when it is well determined (worst-direction standard deviation ≤ `sigma`, µT) and consistent

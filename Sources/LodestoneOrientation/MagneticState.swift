@@ -57,6 +57,10 @@ public struct MagneticState: Sendable, Hashable, Codable {
         return SIMD2(norm, Double.asin(max(-1, min(1, -earth.z / norm))))
     }
 
+    /// The horizontal part of a field of `norm` µT and dip `dipRad`, at least a tenth of the field (near the magnetic
+    /// poles, where a compass is worth little anyway): what a board-fixed offset's heading error is measured against.
+    static func horizontalMicroTesla(norm: Double, dipRad: Double) -> Double { max(norm * Double.cos(dipRad), 0.1 * norm) }
+
     /// True when (norm, dip) `value` is within the thresholds (relative norm, dip in rad) of (`norm`, `dip`).
     static func matches(_ value: SIMD2<Double>, norm: Double, dip: Double, normThreshold: Double, dipThresholdRad: Double) -> Bool
     {
@@ -157,12 +161,15 @@ extension OrientationFilter {
         guard state.magnetic.calibrationCheckAgeS >= Self.calibrationCheckIntervalS else { return }
         state.magnetic.calibrationCheckAgeS = 0
         state.magnetic.suspectedOffsetHeadingVarianceRad2 = 0
-        if let p = state.magnetic.tracker.posterior(priorSigmaMicroTesla: parameters.magnetometerOffsetSigmaMicroTesla),
-            let r = state.magnetic.tracker.memoryResidualRMSMicroTesla(meanMicroTesla: p.meanMicroTesla),
+        // The posterior of an uncalibrated magnetometer's offset (nil for a calibrated one: no prior).
+        var posterior = state.magnetic.tracker.posterior(priorSigmaMicroTesla: parameters.magnetometerOffsetSigmaMicroTesla)
+        if let p = posterior, let r = state.magnetic.tracker.memoryResidualRMSMicroTesla(meanMicroTesla: p.meanMicroTesla),
             r > parameters.boardFixedFieldConsistencyMicroTesla
         {
-            // The memory's equations disagree: the offset changed (a magnet came or went); start over.
+            // The memory's equations disagree: the offset changed (a magnet came or went); start over (the posterior
+            // is then the prior, which shows no offset).
             state.magnetic.tracker.forgetMemory()
+            posterior = nil
         }
         guard state.magnetic.offsetInUseMicroTesla == .zero, let norm = state.magnetic.referenceNormMicroTesla else { return }
         var size = 0.0
@@ -175,8 +182,7 @@ extension OrientationFilter {
             // A board turned about one axis only (a vehicle, a compass on a table) never determines the offset along
             // that axis, so there is no full estimate; but its horizontal part, the part that turns the heading, is
             // determined. Judged so only for a magnetometer the session says is uncalibrated (a prior to start from).
-            let sigma = parameters.magnetometerOffsetSigmaMicroTesla
-            guard sigma > 0, let p = state.magnetic.tracker.posterior(priorSigmaMicroTesla: sigma) else { return }
+            guard let p = posterior else { return }
             let q = boardToENU6D.conjugate
             let up = q.rotate(Vector3(0, 0, 1)), across = q.rotate(Vector3(1, 0, 0)), along = q.rotate(Vector3(0, 1, 0))
             let horizontalPart = p.meanMicroTesla - up * up.dot(p.meanMicroTesla)
@@ -186,7 +192,7 @@ extension OrientationFilter {
             size = horizontalPart.length
             guard size > Self.calibrationOffsetFraction * norm, size > 5 * spread else { return }
         }
-        let horizontal = max(norm * Double.cos(state.magnetic.referenceDipRad), 0.1 * norm)
+        let horizontal = MagneticState.horizontalMicroTesla(norm: norm, dipRad: state.magnetic.referenceDipRad)
         let angle = Double.atan(size / horizontal)
         state.magnetic.suspectedOffsetHeadingVarianceRad2 = angle * angle
     }

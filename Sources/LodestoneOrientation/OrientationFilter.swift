@@ -126,7 +126,7 @@ public struct OrientationFilter: Sendable {
             let seen = east.dot(posterior.meanMicroTesla)
             perpendicularVariance = east.dot(posterior.covarianceMicroTesla2 * east) + seen * seen
         }
-        let horizontal = max(norm * Double.cos(dip), 0.1 * norm)
+        let horizontal = MagneticState.horizontalMicroTesla(norm: norm, dipRad: dip)
         let angle = Double.atan(perpendicularVariance.squareRoot() / horizontal)
         return angle * angle
     }

@@ -6,7 +6,7 @@ import Testing
 /// plain by a hand-made input of its own.
 @Suite struct FuzzRegressionTests {
     /// The ubx target's framing: the input as UBX frames with valid checksums (class, id, a little-endian length cut
-    /// to what is left, that many payload bytes, repeated), fed to one decoder.
+    /// to what is left, that many payload bytes, repeated), fed to one decoder (`UBXHighRateTests.reports`).
     static func ubxTarget(_ bytes: [UInt8]) -> [GNSSFixReport] {
         var stream: [UInt8] = []
         var i = 0
@@ -15,10 +15,7 @@ import Testing
             stream += UBXFrame.frame(messageClass: bytes[i], id: bytes[i + 1], payload: Array(bytes[(i + 4)..<(i + 4 + length)]))
             i += 4 + length
         }
-        var decoder = GNSSDecoder()
-        var out: [GNSSFixReport] = []
-        stream.withUnsafeBytes { raw in decoder.feed(raw) { if case .report(let r, _) = $0 { out.append(r) } } }
-        return out
+        return UBXHighRateTests.reports([stream])
     }
 
     static func bytes(hex: String) -> [UInt8] {
@@ -78,10 +75,7 @@ import Testing
             let hex = Array("0123456789ABCDEF".utf8)
             stream += body + [0x2A, hex[Int(x >> 4)], hex[Int(x & 15)], 0x0D, 0x0A]
         }
-        var decoder = GNSSDecoder()
-        var out: [GNSSFixReport] = []
-        stream.withUnsafeBytes { raw in decoder.feed(raw) { if case .report(let r, _) = $0 { out.append(r) } } }
-        return out
+        return UBXHighRateTests.reports([stream])
     }
 
     /// fuzz/crashes/nmea/timeout-2861bf8d (found 2026-11-29 in a 400 s run, from gpsd's skytraq log): a VTG whose
