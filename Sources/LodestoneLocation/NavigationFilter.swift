@@ -823,12 +823,20 @@ extension NavigationFilter {
     }
 
     /// The orientation stage says the board is at rest: zero velocity (rate-limit the calls, ~10 Hz). Returns
-    /// false when the zero velocity fails its χ² gate and is not used: a rest detector that watches how much the
-    /// signals vary (as VQF's does) also says "rest" during smooth, vibration-free braking.
+    /// false when the zero velocity is not used:
+    /// - when it fails its χ² gate: a rest detector that watches how much the signals vary (as VQF's does) also
+    ///   says "rest" during smooth, vibration-free braking;
+    /// - in a vehicle (`.vehicle` aiding, `isVehicleMode`: the speed is at least 0.8 × `vehicleSpeedMps`), whatever
+    ///   the gate says. Smooth cruising reads as rest just as a stop does, and a stop shows first as the speed falling
+    ///   (the along-track acceleration integrated, or a fix) to below that speed, where rest is taken again. The gate
+    ///   alone lets a wrong claim through whenever the speed is poorly known: after the inertial sensor was away during
+    ///   an outage, a claim on its return zeroed 14 m/s of cruising with a small variance, and the position then ran
+    ///   off at the car's speed while its stated accuracy stayed small (fault soak, 2026-11-29).
     @discardableResult
     public mutating func updateAtRest(timeS: Double) -> Bool {
         predict(toTimeS: timeS)
         guard state.isInitialized else { return false }
+        if parameters.horizontalAiding == .vehicle && state.isVehicleMode { return false }
         let r = parameters.restVelocitySigmaMps * parameters.restVelocitySigmaMps
         var h = SIMD8<Double>.zero
         h[1] = 1
@@ -1027,7 +1035,7 @@ extension NavigationFilter {
 
     /// The fix's horizontal velocity (ENU, m/s) and its per-axis σ, when it has a direction (or is slow
     /// enough that the direction does not matter).
-    func horizontalVelocity(_ fix: ReceiverFix) -> (velocity: (east: Double, north: Double), sigma: Double)? {
+    public func horizontalVelocity(_ fix: ReceiverFix) -> (velocity: (east: Double, north: Double), sigma: Double)? {
         let p = parameters
         var sigma = fix.speedAccuracyMps.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? p.defaultVelocitySigmaMps
         if let v = fix.velocityENUMps, v.x.isFinite, v.y.isFinite { return ((v.x, v.y), sigma) }

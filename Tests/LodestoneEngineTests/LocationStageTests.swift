@@ -159,10 +159,16 @@ import Testing
     }
 
     /// Seed 101 of `scenario` through the product's pipeline: one 30 s outage that ends within 15 m, covered by
-    /// the reported accuracy, and ≥ 90 % coverage at the fixes (the issue's targets).
+    /// the reported accuracy, and ≥ 90 % coverage at the fixes (the issue's targets); the orientation's tilt while the
+    /// car accelerates, brakes and turns within 3° at the 95th percentile (issue 17). The car sets off from a standstill
+    /// before its mount is learned, so this needs the receiver's acceleration brought up to date and the bends'
+    /// centripetal acceleration taken out of the levelling (without them: 12° at the start, 4° with the receiver's
+    /// acceleration alone, a second late).
     func harnessTrialMeetsTheTargets(scenario: String) throws -> LocationAccuracySummary {
         let epochs = try LocationTrial(options: .init(scenario: scenario, seed: 101, orientation: .pipeline)).run()
         let summary = LocationAccuracySummary(trials: [epochs])
+        let tilt = try #require(summary.manoeuvreTiltP95Deg)
+        #expect(tilt <= 3, "tilt while manoeuvring, p95: \(tilt)°")
         #expect(summary.outages == 1)
         let end = try #require(summary.outageEndFusedMeanM)
         #expect(end <= 15, "end of the 30 s outage: \(end) m")

@@ -253,6 +253,52 @@ func fraction(_ flags: [Bool]) -> Double { Double(flags.filter { $0 }.count) / D
             "\(afterASecond.update)")
     }
 
+    /// A rest claim in a car is not taken (fault soak, 2026-11-29): a car cruising east at 14 m/s, fixes for a minute,
+    /// then the receiver gone and the inertial sensor away for two minutes, so that the speed is poorly known. When the
+    /// sensor comes back, smooth cruising reads as rest; the χ² gate alone would take the zero velocity (the speed's
+    /// variance is large), and the position would then run off at 14 m/s with a small stated accuracy. A walker's rest
+    /// claim after the same gap is still taken.
+    @Test func aRestClaimWhileCruisingIsNotTakenAfterTheSpeedBecamePoorlyKnown() throws {
+        let metresPerDegree = 111_320 * cos(47 * Double.pi / 180)
+        func run(speedMps: Double) throws -> (taken: [Bool], gateAloneTakes: Bool, speedAfterMps: Double) {
+            var filter = NavigationFilter()
+            for k in 0...600 {
+                let t = Double(k) / 10
+                filter.updateInertial(timeS: t, specificForceBoardMps2: Vector3(0, 0, 9.81), boardToENU: .identity)
+                if k % 10 == 0 {
+                    var f = ReceiverFix(timeS: t, mode: .threeDimensional)
+                    f.latitudeDeg = 47
+                    f.longitudeDeg = 8 + speedMps * t / metresPerDegree
+                    f.horizontalAccuracyM = 3
+                    f.speedMps = speedMps
+                    f.speedAccuracyMps = 0.2
+                    f.courseDeg = 90
+                    filter.update(fix: f)
+                }
+            }
+            filter.advance(toTimeS: 180)
+            let s = filter.state
+            let speed2 = s.east[1] * s.east[1] + s.north[1] * s.north[1]
+            let r = filter.parameters.restVelocitySigmaMps * filter.parameters.restVelocitySigmaMps
+            let gateAloneTakes = speed2 <= filter.coefficients.gate2 * (s.horizontalCovariance.storage[9] + r)
+            var taken: [Bool] = []
+            for k in 1...20 {
+                let t = 180 + Double(k) / 10
+                filter.updateInertial(timeS: t, specificForceBoardMps2: Vector3(0, 0, 9.81), boardToENU: .identity)
+                taken.append(filter.updateAtRest(timeS: t))
+            }
+            let after = filter.state
+            return (taken, gateAloneTakes, (after.east[1] * after.east[1] + after.north[1] * after.north[1]).squareRoot())
+        }
+        let car = try run(speedMps: 14)
+        #expect(car.gateAloneTakes, "the test needs a speed the gate alone would zero")
+        #expect(!car.taken.contains(true))
+        #expect(abs(car.speedAfterMps - 14) < 0.5, "\(car.speedAfterMps) m/s")
+        let walker = try run(speedMps: 1.4)
+        #expect(walker.taken.allSatisfy { $0 })
+        #expect(walker.speedAfterMps < 0.05, "\(walker.speedAfterMps) m/s")
+    }
+
     /// The vertical channel runs off (an upward acceleration error of 2 m/s² integrated through 10 minutes without a
     /// height): when heights come back, every one fails the gate, and after 30 s without a height used the channel
     /// restarts at the receiver's. Meanwhile the horizontal position stays right (its frame's scale ignores a height
