@@ -28,6 +28,13 @@ struct MonitoringRuntime {
     var monitors: [MonitorKey: RegionMonitor] = [:]
     /// Events not yet acknowledged, per monitor, when there is no store.
     var memoryPending: [MonitorKey: [MonitorEvent]] = [:]
+    /// Events the store could not take (a full disk, a read-only file system, an I/O error), per monitor, oldest
+    /// first: they were delivered as they happened, and the monitor goes on in memory from them. Each later evaluation
+    /// of the monitor first writes them (`MonitorStore.record`, which also brings the conditions' states up to them);
+    /// until then they are pending with the store's, and a restart loses them. `unsavedAcknowledgedThrough`: the
+    /// acknowledgement that reached into them, applied once they are written.
+    var unsaved: [MonitorKey: [MonitorEvent]] = [:]
+    var unsavedAcknowledgedThrough: [MonitorKey: UInt64] = [:]
     var eventStreams: [(key: MonitorKey, buffer: UpdateBuffer<MonitorEvent>)] = []
     var significantStreams: [UpdateBuffer<SignificantLocationChange>] = []
     var visitStreams: [UpdateBuffer<VisitEvent>] = []
@@ -142,6 +149,8 @@ struct MonitoringRuntime {
     mutating func removeMonitor(_ key: MonitorKey) throws(MonitoringError) -> Bool {
         var existed = monitors.removeValue(forKey: key) != nil
         memoryPending[key] = nil
+        unsaved[key] = nil
+        unsavedAcknowledgedThrough[key] = nil
         if let store {
             do throws(StoreError) { existed = try store.removeMonitor(key) || existed } catch {
                 throw MonitoringError(.store, "\(error)")
@@ -164,7 +173,9 @@ struct MonitoringRuntime {
 
     func pending(of key: MonitorKey) throws(MonitoringError) -> [MonitorEvent] {
         if let store {
-            do throws(StoreError) { return try store.pendingEvents(of: key) } catch {
+            let acknowledged = unsavedAcknowledgedThrough[key] ?? 0
+            let kept = (unsaved[key] ?? []).filter { $0.id > acknowledged }
+            do throws(StoreError) { return try store.pendingEvents(of: key).filter { $0.id > acknowledged } + kept } catch {
                 throw MonitoringError(.store, "\(error)")
             }
         }
@@ -174,6 +185,15 @@ struct MonitoringRuntime {
     mutating func acknowledge(through id: UInt64, of key: MonitorKey) throws(MonitoringError) -> Acknowledgement {
         guard let monitor = monitors[key] else { throw MonitoringError(.notFound, "no monitor \"\(key.name)\"") }
         if let store {
+            if let kept = unsaved[key], let first = kept.first, id >= first.id {
+                // Into the events the store has not taken: remembered, and applied once they are written.
+                let last = monitor.nextEventId - 1
+                guard id <= last else { return .unknownEvent(id: id, lastEventId: last) }
+                let before = (try? pending(of: key).count) ?? 0
+                unsavedAcknowledgedThrough[key] = max(unsavedAcknowledgedThrough[key] ?? 0, id)
+                let count = before - ((try? pending(of: key).count) ?? 0)
+                return count > 0 ? .acknowledged(count: count, throughId: id) : .alreadyAcknowledged(throughId: id)
+            }
             do throws(StoreError) { return try store.acknowledge(through: id, of: key) } catch {
                 throw MonitoringError(.store, "\(error)")
             }
@@ -275,8 +295,24 @@ struct MonitoringRuntime {
             let key = monitors.keys[index]
             var events: [MonitorEvent] = []
             if let store {
-                do throws(StoreError) { events = try store.evaluate(location, with: &monitors.values[index], of: key) } catch {
-                    fail("monitor \(key)", error, &notes)
+                if unsaved[key] != nil || unsavedAcknowledgedThrough[key] != nil {
+                    writeUnsaved(of: key, to: store, notes: &notes)
+                }
+                if unsaved[key] == nil {
+                    let before = monitors.values[index]
+                    do throws(StoreError) { events = try store.evaluate(location, with: &monitors.values[index], of: key) } catch {
+                        // Go on in memory from where the store was: the events are delivered now and written later.
+                        fail("monitor \(key)", error, &notes)
+                        monitors.values[index] = before
+                        monitors.values[index].evaluate(location) { events.append($0) }
+                        if !events.isEmpty {
+                            unsaved[key] = events
+                            notes.append("monitor \(key): \(events.count) event(s) kept in memory until the store can be written")
+                        }
+                    }
+                } else {
+                    monitors.values[index].evaluate(location) { events.append($0) }
+                    unsaved[key, default: []].append(contentsOf: events)
                 }
             } else {
                 monitors.values[index].evaluate(location) { events.append($0) }
@@ -401,6 +437,26 @@ struct MonitoringRuntime {
             }
         }
         return true
+    }
+
+    /// Writes the events the store could not take before (`unsaved`), and the acknowledgement that reached into them.
+    /// Leaves them in memory when it fails again.
+    private mutating func writeUnsaved(of key: MonitorKey, to store: MonitorStore, notes: inout [String]) {
+        do throws(StoreError) {
+            if let kept = unsaved[key] {
+                // Events of conditions removed meanwhile have nothing left to update.
+                let conditions = Set((monitors[key]?.conditions ?? []).map(\.region.id))
+                try store.record(kept.filter { conditions.contains($0.conditionId) }, of: key)
+                unsaved[key] = nil
+                notes.append("monitor \(key): the store took the \(kept.count) event(s) kept in memory")
+            }
+            if let through = unsavedAcknowledgedThrough[key] {
+                try store.acknowledge(through: through, of: key)
+                unsavedAcknowledgedThrough[key] = nil
+            }
+        } catch {
+            fail("monitor \(key)", error, &notes)
+        }
     }
 
     private mutating func fail(_ what: String, _ error: StoreError, _ notes: inout [String]) {
