@@ -38,7 +38,8 @@ struct MonitoringStoreFailureTests {
         var runtime = try MonitoringRuntime(store: store, standingRegions: [], standingSignificantChange: false)
         let key = MonitorKey(client: "test", name: "places")
         try runtime.addCondition(
-            try CircularRegion(id: "home", latitudeDeg: Self.centre.latitudeDeg, longitudeDeg: Self.centre.longitudeDeg, radiusM: 100),
+            try CircularRegion(
+                id: "home", latitudeDeg: Self.centre.latitudeDeg, longitudeDeg: Self.centre.longitudeDeg, radiusM: 100),
             to: key)
 
         // Inside: the first event, written as usual, and acknowledged.

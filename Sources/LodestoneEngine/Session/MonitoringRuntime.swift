@@ -300,7 +300,8 @@ struct MonitoringRuntime {
                 }
                 if unsaved[key] == nil {
                     let before = monitors.values[index]
-                    do throws(StoreError) { events = try store.evaluate(location, with: &monitors.values[index], of: key) } catch {
+                    do throws(StoreError) { events = try store.evaluate(location, with: &monitors.values[index], of: key) } catch
+                    {
                         // Go on in memory from where the store was: the events are delivered now and written later.
                         fail("monitor \(key)", error, &notes)
                         monitors.values[index] = before
