@@ -166,6 +166,42 @@ import Testing
         #expect(error <= 2 * sigma && sigma < 10, "2 min after: error \(error) m, 1σ \(sigma) m")
     }
 
+    /// Without GNSS (indoors, a receiver asleep) nothing teaches the bias again after a stuck register lets go: the
+    /// track coming back to the level it left takes that level's bias back, so the stated accuracy is what it was,
+    /// not the kilometre of the excursion. A step to a level of its own (the board carried up a lift with the
+    /// accelerometer away) still widens it by the step.
+    @Test func aStuckExcursionWithoutGNSSLeavesTheAccuracyAsItWas() {
+        let truthM = 408.0, pressure = StandardAtmosphere.pressurePa(altitudeMSLM: truthM, seaLevelPressurePa: 100_900)
+        func excursion(levelMemoryS: Double) -> (f: AltitudeFilter, before: Double, after: Double, moved: Double, t: Double) {
+            var p = AltitudeFilter.Parameters()
+            p.levelMemoryS = levelMemoryS
+            var f = AltitudeFilter(parameters: p)
+            var t = 0.0
+            func run(_ seconds: Double, pa: Double) {
+                feed(&f, from: t, to: t + seconds) { _ in pa }
+                t += seconds
+            }
+            run(60, pa: pressure)
+            for k in 0..<60 { f.addGNSSAltitude(truthM, accuracyM: 3, timeS: Double(k)) }
+            run(60, pa: pressure)
+            let before = f.altitudeAccuracyM ?? .nan, altitude = f.altitudeM ?? .nan
+            run(20, pa: pressure + 12_000)
+            #expect(f.state.pressureSteps == 1 && (f.altitudeAccuracyM ?? 0) > 500, "the stuck level, as unsure as it is far")
+            run(60, pa: pressure)
+            #expect(f.state.pressureSteps == 2)
+            return (f, before, f.altitudeAccuracyM ?? .nan, abs((f.altitudeM ?? .nan) - altitude), t)
+        }
+        var kept = excursion(levelMemoryS: AltitudeFilter.Parameters().levelMemoryS)
+        #expect(kept.after < kept.before + 1, "stated 1σ \(kept.before) m before, \(kept.after) m after")
+        #expect(kept.moved < 1)
+        let forgotten = excursion(levelMemoryS: 0)
+        #expect(forgotten.after > 500, "without the memory: \(forgotten.after) m")
+        // A level of its own: 30 m up (about 350 Pa), kept.
+        feed(&kept.f, from: kept.t, to: kept.t + 60) { _ in pressure - 350 }
+        #expect(kept.f.state.pressureSteps == 3)
+        #expect((kept.f.altitudeAccuracyM ?? 0) > 25, "a new level: \(kept.f.altitudeAccuracyM ?? .nan) m")
+    }
+
     @Test func badInputsAreIgnored() {
         var f = AltitudeFilter()
         #expect(f.addPressure(.nan, timeS: 0).isEmpty)
