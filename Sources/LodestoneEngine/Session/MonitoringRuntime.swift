@@ -189,9 +189,9 @@ struct MonitoringRuntime {
                 // Into the events the store has not taken: remembered, and applied once they are written.
                 let last = monitor.nextEventId - 1
                 guard id <= last else { return .unknownEvent(id: id, lastEventId: last) }
-                let before = (try? pending(of: key).count) ?? 0
+                // What this acknowledges: the pending events up to `id` (one read of the store, not two).
+                let count = (try? pending(of: key).count { $0.id <= id }) ?? 0
                 unsavedAcknowledgedThrough[key] = max(unsavedAcknowledgedThrough[key] ?? 0, id)
-                let count = before - ((try? pending(of: key).count) ?? 0)
                 return count > 0 ? .acknowledged(count: count, throughId: id) : .alreadyAcknowledged(throughId: id)
             }
             do throws(StoreError) { return try store.acknowledge(through: id, of: key) } catch {
