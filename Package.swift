@@ -165,7 +165,7 @@ let package = Package(
         // Sockets, poll, peer credentials, accounts, systemd's notify and listen protocols (issue 15): Glibc, beside
         // LodestoneLinux; no libiio, so that a client links it without the board's libraries.
         .target(name: "CLodestoneSockets"),
-        .target(name: "LodestoneSockets", dependencies: ["CLodestoneSockets"], swiftSettings: strict),
+        .target(name: "LodestoneSockets", dependencies: ["LodestoneCore", "CLodestoneSockets"], swiftSettings: strict),
         // The daemon's and the fleet's logger (issue 15; in house since issue 19: swift-log's current releases need
         // Swift 6.2, Debian 13 ships 6.0.3).
         .target(name: "LodestoneLog", dependencies: ["LodestoneCore", "LodestoneSockets"], swiftSettings: strict),

@@ -1,8 +1,8 @@
+import LodestoneCore
 import LodestoneLocation
 import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneService
-import Synchronization
 
 /// `MonitoringService` over the daemon's protocol (docs/wire.md, "Monitoring"): each call is one request answered by
 /// the daemon, each stream one `EVENTS`, `VISITS` or `SIGNIFICANT_CHANGES` subscription.
@@ -131,7 +131,7 @@ extension LodestoneClient {
 /// The highest event id one stream iteration delivered: events come in id order, so one the daemon sends again after a
 /// reconnection is at or below it.
 private final class Watermark: Sendable {
-    private let highest = Mutex<UInt64>(0)
+    private let highest = Locked<UInt64>(0)
     /// Records `id`; false when it is not above what was recorded.
     func advance(to id: UInt64) -> Bool {
         highest.withLock { h in

@@ -6,13 +6,13 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import LodestoneCore
 import LodestoneLocation
 import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneService
 import LodestoneSockets
 import LodestoneWire
-import Synchronization
 
 /// The daemon (`lodestone serve`) as a `LodestoneService`: the same live streams as an in-process `Session`, over the
 /// daemon's Unix socket. Moving an app from one to the other changes the line that makes the service:
@@ -61,8 +61,8 @@ public final class LodestoneClient: LodestoneService, MonitoringService, Sendabl
         /// Requests waiting for their answer, by id (`nil`: the connection ended first).
         var replies: [Int: CheckedContinuation<NativeProtocol.DaemonMessage?, Never>] = [:]
     }
-    private let state = Mutex(State())
-    private let writeLock = Mutex(())
+    private let state = Locked(State())
+    private let writeLock = Locked(())
 
     private init(socketPath: String, name: String?) {
         self.socketPath = socketPath; self.name = name

@@ -4,7 +4,6 @@ import LodestoneLinux
 import LodestoneScheduler
 import LodestoneWire
 import LodestoneSockets
-import Synchronization
 
 /// One connected client: its connection, who it is, what it may see and the subscriptions it holds. Shared between the
 /// event loop's thread (its requests) and the tasks that stream its updates.
@@ -29,11 +28,11 @@ public final class Client: Sendable {
         var name: String?
         var subscriptions: [Int: Subscription] = [:]
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(connection: Connection, endpoint: Endpoint, account: Account?, authorization: Authorization) {
         self.connection = connection; self.endpoint = endpoint; self.account = account
-        state = Mutex(State(authorization: authorization))
+        state = Locked(State(authorization: authorization))
     }
 
     /// What the client may see now (the policy may be reloaded while it is connected).
@@ -110,7 +109,7 @@ public final class Client: Sendable {
 
 /// The clients connected now.
 final class ClientTable: Sendable {
-    private let clients = Mutex<[Int: Client]>([:])
+    private let clients = Locked<[Int: Client]>([:])
 
     func add(_ c: Client) { clients.withLock { $0[c.connection.id] = c } }
     func remove(_ c: Client) { clients.withLock { _ = $0.removeValue(forKey: c.connection.id) } }

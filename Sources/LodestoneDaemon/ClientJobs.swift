@@ -8,7 +8,6 @@ import LodestoneCore
 import LodestoneEngine
 import LodestoneScheduler
 import LodestoneLog
-import Synchronization
 
 /// `lodestone watch`: subscribes to the kinds asked for through the daemon and prints each update.
 public struct WatchJob: Sendable {
@@ -154,7 +153,7 @@ public struct ClientsJob: Sendable {
 }
 
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     /// Takes one more if under `limit`.
     func take(limit: Int?) -> Bool {
         count.withLock { c in

@@ -5,7 +5,6 @@ import LodestoneScheduler
 import LodestoneWire
 import LodestoneSockets
 import LodestoneLog
-import Synchronization
 
 /// What `lodestone serve` is told.
 public struct DaemonConfiguration: Sendable {
@@ -66,7 +65,7 @@ public final class Daemon: Sendable {
     let clients = ClientTable()
     /// Each update's line, encoded once for all the streams that send it.
     let updateLines = UpdateLines()
-    private let policy: Mutex<Policy>
+    private let policy: Locked<Policy>
     /// What each listener is, for the log.
     public let listening: [String]
     /// The gpsd endpoint's receiver.
@@ -88,7 +87,7 @@ public final class Daemon: Sendable {
         self.monitoring = monitoring ?? session
         monitorClients = MonitorClients(maxConditions: configuration.maxConditionsPerClient)
         do { loop = try EventLoop() } catch { throw DaemonError("cannot make the event loop: \(error)") }
-        policy = Mutex(try Self.loadPolicy(configuration, logger: logger))
+        policy = Locked(try Self.loadPolicy(configuration, logger: logger))
         let sensors = session.configuration.board.sensors
         let gnssPath =
             sensors.first { BoardDescription.gnssChips.contains($0.chip) }?.bus.description

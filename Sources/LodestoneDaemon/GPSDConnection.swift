@@ -5,7 +5,6 @@ import LodestoneLocation
 import LodestoneScheduler
 import LodestoneWire
 import LodestoneSockets
-import Synchronization
 
 /// One client of the gpsd endpoint: gpsd's requests go through `GPSDClientSession`; once it watches (`enable` and
 /// `json`), the session's fused locations go out as TPV, the receiver's fixes as SKY, and the orientation as ATT —
@@ -22,12 +21,12 @@ final class GPSDConnection: ConnectionHandler, Sendable {
         var tasks: [Task<Void, Never>] = []
         var streaming = false
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(daemon: Daemon, client: Client) {
         self.daemon = daemon; self.client = client
         let endpoint = GPSDEndpoint(version: daemon.configuration.gpsdVersion, device: daemon.gpsdDevice)
-        state = Mutex(State(protocolSession: GPSDClientSession(endpoint: endpoint)))
+        state = Locked(State(protocolSession: GPSDClientSession(endpoint: endpoint)))
     }
 
     var device: String? { daemon.gpsdDevice?.path }

@@ -5,7 +5,6 @@ import LodestoneLinux
 import LodestoneScheduler
 import LodestoneSockets
 import LodestoneLog
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -179,7 +178,7 @@ extension ServeJob {
 
 /// A stop asked by a signal handler, read by the serving loop.
 final class StopRequest: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     func request() { flag.withLock { $0 = true } }
     var isRequested: Bool { flag.withLock { $0 } }
 }

@@ -1,3 +1,4 @@
+import LodestoneCore
 import Synchronization
 
 /// How a subscription holds updates its consumer has not taken yet.
@@ -51,16 +52,16 @@ package final class UpdateBuffer<Element: Sendable>: Sendable {
 
     package let capacity: Int
     package let isLossless: Bool
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let cancelledFlag = Atomic<Bool>(false)
     private let finishedFlag = Atomic<Bool>(false)
     private let dropped = Atomic<Int>(0)
-    private let cancelHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let cancelHandler = Locked<(@Sendable () -> Void)?>(nil)
 
     package init(buffering: UpdateBuffering) {
         capacity = buffering.capacity
         isLossless = buffering.isLossless
-        state = Mutex(State(ring: Array(repeating: nil, count: buffering.capacity)))
+        state = Locked(State(ring: Array(repeating: nil, count: buffering.capacity)))
     }
 
     /// True once the consumer has gone (its loop ended or its task was cancelled).

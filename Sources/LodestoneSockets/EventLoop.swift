@@ -1,8 +1,7 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #endif
+import LodestoneCore
 
 /// What a server does with one connection's input. Called on the event loop's thread only, one call at a time: keep
 /// each call short (start tasks for anything that waits).
@@ -55,7 +54,7 @@ public final class Connection: Sendable {
         var sentBytes = 0
         var pending: Int { bytes.count - start }
     }
-    private let out = Mutex(Outbound())
+    private let out = Locked(Outbound())
 
     init(id: Int, fd: Int32, peer: PeerIdentity, listenerName: String, limits: ConnectionLimits, loop: EventLoop) {
         self.id = id; self.fd = fd; self.peer = peer; self.listenerName = listenerName; self.limits = limits; self.loop = loop
@@ -195,11 +194,11 @@ public final class EventLoop: Sendable {
         var newListeners: [Listener] = []
         var stopping = false
     }
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
     /// The self-pipe that wakes `poll()`: read end, write end.
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Locked<pthread_t?>(nil)
 
     public init() throws(SocketError) {
         var ends: [Int32] = [0, 0]

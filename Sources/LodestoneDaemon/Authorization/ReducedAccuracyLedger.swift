@@ -1,5 +1,5 @@
+import LodestoneCore
 import LodestoneEngine
-import Synchronization
 
 /// The 15-minute limit of reduced accuracy, counted per client identity across all its subscriptions and connections:
 /// one `ReducedAccuracy` per uid, one for the gpsd endpoint (its clients have no credentials: the daemon cannot tell
@@ -35,7 +35,7 @@ final class ReducedAccuracyLedger: Sendable {
         var filter = ReducedAccuracy()
         var lastPosition: LocationUpdate?
     }
-    private let entries = Mutex<[Identity: Entry]>([:])
+    private let entries = Locked<[Identity: Entry]>([:])
 
     /// The update `subscription` may pass on (`ReducedAccuracy.filter` under its identity's limit), the identity's last
     /// position when the limit holds and the subscription has not had it, or nil.

@@ -1,9 +1,9 @@
+import LodestoneCore
 import LodestoneEngine
 import LodestoneMonitoring
 import LodestoneMotion
 import LodestoneService
 import LodestoneStore
-import Synchronization
 
 /// Where the daemon's monitors, visits, significant changes and motion history come from: the session
 /// (`Session.monitoring(client:)`), or a test's stand-in.
@@ -36,7 +36,7 @@ final class MonitorClients: Sendable {
         var reserved = 0
         var total: Int { conditionIds?.values.reduce(0) { $0 + $1.count } ?? 0 }
     }
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
 
     init(maxConditions: Int) { self.maxConditions = maxConditions }
 

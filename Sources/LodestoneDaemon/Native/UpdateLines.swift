@@ -1,5 +1,5 @@
+import LodestoneCore
 import LodestoneService
-import Synchronization
 
 /// The native protocol's `UPDATE` lines, each update encoded once for all the subscriptions that get it.
 ///
@@ -11,7 +11,7 @@ import Synchronization
 /// instead. JSON encoding was most of the daemon's cost per update and client (benchmarks/daemon/results.md).
 final class UpdateLines: Sendable {
     /// Per update type: the newest update encoded, and its JSON.
-    private let newest = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    private let newest = Locked<[ObjectIdentifier: any Sendable]>([:])
 
     /// The `UPDATE` line (with its end) of subscription `id` carrying `element` as `member` (`location`, `heading`, …:
     /// the member of `NativeProtocol.Update` for its kind). It decodes to the same `NativeProtocol.Update` as

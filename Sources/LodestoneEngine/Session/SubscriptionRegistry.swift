@@ -1,10 +1,11 @@
+import LodestoneCore
 import LodestoneService
 import Synchronization
 
 /// Subscriptions waiting to join the session's loop: `Updates.makeAsyncIterator()` adds one from any task; the loop
 /// takes them at its next step (an atomic flag read per step when none wait).
 public final class SubscriptionRegistry: Sendable {
-    private let pending = Mutex<[SubscriberRequest]>([])
+    private let pending = Locked<[SubscriberRequest]>([])
     private let hasPending = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(1)
 
