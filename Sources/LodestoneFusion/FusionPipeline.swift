@@ -82,7 +82,11 @@ public protocol FusionStage {
     mutating func process(_ sample: FusionSample, context: inout FusionContext)
     /// Appends one cell per column for the latest sample, each preceded by a comma; an empty cell where the
     /// value is unknown (never `nan`). `replay` calls this once per row: it must not allocate.
-    func appendCells(to line: inout CSVLine)
+    ///
+    /// `mutating` though a stage changes nothing here: a stage is a large value (kilobytes), and Swift hands a large
+    /// value's `self` to a non-mutating method as a copy on the caller's stack; inout hands its address. Non-mutating,
+    /// a replay copied 9 KB of stages per row to format them.
+    mutating func appendCells(to line: inout CSVLine)
     /// Lines for the live view of `lodestone run` (human-readable, units shown).
     var liveLines: [String] { get }
 }
@@ -116,8 +120,10 @@ public struct FusionPipeline {
 
     /// Runs every stage over one sample.
     public mutating func process(_ sample: FusionSample) {
-        var s = sample
-        calibration.apply(to: &s)
+        var calibrated = sample
+        calibration.apply(to: &calibrated)
+        // A `let` for the stages: handed a `var`, each call copied the 536-byte sample first (a replay's `memmove`).
+        let s = calibrated
         orientation.process(s, context: &context)
         motion.process(s, context: &context)
         location.process(s, context: &context)
@@ -125,7 +131,8 @@ public struct FusionPipeline {
 
     /// Appends the output line for the latest sample (no newline) to `line`: `t_s` (4 decimals), then each
     /// stage's cells. Allocates nothing once `line` has grown to the line's length.
-    public func appendLine(timeS: Double, to line: inout CSVLine) {
+    /// `mutating` for the reason `FusionStage.appendCells` is; nothing changes.
+    public mutating func appendLine(timeS: Double, to line: inout CSVLine) {
         line.appendFixed(timeS, digits: 4)
         orientation.appendCells(to: &line)
         motion.appendCells(to: &line)
@@ -135,7 +142,8 @@ public struct FusionPipeline {
     /// The output line for the latest sample (no newline).
     public func line(timeS: Double) -> String {
         var line = CSVLine()
-        appendLine(timeS: timeS, to: &line)
+        var pipeline = self
+        pipeline.appendLine(timeS: timeS, to: &line)
         return line.text
     }
 
@@ -147,7 +155,8 @@ extension FusionStage {
     /// The same cells appended to a `String` (one `String` per call; tests and tools, not the per-row path).
     public func appendCells(to line: inout String) {
         var cells = CSVLine()
-        appendCells(to: &cells)
+        var stage = self
+        stage.appendCells(to: &cells)
         line += cells.text
     }
 }

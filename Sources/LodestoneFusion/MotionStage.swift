@@ -56,7 +56,7 @@ public struct MotionStage: FusionStage {
         context.verticalSpeedMps = estimator.altitude.verticalSpeedMps
     }
 
-    public func appendCells(to line: inout CSVLine) {
+    public mutating func appendCells(to line: inout CSVLine) {
         let alt = estimator.altitude
         let pedometer = estimator.pedometerData
         line.appendCell(alt.pressurePa, digits: 1)

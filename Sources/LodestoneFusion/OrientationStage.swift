@@ -126,7 +126,7 @@ public struct OrientationStage: FusionStage {
         if let h = heading { _ = headingFilter.offer(h) }
     }
 
-    public func appendCells(to line: inout CSVLine) {
+    public mutating func appendCells(to line: inout CSVLine) {
         guard let q = filter.boardToENU, let h = heading else {
             line.appendEmptyCells(Self.columnNames.count)
             return

@@ -158,22 +158,33 @@ public struct TraceParser {
 
     /// The next row, nil at the end.
     public mutating func next() throws(TraceError) -> TraceRow? {
+        var row = TraceRow(timeS: .nan)
+        return try next(into: &row) ? row : nil
+    }
+
+    /// Reads the next row into `row` (replacing all of it) and returns true; false at the end. The loop of a replay
+    /// reads this way: a `TraceRow` is over 500 bytes, and handing each one out by value copied it several times.
+    /// After an error `row` holds part of the bad line: use it only after a `true`.
+    public mutating func next(into row: inout TraceRow) throws(TraceError) -> Bool {
         if !sawHeader { try readHeader() }
         while let line = try nextLine() {
             if line.end == line.start { continue }
             if line.commas + 1 != header.count { throw try fieldCountError(line) }
             let lineNumber = self.lineNumber, path = self.path, cells = self.cells
-            // Result, not a typed-throws closure: Swift 6.0's withUnsafeBufferPointer rethrows `any Error`.
-            let row = input.bytes.withUnsafeBufferPointer { bytes in
+            // The error carried out of the closures: Swift 6.0's withUnsafeBufferPointer rethrows `any Error`.
+            var failure: TraceError?
+            input.bytes.withUnsafeBufferPointer { bytes in
                 commas.withUnsafeBufferPointer { commas in
-                    Result { () throws(TraceError) -> TraceRow in
-                        try Self.row(bytes: bytes, line: line, commas: commas, cells: cells, lineNumber: lineNumber, path: path)
-                    }
+                    do throws(TraceError) {
+                        try Self.fill(
+                            &row, bytes: bytes, line: line, commas: commas, cells: cells, lineNumber: lineNumber, path: path)
+                    } catch { failure = error }
                 }
             }
-            return try row.get()
+            if let failure { throw failure }
+            return true
         }
-        return nil
+        return false
     }
 
     /// Reads the header row if it has not been read yet (`next()` reads it with the first row): afterwards
@@ -252,12 +263,12 @@ public struct TraceParser {
                 + (lastLine && fields < header.count ? " (the file is truncated)" : ""))
     }
 
-    /// The row of a line with the header's number of fields.
-    private static func row(
-        bytes: UnsafeBufferPointer<UInt8>, line: Line, commas: UnsafeBufferPointer<Int>,
+    /// Fills `row` (all of it) from a line with the header's number of fields.
+    private static func fill(
+        _ row: inout TraceRow, bytes: UnsafeBufferPointer<UInt8>, line: Line, commas: UnsafeBufferPointer<Int>,
         cells: [(field: Int, column: TraceColumn)], lineNumber: Int, path: String
-    ) throws(TraceError) -> TraceRow {
-        var row = TraceRow(timeS: .nan)
+    ) throws(TraceError) {
+        row = TraceRow(timeS: .nan)
         var truth = TraceRow.Truth()
         var hasTruth = false
         var acc = Vector3.zero, gyr = Vector3.zero, mag = Vector3.zero, q = SIMD4<Double>.zero, vel = Vector3.zero
@@ -345,7 +356,6 @@ public struct TraceParser {
         if qN == 4 { truth.boardToENU = Quaternion(w: q[0], x: q[1], y: q[2], z: q[3]); hasTruth = true }
         if velN == 3 { truth.velocityENUMps = vel; hasTruth = true }
         if hasTruth { row.truth = truth }
-        return row
     }
 
     /// `text` without leading spaces and tabs and without trailing spaces, tabs and carriage returns.

@@ -39,12 +39,12 @@ struct Replay: ParsableCommand {
             let text: String
             do { text = try String(contentsOfFile: regions, encoding: .utf8) } catch { fail("\(regions): cannot read: \(error)") }
             do { monitored = try RegionsCSV.parse(text) } catch { fail("\(regions): \(error.description)") }
-            do { eventSink = try FileOutput(path: eventsOut) } catch { fail("\(eventsOut): cannot write: \(error)") }
+            do { eventSink = try FileOutput(path: eventsOut) } catch { fail(error.description) }
         }
         let out: LineOutput
         var fileSink: FileOutput?
         if let output {
-            do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail("\(output): cannot write: \(error)") }
+            do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail(error.description) }
         } else {
             out = StandardOutput()
         }
@@ -80,19 +80,38 @@ struct Replay: ParsableCommand {
     }
 }
 
-/// A line output into a file (atomic: written to a temporary name and renamed on close).
+/// A line output into a file, written as it goes and replaced atomically: the lines stream into a temporary file
+/// beside `path` (`AtomicFileWriter`, a 64 KiB buffer, so memory does not grow with the output), renamed over `path` on
+/// `close()`. The first write error (a full disk) is kept, later lines are dropped, and `close()` throws it with the
+/// target untouched.
 final class FileOutput: LineOutput {
-    private var bytes: [UInt8] = []
+    private let writer: AtomicFileWriter
+    private var error: FileError?
     let path: String
-    init(path: String) throws {
+    init(path: String) throws(FileError) {
         self.path = path
-        guard FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) else {
-            throw CocoaError(.fileWriteNoPermission)
-        }
+        writer = try AtomicFileWriter(path: path)
     }
-    func write(_ line: String) { bytes += line.utf8; bytes.append(UInt8(ascii: "\n")) }
-    func write(lineBytes: UnsafeRawBufferPointer) { bytes += lineBytes; bytes.append(UInt8(ascii: "\n")) }
-    func writeRaw(_ t: String) { bytes += t.utf8 }
+    var isBroken: Bool { error != nil }
+    func write(_ line: String) {
+        var line = line + "\n"
+        line.withUTF8 { send(UnsafeRawBufferPointer($0)) }
+    }
+    func write(lineBytes: UnsafeRawBufferPointer) {
+        send(lineBytes)
+        withUnsafeBytes(of: UInt8(ascii: "\n")) { send($0) }
+    }
+    func writeRaw(_ t: String) {
+        var t = t
+        t.withUTF8 { send(UnsafeRawBufferPointer($0)) }
+    }
     func flush() {}
-    func close() throws { try OutputFiles.writeAtomically(bytes, to: path) }
+    func close() throws {
+        if let error { throw error }
+        do { try writer.commit() } catch { self.error = error; throw error }
+    }
+    private func send(_ bytes: UnsafeRawBufferPointer) {
+        guard error == nil else { return }
+        do throws(FileError) { try writer.write(bytes) } catch { self.error = error }
+    }
 }

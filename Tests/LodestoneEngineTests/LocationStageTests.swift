@@ -188,7 +188,8 @@ import Testing
     /// The `String` form of a stage's cells is the bytes of its `CSVLine` form.
     @Test func stringFormOfAStageIsItsLineForm() {
         var line = CSVLine()
-        LocationStage(configuration: FusionConfiguration()).appendCells(to: &line)
+        var stage = LocationStage(configuration: FusionConfiguration())
+        stage.appendCells(to: &line)
         var text = "t"
         LocationStage(configuration: FusionConfiguration()).appendCells(to: &text)
         #expect(text == "t" + line.text)

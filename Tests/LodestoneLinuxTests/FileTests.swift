@@ -87,11 +87,7 @@ import Testing
             var noSpace: FileError?; var readOnly: FileError?; var afterNoSpace: String?
             var afterReadOnly: String?; var listing: [String]
         }
-        let observed = try MountNamespace.run { () throws -> Observed in
-            guard mount("lodestone-small", dir, "tmpfs", 0, "size=64k") == 0 else {
-                throw TestFailure("mount tmpfs: errno \(errno)")
-            }
-            defer { umount2(dir, Int32(MNT_DETACH)) }
+        let observed = try MountNamespace.runOnSmallTmpfs(at: dir) { () throws -> Observed in
             let path = dir + "/trace.csv"
             try TestFS.write(path, "old trace")
             var o = Observed(listing: [])
@@ -115,6 +111,87 @@ import Testing
         #expect(observed.readOnly?.kind == .readOnlyFileSystem)
         #expect(observed.readOnly?.description.contains("read-only file system") == true)
         #expect(observed.afterReadOnly == "old trace")
+    }
+}
+
+@Suite struct AtomicFileWriterTests {
+    /// Streamed in pieces of every size around the 64 KiB buffer (smaller, straddling, larger than it): the committed
+    /// file is the bytes in order, the old contents stay until the commit, and no temporary file is left.
+    @Test func streamsPiecesOfAnySizeAndReplacesTheFileOnCommit() throws {
+        let dir = try TestFS.makeTemporaryDirectory()
+        defer { TestFS.removeTree(dir) }
+        let path = dir + "/out.csv"
+        try TestFS.write(path, "old")
+        let writer = try AtomicFileWriter(path: path, permissions: 0o640)
+        var expected: [UInt8] = []
+        for (i, size) in [1, 100, 65_000, 600, 70_000, 3, 65_536, 200_000, 17].enumerated() {
+            let piece = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }
+            try piece.withUnsafeBytes { try writer.write($0) }
+            expected += piece
+        }
+        #expect(TestFS.readText(path) == "old")
+        #expect(TestFS.list(dir).count == 2) // the target and the temporary file beside it
+        try writer.commit()
+        #expect(TestFS.read(path) == expected)
+        #expect(TestFS.list(dir) == ["out.csv"])
+        #expect(TestFS.mode(path) == 0o640)
+        #expect(throws: FileError.self) { try [UInt8(1)].withUnsafeBytes { try writer.write($0) } }
+    }
+
+    @Test func anAbandonedOrReleasedWriterLeavesTheOldFileAndNoTemporaryOne() throws {
+        let dir = try TestFS.makeTemporaryDirectory()
+        defer { TestFS.removeTree(dir) }
+        let path = dir + "/out.csv"
+        try TestFS.write(path, "old")
+        let abandoned = try AtomicFileWriter(path: path)
+        try Array("new".utf8).withUnsafeBytes { try abandoned.write($0) }
+        abandoned.abandon()
+        #expect(TestFS.list(dir) == ["out.csv"])
+        do {
+            let released = try AtomicFileWriter(path: path)
+            try Array("newer".utf8).withUnsafeBytes { try released.write($0) }
+        }
+        #expect(TestFS.list(dir) == ["out.csv"])
+        #expect(TestFS.readText(path) == "old")
+    }
+
+    @Test func aMissingDirectoryIsReportedWhenTheWriterIsCreated() {
+        #expect {
+            _ = try AtomicFileWriter(path: "/nonexistent-lodestone-dir/out.csv")
+        } throws: { error in
+            guard let e = error as? FileError else { return false }
+            return e.kind == .notFound && e.operation.hasPrefix("create temporary file")
+        }
+    }
+
+    /// A full file system (a real ENOSPC from a 64 KiB tmpfs in a private mount namespace) while streaming: the write
+    /// that meets it throws, the old file stays, and the temporary file is gone.
+    @Test(.enabled(if: MountNamespace.isAvailable, MountNamespace.unavailableReason))
+    func aFullFileSystemWhileStreamingKeepsTheOldFile() throws {
+        let dir = try TestFS.makeTemporaryDirectory()
+        defer { TestFS.removeTree(dir) }
+        struct Observed { var error: FileError?; var writes = 0; var after: String?; var listing: [String] = [] }
+        let observed = try MountNamespace.runOnSmallTmpfs(at: dir) { () throws -> Observed in
+            let path = dir + "/replay.csv"
+            try TestFS.write(path, "old replay")
+            var o = Observed()
+            let line = [UInt8](repeating: 0x41, count: 999) + [0x0A]
+            do {
+                let writer = try AtomicFileWriter(path: path)
+                for _ in 0..<1_000 {
+                    try line.withUnsafeBytes { try writer.write($0) }
+                    o.writes += 1
+                }
+                try writer.commit()
+            } catch let error as FileError { o.error = error }
+            o.after = TestFS.readText(path)
+            o.listing = TestFS.list(dir)
+            return o
+        }
+        #expect(observed.error?.kind == .noSpace)
+        #expect(observed.writes < 1_000)
+        #expect(observed.after == "old replay")
+        #expect(observed.listing == ["replay.csv"])
     }
 }
 

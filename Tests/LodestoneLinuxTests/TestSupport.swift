@@ -127,6 +127,18 @@ enum MountNamespace {
         init(_ body: @escaping () throws -> Void) { self.body = body }
     }
 
+    /// Runs `body` in a private mount namespace with a 64 KiB tmpfs mounted on `directory` (a full disk to meet
+    /// ENOSPC on), unmounted after it.
+    static func runOnSmallTmpfs<T>(at directory: String, _ body: @escaping () throws -> T) throws -> T {
+        try run {
+            guard mount("lodestone-small", directory, "tmpfs", 0, "size=64k") == 0 else {
+                throw TestFailure("mount tmpfs: errno \(errno)")
+            }
+            defer { umount2(directory, Int32(MNT_DETACH)) }
+            return try body()
+        }
+    }
+
     /// Runs `body` on a new pthread inside a fresh private mount namespace and returns its result.
     static func run<T>(_ body: @escaping () throws -> T) throws -> T {
         var result: T?

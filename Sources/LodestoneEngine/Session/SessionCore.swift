@@ -285,7 +285,9 @@ public struct SessionCore: SubscriptionSource {
     public var columns: [String] { state.fusion.columns }
 
     /// Appends the replay row of the last step (no newline) to `line`; allocates nothing once `line` has grown.
-    public func appendLine(to line: inout CSVLine) { state.fusion.appendLine(timeS: state.timeS, to: &line) }
+    /// `mutating` though it changes nothing: called on a `var` core as a plain method, it copied the three fusion
+    /// stages (9 KB) once per row before formatting them.
+    public mutating func appendLine(to line: inout CSVLine) { state.fusion.appendLine(timeS: state.timeS, to: &line) }
 
     /// A snapshot for status consumers (the live view, the quiet log).
     public var status: SessionStatus { SessionStatus(self) }
@@ -303,8 +305,7 @@ public struct SessionCore: SubscriptionSource {
     ) {
         state.timeS = t
         if state.trace != nil {
-            guard let row = state.trace?.take() else { return }
-            let sample = FusionSample(traceRow: row)
+            guard let sample = state.trace?.takeSample() else { return }
             state.everDelivered = true
             state.fusion.process(sample)
             state.track?.add(state.fusion.location.latest)

@@ -17,10 +17,12 @@ public enum SessionInput: Sendable, Hashable {
 struct TraceInput {
     private var parser: TraceParser
     let path: String
-    /// The row the next step processes.
-    private(set) var pending: TraceRow?
-    /// The time of `pending`, s (read once per step without copying the row).
-    var pendingTimeS: Double? { pending?.timeS }
+    /// The row the next step processes, valid while `hasPending`. Read and handed on in place: a `TraceRow` is over
+    /// 500 bytes, and passing it by value copied it about seven times a step (14 % of a replay's time in `memmove`).
+    private var pending = TraceRow(timeS: .nan)
+    private var hasPending = false
+    /// The time of the pending row, s.
+    var pendingTimeS: Double? { hasPending ? pending.timeS : nil }
     /// The first input error (the header's, a row's); reading stops there.
     private(set) var error: TraceError?
     /// Rows processed.
@@ -41,34 +43,41 @@ struct TraceInput {
         if headerError == nil { readAhead(after: -Double.infinity) }
     }
 
-    /// Takes the pending row and reads the next one.
-    mutating func take() -> TraceRow? {
-        guard let row = pending else { return nil }
+    /// The pending row as a fusion sample (read in place), and the next row read.
+    mutating func takeSample() -> FusionSample? {
+        guard hasPending else { return nil }
+        let sample = FusionSample(inPlace: &pending)
         count += 1
-        readAhead(after: row.timeS)
-        return row
+        readAhead(after: pending.timeS)
+        return sample
     }
 
     private mutating func readAhead(after lastS: Double) {
-        pending = nil
+        hasPending = false
         do {
-            guard let row = try parser.next() else { return }
-            guard row.timeS >= lastS else {
+            guard try parser.next(into: &pending) else { return }
+            guard pending.timeS >= lastS else {
                 error = TraceError(
                     path: path, line: count + 2, column: "t_s",
-                    problem: "time goes backwards (\(row.timeS) after \(lastS)); traces must be in time order")
+                    problem: "time goes backwards (\(pending.timeS) after \(lastS)); traces must be in time order")
                 return
             }
-            pending = row
+            hasPending = true
         } catch { self.error = error }
     }
-
 }
 
 extension FusionSample {
     /// A trace row as a fusion sample: the sensor columns, and the GNSS columns as a receiver fix (2D without
     /// `height_m`, 3D with it); a `speed_mps` without a position is a receiver's speed alone.
-    public init(traceRow row: TraceRow) {
+    public init(traceRow row: borrowing TraceRow) {
+        var row = copy row
+        self.init(inPlace: &row)
+    }
+
+    /// `init(traceRow:)` reading `row` where it is: `inout` only so that the row (over 500 bytes) is not copied for the
+    /// call, as a borrowed stored property was; `row` is not changed.
+    init(inPlace row: inout TraceRow) {
         var fix: ReceiverFix?
         if let lat = row.latitudeDeg, let lon = row.longitudeDeg {
             var f = ReceiverFix(timeS: row.timeS, mode: row.heightM == nil ? .twoDimensional : .threeDimensional)

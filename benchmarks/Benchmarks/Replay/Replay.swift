@@ -90,6 +90,22 @@ let benchmarks: @Sendable () -> Void = {
         precondition(rows == rowsPerIteration, "parsed \(rows) rows")
     }
 
+    Benchmark("TraceParser.nextInto", configuration: configuration) { benchmark in
+        // As `lodestone replay` reads (TraceInput): each row parsed into the same `TraceRow`.
+        var parser = TraceParser(bytes: Trial.shared.csv, path: trialPath)
+        do { try parser.readHeader() } catch { preconditionFailure("\(error)") }
+        var row = TraceRow(timeS: .nan)
+        var rows = 0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            do {
+                if try parser.next(into: &row) { rows += 1; blackHole(row.timeS) }
+            } catch { preconditionFailure("\(error)") }
+        }
+        benchmark.stopMeasurement()
+        precondition(rows == rowsPerIteration, "parsed \(rows) rows")
+    }
+
     Benchmark("TraceParser.nextFromGzipFile", configuration: configuration) { benchmark in
         // Streamed from the file: opening it and the first read (zlib's buffers) are unmeasured.
         var parser: TraceParser
