@@ -34,12 +34,15 @@ public struct ReplayJob {
 
     /// Processes the whole trace, writing each output line to `output` as bytes (`LineOutput.write(lineBytes:)`:
     /// no `String` per row). Returns the number of rows processed; throws the first input error after everything
-    /// before it was written.
+    /// before it was written. Stops early, after the row that found it, once `output` is broken (the reader of
+    /// standard output went away, the output file's disk is full): the rest would be written nowhere.
     public func run(output: LineOutput) throws(TraceError) -> Int {
-        try run(writingLines: { output.write(lineBytes: $0) })
+        try run(writingLines: { output.write(lineBytes: $0) }, shouldStop: { output.isBroken })
     }
 
-    private func run(writingLines write: (UnsafeRawBufferPointer) -> Void) throws(TraceError) -> Int {
+    private func run(
+        writingLines write: (UnsafeRawBufferPointer) -> Void, shouldStop: () -> Bool = { false }
+    ) throws(TraceError) -> Int {
         // The session's loop over the trace: each row one step, fused as `run` fuses, unscheduled, as fast as it goes.
         var configuration = SessionConfiguration(
             board: BoardDescription(name: inputPath, sensors: []), speed: 0,
@@ -63,7 +66,7 @@ public struct ReplayJob {
         var monitor = RegionMonitor()
         for r in regions { try? monitor.add(r) }
         var lastMonitoredS = -Double.infinity
-        while let t = core.nextStepTimeS {
+        while !shouldStop(), let t = core.nextStepTimeS {
             core.step(at: t)
             if let onMonitorEvent, let location = core.state.fusion.location.latest, location.timeS > lastMonitoredS {
                 lastMonitoredS = location.timeS

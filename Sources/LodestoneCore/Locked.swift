@@ -13,7 +13,7 @@
 /// path is inlined into the caller while a contended lock is taken in the uninstrumented standard library (a spin,
 /// then the kernel's PI futex), so TSan misses the ordering and reports races on state the lock protects (a contended
 /// `Mutex<[Int]>`: 3 reports in 3 runs; the same with `pthread_mutex_t`: none). TSan intercepts `pthread_mutex_lock`,
-/// so a report under this lock is a real one. Uncontended, the two cost about the same: one atomic each way.
+/// so a report under this lock is a real one.
 ///
 /// The mutex lives at a fixed address of its own (POSIX forbids moving one) and is allocated once, at `init`; taking
 /// and releasing it allocates nothing. Not recursive: calling `withLock` from inside its own closure deadlocks, as

@@ -40,6 +40,28 @@ import Testing
         }
     }
 
+    /// An output that breaks after `limit` lines, as standard output does when its reader goes away (`| head`).
+    final class BreakingOutput: LineOutput {
+        let limit: Int
+        private(set) var lines = 0
+        init(limit: Int) { self.limit = limit }
+        var isBroken: Bool { lines >= limit }
+        func write(_ line: String) { lines += 1 }
+        func writeRaw(_ text: String) {}
+        func flush() {}
+    }
+
+    @Test func replayStopsOnceItsOutputIsBroken() throws {
+        let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 1500)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = BreakingOutput(limit: 11) // the header and 10 rows
+        let n = try ReplayJob(inputPath: path).run(output: output)
+        #expect(n == 10)
+        #expect(output.lines == 11)
+        let whole = BreakingOutput(limit: .max)
+        #expect(try ReplayJob(inputPath: path).run(output: whole) == 1500)
+    }
+
     @Test func replayWritesTheOrientationColumnsForEveryRowOfABROADTrial() throws {
         let path = try Self.broadPrefix("02_undisturbed_slow_rotation_B", rows: 1500)
         defer { try? FileManager.default.removeItem(atPath: path) }
