@@ -264,7 +264,8 @@ public struct ActivityFeatures: Sendable {
         values[k] = Double.log(standardDeviation(vertical) + eps); k += 1
         values[k] = Double.log((horizontalSquares / Double(n)).squareRoot() + eps); k += 1
         let magnitudeStd = standardDeviation(magnitude)
-        values[k] = Double.log(magnitudeStd + eps); k += 1
+        let accMagnitudeLogStd = Double.log(magnitudeStd + eps)
+        values[k] = accMagnitudeLogStd; k += 1
         values[k] = Double.log(percentile(magnitude, 95) - percentile(magnitude, 5) + eps); k += 1
         let magnitudeMean = average(magnitude)
         if magnitudeStd < eps {
@@ -308,7 +309,8 @@ public struct ActivityFeatures: Sendable {
         }
         let axis = Self.principalAxis(Matrix3(rows: Vector3(sxx, sxy, sxz), Vector3(sxy, syy, syz), Vector3(sxz, syz, szz)))
         for i in 0..<n { tilt[i] = (a[i] - directionMean).dot(axis) }
-        values[k] = Double.log(standardDeviation(angle) + 0.2); k += 1
+        let tiltLogStdDeg = Double.log(standardDeviation(angle) + 0.2)
+        values[k] = tiltLogStdDeg; k += 1
         Self.autocorrelate(tilt, into: &tiltAutocorrelation, centred: &centred)
         values[k] = tiltAutocorrelation[lag]; k += 1
         values[k] = tiltAutocorrelation[min(2 * lag, Self.maximumLag)]; k += 1
@@ -345,7 +347,7 @@ public struct ActivityFeatures: Sendable {
         // much and hits little, a walking one hits hard).
         values[k] = Double(fresh) / Double(n); k += 1
         values[k] = percentile(magnitude, 5) / max(g, 1e-6); k += 1
-        values[k] = values[18] - values[2]; k += 1 // tiltLogStdDeg − accMagnitudeLogStd
+        values[k] = tiltLogStdDeg - accMagnitudeLogStd; k += 1
 
         // Gyroscope: scale-free shapes only.
         defer {
