@@ -44,9 +44,17 @@ struct Replay: ParsableCommand {
         let out: LineOutput
         var fileSink: FileOutput?
         if let output {
-            do { let f = try FileOutput(path: output); fileSink = f; out = f } catch { fail(error.description) }
+            do { let f = try FileOutput(path: output); fileSink = f; out = f } catch {
+                eventSink?.abandon()
+                fail(error.description)
+            }
         } else {
             out = StandardOutput()
+        }
+        // A file not closed (committed) by the end, because an error left `run` early, leaves no temporary file.
+        defer {
+            fileSink?.abandon()
+            eventSink?.abandon()
         }
         do {
             var configuration = calibration.fusionConfiguration()
@@ -106,6 +114,8 @@ final class FileOutput: LineOutput {
         t.withUTF8 { send(UnsafeRawBufferPointer($0)) }
     }
     func flush() {}
+    /// Removes the temporary file, leaving `path` as it was; nothing after `close()`.
+    func abandon() { writer.abandon() }
     func close() throws {
         if let error { throw error }
         do { try writer.commit() } catch { self.error = error; throw error }
