@@ -48,17 +48,13 @@ public enum AtomicFile {
         _ bytes: UnsafeRawBufferPointer, to path: String, permissions: UInt32,
         failing injected: Step?
     ) throws(FileError) {
-        let (directory, base) = split(path)
-        guard !base.isEmpty, base != ".", base != ".." else {
-            throw FileError(kind: .isDirectory, path: path, operation: "atomic write", errno: EISDIR)
-        }
         /// Runs `real` unless the test injects a failure at `step`, in which case `real` is not run at all.
         func perform(_ step: Step, _ real: () -> Result<Void, Errno>) -> Result<Void, Errno> {
             injected == step ? .failure(.io) : real()
         }
 
         // 1. A fresh temporary file beside the target.
-        let (temporaryPath, fd) = try openTemporary(for: path, directory: directory, base: base, failing: injected)
+        let (directory, temporaryPath, fd) = try openTemporary(for: path, failing: injected)
 
         // 2–4. Mode, contents, fsync, close; on any failure remove the temporary file and keep the old one.
         let steps: [(Step, String, () -> Result<Void, Errno>)] = [
@@ -84,10 +80,15 @@ public enum AtomicFile {
     }
 
     /// Creates a fresh temporary file beside `path` (`dir/.base.tmp-RANDOM`, mode 0600, `O_EXCL`: the name is
-    /// ours; a clash draws another name). Returns its path and descriptor.
+    /// ours; a clash draws another name). Returns the directory, the temporary file's path and its descriptor.
+    /// - Throws: `FileError` for a `path` that names a directory (`x/`, `.`, `..`) or when the file cannot be created.
     static func openTemporary(
-        for path: String, directory: String, base: String, failing injected: Step? = nil
-    ) throws(FileError) -> (path: String, fd: Int32) {
+        for path: String, failing injected: Step? = nil
+    ) throws(FileError) -> (directory: String, path: String, fd: Int32) {
+        let (directory, base) = split(path)
+        guard !base.isEmpty, base != ".", base != ".." else {
+            throw FileError(kind: .isDirectory, path: path, operation: "atomic write", errno: EISDIR)
+        }
         var temporaryPath = ""
         var attempts = 0
         while true {
@@ -98,7 +99,7 @@ public enum AtomicFile {
                 ? .failure(.io)
                 : Syscalls.open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             switch opened {
-            case .success(let d): return (temporaryPath, d)
+            case .success(let d): return (directory, temporaryPath, d)
             case .failure(let e) where e.rawValue == EEXIST && attempts < 16: continue
             case .failure(let e):
                 throw FileError(e, path: path, operation: "create temporary file in \(directory)")
@@ -163,11 +164,7 @@ public final class AtomicFileWriter {
     /// Creates the temporary file beside `path` (whose directory must exist); `permissions` is the new file's mode.
     /// - Throws: `FileError` (creating the temporary file: a missing directory, no permission, a read-only file system).
     public init(path: String, permissions: UInt32 = 0o644) throws(FileError) {
-        let (directory, base) = AtomicFile.split(path)
-        guard !base.isEmpty, base != ".", base != ".." else {
-            throw FileError(kind: .isDirectory, path: path, operation: "atomic write", errno: EISDIR)
-        }
-        let (temporaryPath, fd) = try AtomicFile.openTemporary(for: path, directory: directory, base: base)
+        let (directory, temporaryPath, fd) = try AtomicFile.openTemporary(for: path)
         self.path = path
         self.directory = directory
         self.temporaryPath = temporaryPath
