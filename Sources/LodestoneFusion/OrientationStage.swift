@@ -1,3 +1,4 @@
+import LodestoneCalibration
 import LodestoneCore
 import LodestoneOrientation
 import LodestoneTrace
@@ -66,11 +67,22 @@ public struct OrientationStage: FusionStage {
     private var fixLongitudeDeg: Double?
     private var fixHeightM: Double?
     private var fixDecimalYear: Double?
+    /// The field strength the magnetometer's calibration measured, µT, and the World Magnetic Model's there and then.
+    private let calibratedFieldMicroTesla: Double?
+    private let calibrationModelFieldMicroTesla: Double?
+    /// The model's field strength for which the expected field was last scaled, µT.
+    private var scaledForModelFieldMicroTesla: Double?
 
     /// A stage for `configuration.orientation` (the filter has seen nothing yet).
     public init(configuration: FusionConfiguration) {
         let c = configuration.orientation
         filter = OrientationFilter(parameters: c.parameters)
+        // The field the calibration saw is the one to expect: a field that differs from it (a magnet or a phone put on
+        // the board since, steel nearby) widens the heading accuracy.
+        let calibrated = configuration.calibration.document?.sensors.lazy.compactMap(\.magnetometer).first
+        calibratedFieldMicroTesla = calibrated?.fieldStrengthMicroTesla
+        calibrationModelFieldMicroTesla = calibrated?.expectedFieldMicroTesla
+        filter.setExpectedField(normMicroTesla: calibratedFieldMicroTesla, dipDeg: nil)
         usesMagnetometer = c.mode == .nineD
         usesCarrierAcceleration = c.removesCarrierAcceleration
         declination = MagneticDeclination(overrideDeg: c.declinationOverrideDeg)
@@ -122,6 +134,14 @@ public struct OrientationStage: FusionStage {
             longitudeDeg: hasContextPosition ? context.longitudeDeg : fixLongitudeDeg,
             heightM: hasContextPosition ? context.heightAboveEllipsoidM : fixHeightM,
             decimalYear: context.decimalYear ?? fixDecimalYear)
+        // Away from where it was calibrated the board should see the calibration's field scaled as the model's changes
+        // (the place's own disturbance carried along as a ratio).
+        if let strength = calibratedFieldMicroTesla, let there = calibrationModelFieldMicroTesla, there > 0,
+            let here = declination.totalIntensityMicroTesla, here != scaledForModelFieldMicroTesla
+        {
+            scaledForModelFieldMicroTesla = here
+            filter.setExpectedField(normMicroTesla: strength * here / there, dipDeg: nil)
+        }
         heading = filter.heading(timeS: sample.timeS, declinationDeg: d)
         if let h = heading { _ = headingFilter.offer(h) }
     }

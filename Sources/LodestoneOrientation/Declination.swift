@@ -19,7 +19,14 @@ public struct MagneticDeclination: Sendable {
     public var overrideDeg: Double?
     private let model: WorldMagneticModel
     private var cached:
-        (latitudeDeg: Double, longitudeDeg: Double, heightKm: Double, decimalYear: Double, declinationDeg: Double?)?
+        (
+            latitudeDeg: Double, longitudeDeg: Double, heightKm: Double, decimalYear: Double, declinationDeg: Double?,
+            totalMicroTesla: Double?
+        )?
+
+    /// The model's total intensity at the position and date of the last evaluation, µT; `nil` when the model was not
+    /// evaluated (an override, no position or date, outside the model).
+    public var totalIntensityMicroTesla: Double? { overrideDeg == nil ? cached?.totalMicroTesla : nil }
 
     /// A declination source using `model` (default WMM2025) unless `overrideDeg` is set.
     public init(overrideDeg: Double? = nil, model: WorldMagneticModel = .wmm2025) {
@@ -46,9 +53,9 @@ public struct MagneticDeclination: Sendable {
         {
             return c.declinationDeg
         }
-        let value = try? model.elements(latitudeDeg: lat, longitudeDeg: lon, heightKm: heightKm, decimalYear: year).declinationDeg
-        cached = (lat, lon, heightKm, year, value)
-        return value
+        let elements = try? model.elements(latitudeDeg: lat, longitudeDeg: lon, heightKm: heightKm, decimalYear: year)
+        cached = (lat, lon, heightKm, year, elements?.declinationDeg, elements.map { $0.totalNT / 1000 })
+        return elements?.declinationDeg
     }
 
     /// The decimal year of a calendar date (UTC midnight), or `nil` when the date does not exist.

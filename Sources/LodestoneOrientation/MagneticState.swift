@@ -46,6 +46,13 @@ public struct MagneticState: Sendable, Hashable, Codable {
     public var suspectedOffsetHeadingVarianceRad2: Double = 0
     /// Time since the tracker was last checked for such an offset, s.
     public var calibrationCheckAgeS: Double = 0
+    /// The field the board should measure where it is, from outside the filter (`OrientationFilter.setExpectedField`):
+    /// norm, µT, and dip, rad (positive down), when known; `nil` when nothing is expected.
+    public var expectedNormMicroTesla: Double?
+    public var expectedDipRad: Double?
+    /// The measured (norm µT, dip rad) in E₆, low-passed over `expectedFieldTimeConstantS` while the magnetometer is
+    /// used (not while it is rejected as disturbed); `nil` before the first such sample.
+    public var slowNormDip: SIMD2<Double>?
 
     /// No magnetometer sample yet.
     public init() {}

@@ -99,8 +99,50 @@ public struct OrientationFilter: Sendable {
             state.heading.variance + coefficients.headingFloorVarianceRad2
             + parameters.headingDisagreementWeight * state.magnetic.disagreementVarianceRad2
             + state.magnetic.offsetHeadingVarianceRad2 + state.magnetic.suspectedOffsetHeadingVarianceRad2
-            + tiltHeadingVarianceRad2 + unmeasuredOffsetHeadingVarianceRad2
+            + tiltHeadingVarianceRad2 + unmeasuredOffsetHeadingVarianceRad2 + expectedFieldHeadingVarianceRad2
         return Angle.degrees(fromRadians: variance.squareRoot())
+    }
+
+    /// Sets the field the board should measure where it is: `normMicroTesla` (the calibration's field strength, or
+    /// the World Magnetic Model's intensity at the board's position) and `dipDeg` (the model's inclination, positive
+    /// down; `nil` when only the strength is known). `nil` norm: nothing is expected (the default). The filter does
+    /// not steer by it; the reported heading accuracy widens when the measured field disagrees with it
+    /// (`expectedFieldHeadingVarianceRad2`).
+    public mutating func setExpectedField(normMicroTesla: Double?, dipDeg: Double?) {
+        guard let norm = normMicroTesla, norm.isFinite, norm > 0 else {
+            state.magnetic.expectedNormMicroTesla = nil
+            state.magnetic.expectedDipRad = nil
+            return
+        }
+        state.magnetic.expectedNormMicroTesla = norm
+        state.magnetic.expectedDipRad = dipDeg.flatMap { $0.isFinite ? Angle.radians(fromDegrees: $0) : nil }
+    }
+
+    /// The heading variance a disagreement between the measured and the expected field may cause, rad².
+    ///
+    /// A field that differs from the expected one by δ (its norm and, when the expected dip is known, its dip: the
+    /// two components of δ in the vertical plane of the field that a magnetometer can tell) has been disturbed by
+    /// something the filter cannot see: a magnet or steel fixed to the board that it has not turned enough to
+    /// show (BROAD trial 27: a phone on the board, the field 1.8 µT stronger, the heading 6° off), or steel
+    /// nearby. Only the disturbance's component along magnetic east turns the heading, and that one changes
+    /// neither norm nor dip: nothing measures it. Taking the disturbance as equally likely in every direction,
+    /// each component's spread is the observed δ over √(components observed); the variance is atan(that /
+    /// horizontal field)². Differences within `expectedFieldToleranceFraction` of the norm count as none. 0 when
+    /// nothing is expected.
+    var expectedFieldHeadingVarianceRad2: Double {
+        guard let norm = state.magnetic.expectedNormMicroTesla, let measured = state.magnetic.slowNormDip else { return 0 }
+        let normDifference = measured[0] - norm
+        var observed = normDifference * normDifference, components = 1.0
+        if let dip = state.magnetic.expectedDipRad {
+            let dipDifference = norm * (measured[1] - dip)
+            observed += dipDifference * dipDifference
+            components = 2
+        }
+        let excess = observed.squareRoot() - parameters.expectedFieldToleranceFraction * norm
+        guard excess > 0 else { return 0 }
+        let horizontal = MagneticState.horizontalMicroTesla(norm: norm, dipRad: state.magnetic.expectedDipRad ?? measured[1])
+        let angle = Double.atan(excess / components.squareRoot() / horizontal)
+        return angle * angle
     }
 
     /// The heading variance a board-fixed magnetic offset of `magnetometerOffsetSigmaMicroTesla` may cause while
@@ -455,6 +497,17 @@ public struct OrientationFilter: Sendable {
         Vector3(max(-limit, min(limit, v.x)), max(-limit, min(limit, v.y)), max(-limit, min(limit, v.z)))
     }
 
+    /// Low-passes the measured (norm µT, dip rad) for `expectedFieldHeadingVarianceRad2` (a one-pole over
+    /// `expectedFieldTimeConstantS`; the first sample starts it).
+    private mutating func followMeasuredField(_ normDip: SIMD2<Double>, intervalS dt: Double) {
+        guard normDip[0] > 0, let previous = state.magnetic.slowNormDip else {
+            if normDip[0] > 0 { state.magnetic.slowNormDip = normDip }
+            return
+        }
+        let gain = min(1, max(0, dt) / parameters.expectedFieldTimeConstantS)
+        state.magnetic.slowNormDip = previous + gain * (normDip - previous)
+    }
+
     /// The magnetometer step: sample-and-hold filter, board-fixed field tracking, disturbance detection and
     /// the heading correction.
     public mutating func updateMagnetometer(_ fieldMicroTesla: Vector3, timeS: Double) -> Update {
@@ -482,6 +535,7 @@ public struct OrientationFilter: Sendable {
         let corrected = fieldMicroTesla - state.magnetic.offsetInUseMicroTesla
         state.magnetic.lastCorrectedMicroTesla = corrected
         let earth = q6.rotating(corrected)
+        if !state.magnetic.isDisturbed { followMeasuredField(MagneticState.normDip(earth), intervalS: dt) }
         guard earth.x != 0 || earth.y != 0 else { return changes }
         let azimuth = Double.atan2(y: earth.x, x: earth.y)
         guard state.hasHeading else {

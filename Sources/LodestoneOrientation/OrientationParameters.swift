@@ -187,6 +187,13 @@ extension OrientationFilter {
         /// known (a trace replay, a calibrated magnetometer), no such term. A session sets it for a board whose
         /// magnetometer has no calibration.
         public var magnetometerOffsetSigmaMicroTesla: Double = 0
+        /// How far the measured field may differ from the expected one (`OrientationFilter.setExpectedField`) before
+        /// the reported heading accuracy widens, as a fraction of the expected norm, ≥ 0. Default 0.01: a calibrated
+        /// magnetometer's scale drifts by about 1 % with temperature, and a scale error turns no heading.
+        public var expectedFieldToleranceFraction: Double = 0.01
+        /// Time constant of the low-pass of the measured norm and dip that is compared with the expected field, s,
+        /// > 0. Default 2: long enough to average the magnetometer's noise and the tilt's wobble in motion.
+        public var expectedFieldTimeConstantS: Double = 2
         /// Multiplier from the heading standard deviation to the reported accuracy, > 0. Default 1.645 (a 90 %
         /// two-sided bound for a normal error).
         public var headingAccuracyCoverageFactor: Double = 1.645

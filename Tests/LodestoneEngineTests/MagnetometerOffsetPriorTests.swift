@@ -1,6 +1,7 @@
 import Foundation
 import LodestoneCore
 import LodestoneFusion
+import LodestoneGeomagnetism
 import LodestoneOrientation
 import Testing
 @testable import LodestoneEngine
@@ -122,5 +123,50 @@ import Testing
         let cleanWithout = run(offset: .zero, sigmaMicroTesla: 0, restS: 30, turnS: 120)
         #expect(!clean.calibrationNeeded && clean.accuracyDeg >= clean.errorDeg, "\(clean)")
         #expect(clean.accuracyDeg < cleanWithout.accuracyDeg + 1.5, "\(clean) vs \(cleanWithout)")
+    }
+
+    /// The orientation stage expects the field its calibration measured (`ExpectedFieldTests`: what the filter does with it).
+    @Test func theStageExpectsTheCalibrationsFieldStrength() throws {
+        let path = Self.calibrationPath
+        let document = try CalibrationFiles.load(path: path)
+        var configuration = FusionConfiguration()
+        configuration.calibration = CalibrationStage.Configuration(document: document, path: path)
+        let stage = OrientationStage(configuration: configuration)
+        let strength = try #require(document.sensors.lazy.compactMap(\.magnetometer).first?.fieldStrengthMicroTesla)
+        #expect(stage.filter.state.magnetic.expectedNormMicroTesla == strength)
+        #expect(OrientationStage(configuration: FusionConfiguration()).filter.state.magnetic.expectedNormMicroTesla == nil)
+    }
+
+    /// Away from where it was calibrated (the simulated board's calibration: Zürich, the model's 48.4 µT), the stage
+    /// expects the calibration's field scaled as the World Magnetic Model's changes (Tromsø); with no position, the
+    /// calibration's as it is.
+    @Test func theExpectedFieldFollowsTheModelAwayFromTheCalibrationsPlace() throws {
+        let path = Self.calibrationPath
+        let document = try CalibrationFiles.load(path: path)
+        let magnetometer = try #require(document.sensors.lazy.compactMap(\.magnetometer).first)
+        let there = try #require(magnetometer.expectedFieldMicroTesla)
+        var configuration = FusionConfiguration()
+        configuration.calibration = CalibrationStage.Configuration(document: document, path: path)
+        var stage = OrientationStage(configuration: configuration)
+        var context = FusionContext()
+        func feed(_ k: Int) {
+            let r = SensorReading(
+                timeS: Double(k) * 0.01, accelerationMps2: Vector3(0, 0, 9.81), angularVelocityRadS: .zero,
+                magneticFieldMicroTesla: Vector3(0, 20, -40))
+            stage.process(FusionSample(reading: r), context: &context)
+        }
+        for k in 0..<100 { feed(k) }
+        #expect(stage.filter.state.magnetic.expectedNormMicroTesla == magnetometer.fieldStrengthMicroTesla)
+        context.latitudeDeg = 69.65
+        context.longitudeDeg = 18.96
+        context.decimalYear = 2026.9
+        for k in 100..<200 { feed(k) }
+        let here =
+            try WorldMagneticModel.wmm2025.elements(
+                latitudeDeg: 69.65, longitudeDeg: 18.96, heightKm: 0, decimalYear: 2026.9
+            ).totalNT / 1000
+        #expect(here > there + 3, "Tromsø's field is stronger than Zürich's: \(here) vs \(there)")
+        let expected = try #require(stage.filter.state.magnetic.expectedNormMicroTesla)
+        #expect(abs(expected - magnetometer.fieldStrengthMicroTesla * here / there) < 1e-9, "\(expected)")
     }
 }

@@ -97,10 +97,10 @@ def load_trial(path):
 
 # ---------------------------------------------------------------------------------------------------- filters
 
-def run_lodestone(binary, trial, workdir):
+def run_lodestone(binary, trial, workdir, extra=()):
     out = os.path.join(workdir, trial["name"] + ".lodestone.csv")
     start = time.perf_counter()
-    sh([binary, "replay", "--input", trial["path"], "--declination-deg", "0", "--output", out])
+    sh([binary, "replay", "--input", trial["path"], "--declination-deg", "0", "--output", out, *extra])
     seconds = time.perf_counter() - start
     with open(out) as f:
         header = f.readline().strip().split(",")
