@@ -13,16 +13,17 @@ public enum SessionInput: Sendable, Hashable {
 }
 
 /// A trace read one row ahead, so that the loop knows when its next step is due. A row that cannot be read (a cut
-/// file, a bad cell, time going backwards) ends the input after every row before it; the error is kept.
+/// file, a bad cell, time going backwards) ends the input after every row before it; the error is kept. The rows are
+/// read and parsed on a thread of their own, a few hundred ahead (`TracePrefetcher`).
 struct TraceInput {
-    private var parser: TraceParser
+    /// The parser, on its thread; `nil` when the header could not be read (then there are no rows).
+    private let prefetcher: TracePrefetcher?
     let path: String
-    /// The row the next step processes, valid while `hasPending`. Read and handed on in place: a `TraceRow` is over
-    /// 500 bytes, and passing it by value copied it about seven times a step (`memmove` was 17.6 % of a replay).
-    private var pending = TraceRow(timeS: .nan)
-    private var hasPending = false
+    /// The row the next step processes, in place in the prefetcher's batch: a `TraceRow` is over 500 bytes, and passing
+    /// it by value copied it about seven times a step (`memmove` was 17.6 % of a replay).
+    private var pending: UnsafeMutablePointer<TraceRow>?
     /// The time of the pending row, s.
-    var pendingTimeS: Double? { hasPending ? pending.timeS : nil }
+    var pendingTimeS: Double? { pending?.pointee.timeS }
     /// The first input error (the header's, a row's); reading stops there.
     private(set) var error: TraceError?
     /// Rows processed.
@@ -34,36 +35,39 @@ struct TraceInput {
 
     init(path: String) throws(TraceError) {
         self.path = path
-        parser = try TraceParser(reading: path)
+        var parser = try TraceParser(reading: path)
         var headerError: TraceError?
         do { try parser.readHeader() } catch { headerError = error }
         knownColumns = parser.knownColumns
         headerUnreadable = headerError != nil && knownColumns.isEmpty
         error = headerError
+        prefetcher = headerError == nil ? TracePrefetcher(parser: parser) : nil
         if headerError == nil { readAhead(after: -Double.infinity) }
     }
 
     /// The pending row as a fusion sample (read in place), and the next row read.
     mutating func takeSample() -> FusionSample? {
-        guard hasPending else { return nil }
-        let sample = FusionSample(inPlace: &pending)
+        guard let row = pending else { return nil }
+        let sample = FusionSample(inPlace: &row.pointee)
         count += 1
-        readAhead(after: pending.timeS)
+        readAhead(after: row.pointee.timeS)
         return sample
     }
 
     private mutating func readAhead(after lastS: Double) {
-        hasPending = false
-        do {
-            guard try parser.next(into: &pending) else { return }
-            guard pending.timeS >= lastS else {
-                error = TraceError(
-                    path: path, line: count + 2, column: "t_s",
-                    problem: "time goes backwards (\(pending.timeS) after \(lastS)); traces must be in time order")
-                return
-            }
-            hasPending = true
-        } catch { self.error = error }
+        pending = nil
+        guard let prefetcher, error == nil else { return }
+        guard let row = prefetcher.nextRow() else {
+            error = prefetcher.error
+            return
+        }
+        guard row.pointee.timeS >= lastS else {
+            error = TraceError(
+                path: path, line: count + 2, column: "t_s",
+                problem: "time goes backwards (\(row.pointee.timeS) after \(lastS)); traces must be in time order")
+            return
+        }
+        pending = row
     }
 }
 
