@@ -35,6 +35,24 @@ import Testing
         return (rows, prefetcher.error)
     }
 
+    /// The input read to its end and the prefetcher dropped afterwards, or before the producer has finished: either
+    /// way the thread is joined by the consumer (a producer that let go of the last reference would have had to join
+    /// itself: ThreadSanitizer reported that thread as leaked).
+    @Test func theThreadIsJoinedWhoeverFinishesFirst() throws {
+        let path = try Self.write(Self.trace(rows: 3000))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for readAll in [true, false] {
+            var parser = try TraceParser(reading: path)
+            try parser.readHeader()
+            var prefetcher: TracePrefetcher? = TracePrefetcher(parser: parser)
+            weak var ring: TracePrefetcher.Ring?
+            ring = prefetcher?.ring
+            if readAll { while prefetcher?.nextRow() != nil {} }
+            prefetcher = nil
+            #expect(ring == nil, "read all: \(readAll)")
+        }
+    }
+
     /// The same, read in place by the parser.
     static func parsed(_ path: String) throws -> (rows: [TraceRow], error: TraceError?) {
         var parser = try TraceParser(reading: path)
@@ -77,8 +95,12 @@ import Testing
             var parser = try TraceParser(reading: path)
             try parser.readHeader()
             var prefetcher: TracePrefetcher? = TracePrefetcher(parser: parser)
+            weak var ring: TracePrefetcher.Ring?
+            ring = prefetcher?.ring
             for _ in 0..<stopAfter { #expect(prefetcher?.nextRow() != nil) }
             prefetcher = nil
+            // The producer's thread, waiting for a free batch, was stopped and joined: it holds the ring no more.
+            #expect(ring == nil, "after \(stopAfter) rows the producer still holds the ring")
         }
     }
 

@@ -18,26 +18,111 @@ import LodestoneTrace
 /// written only by the producer before it is handed over and read only by the consumer after, so the mutex orders
 /// every access (ThreadSanitizer sees it: `TracePrefetcherTests` is in its subset).
 ///
-/// Deinitializing stops the producer (it finishes the row it is parsing) and waits for its thread to end.
+/// The producer's thread holds the shared `Ring`, never this object: dropping the prefetcher (a loop that stops early)
+/// stops the producer (it finishes the row it is parsing) and joins its thread, whatever the producer was doing.
 final class TracePrefetcher: @unchecked Sendable {
     /// Rows per batch and batches in the ring (4 × 512 rows of about 560 bytes: 1.1 MB).
     static let batchRows = 512
     static let batchCount = 4
 
-    /// The producer's parser: touched only by the producer's thread once it has started.
-    private var parser: TraceParser
-    private let rows: UnsafeMutablePointer<TraceRow>
-    /// Each batch's summary: its row count, and whether the input ended after it (with the error it ended in).
-    private let rowCounts: UnsafeMutablePointer<Int>
-    private let ends: UnsafeMutablePointer<Bool>
-    private let errors: UnsafeMutablePointer<TraceError?>
+    /// What the two threads share.
+    final class Ring: @unchecked Sendable {
+        /// The producer's parser: touched only by the producer's thread once it has started.
+        var parser: TraceParser
+        let rows: UnsafeMutablePointer<TraceRow>
+        /// Each batch's summary: its row count, and whether the input ended after it (with the error it ended in).
+        let rowCounts: UnsafeMutablePointer<Int>
+        let ends: UnsafeMutablePointer<Bool>
+        let errors: UnsafeMutablePointer<TraceError?>
+        let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        let changed: UnsafeMutablePointer<pthread_cond_t>
+        // Under the mutex: batches filled and not given back, those of them not taken yet, and the stop request.
+        var outstanding = 0
+        var ready = 0
+        var cancelled = false
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let changed: UnsafeMutablePointer<pthread_cond_t>
-    // Under the mutex: batches filled and not given back, those of them not taken yet, and the stop request.
-    private var outstanding = 0
-    private var ready = 0
-    private var cancelled = false
+        init(parser: TraceParser) {
+            self.parser = parser
+            let slots = TracePrefetcher.batchRows * TracePrefetcher.batchCount
+            rows = .allocate(capacity: slots)
+            rows.initialize(repeating: TraceRow(timeS: .nan), count: slots)
+            rowCounts = .allocate(capacity: TracePrefetcher.batchCount)
+            rowCounts.initialize(repeating: 0, count: TracePrefetcher.batchCount)
+            ends = .allocate(capacity: TracePrefetcher.batchCount)
+            ends.initialize(repeating: false, count: TracePrefetcher.batchCount)
+            errors = .allocate(capacity: TracePrefetcher.batchCount)
+            errors.initialize(repeating: nil, count: TracePrefetcher.batchCount)
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+            changed = .allocate(capacity: 1)
+            changed.initialize(to: pthread_cond_t())
+            precondition(pthread_cond_init(changed, nil) == 0, "pthread_cond_init failed")
+        }
+
+        deinit {
+            pthread_cond_destroy(changed)
+            changed.deinitialize(count: 1)
+            changed.deallocate()
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+            mutex.deallocate()
+            rows.deinitialize(count: TracePrefetcher.batchRows * TracePrefetcher.batchCount)
+            rows.deallocate()
+            rowCounts.deinitialize(count: TracePrefetcher.batchCount)
+            rowCounts.deallocate()
+            ends.deinitialize(count: TracePrefetcher.batchCount)
+            ends.deallocate()
+            errors.deinitialize(count: TracePrefetcher.batchCount)
+            errors.deallocate()
+        }
+
+        /// The producer's loop: fills batches in ring order until the input ends or the prefetcher is dropped.
+        func produce() {
+            var next = 0
+            while true {
+                pthread_mutex_lock(mutex)
+                while outstanding == TracePrefetcher.batchCount && !cancelled { pthread_cond_wait(changed, mutex) }
+                let stop = cancelled
+                pthread_mutex_unlock(mutex)
+                if stop || fill(next) { return }
+                next = (next + 1) % TracePrefetcher.batchCount
+            }
+        }
+
+        /// Parses up to `batchRows` rows into batch `b` and hands it over. Returns true when the input ended (in an
+        /// error or not).
+        func fill(_ b: Int) -> Bool {
+            let base = rows + b * TracePrefetcher.batchRows
+            var count = 0, ended = false
+            var failure: TraceError?
+            while count < TracePrefetcher.batchRows {
+                do {
+                    guard try parser.next(into: &base[count]) else {
+                        ended = true
+                        break
+                    }
+                    count += 1
+                } catch {
+                    failure = error
+                    ended = true
+                    break
+                }
+            }
+            pthread_mutex_lock(mutex)
+            rowCounts[b] = count
+            ends[b] = ended
+            errors[b] = failure
+            outstanding += 1
+            ready += 1
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+            return ended
+        }
+    }
+
+    /// The shared ring (the producer's thread holds it too, until it ends).
+    let ring: Ring
     private var thread: pthread_t?
 
     // The consumer's side (its thread only): the batch it reads, the next row in it, and what it copied of the summary.
@@ -50,25 +135,12 @@ final class TracePrefetcher: @unchecked Sendable {
     /// The error the input ended in, once `nextRow` has returned `nil`.
     private(set) var error: TraceError?
 
-    /// Starts parsing `parser` (its header already read) on a new thread.
+    /// Starts parsing `parser` (its header already read) on a new thread; without one (the system has no more), the
+    /// consumer parses each batch itself when it needs it.
     init(parser: TraceParser) {
-        self.parser = parser
-        let slots = Self.batchRows * Self.batchCount
-        rows = .allocate(capacity: slots)
-        rows.initialize(repeating: TraceRow(timeS: .nan), count: slots)
-        rowCounts = .allocate(capacity: Self.batchCount)
-        rowCounts.initialize(repeating: 0, count: Self.batchCount)
-        ends = .allocate(capacity: Self.batchCount)
-        ends.initialize(repeating: false, count: Self.batchCount)
-        errors = .allocate(capacity: Self.batchCount)
-        errors.initialize(repeating: nil, count: Self.batchCount)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        changed = .allocate(capacity: 1)
-        changed.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(changed, nil) == 0, "pthread_cond_init failed")
+        ring = Ring(parser: parser)
         var thread = pthread_t()
+        let retained = Unmanaged.passRetained(ring)
         let status = pthread_create(
             &thread, nil,
             { context in
@@ -77,38 +149,25 @@ final class TracePrefetcher: @unchecked Sendable {
                 #else
                     guard let context else { return nil }
                 #endif
-                Unmanaged<TracePrefetcher>.fromOpaque(context).takeUnretainedValue().produce()
+                let ring = Unmanaged<Ring>.fromOpaque(context)
+                ring.takeUnretainedValue().produce()
+                ring.release()
                 return nil
-            }, Unmanaged.passUnretained(self).toOpaque())
+            }, retained.toOpaque())
         if status == 0 {
             self.thread = thread
         } else {
-            // No thread (resources exhausted): parse here instead, as the loop asks.
+            retained.release()
             self.thread = nil
         }
     }
 
     deinit {
-        pthread_mutex_lock(mutex)
-        cancelled = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        pthread_mutex_lock(ring.mutex)
+        ring.cancelled = true
+        pthread_cond_broadcast(ring.changed)
+        pthread_mutex_unlock(ring.mutex)
         if let thread { pthread_join(thread, nil) }
-        pthread_cond_destroy(changed)
-        changed.deinitialize(count: 1)
-        changed.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-        let slots = Self.batchRows * Self.batchCount
-        rows.deinitialize(count: slots)
-        rows.deallocate()
-        rowCounts.deinitialize(count: Self.batchCount)
-        rowCounts.deallocate()
-        ends.deinitialize(count: Self.batchCount)
-        ends.deallocate()
-        errors.deinitialize(count: Self.batchCount)
-        errors.deallocate()
     }
 
     /// The next row, in place in its batch (valid until the next call), or `nil` at the end of the input (then `error`
@@ -118,82 +177,35 @@ final class TracePrefetcher: @unchecked Sendable {
             if holding {
                 if index < heldRows {
                     index += 1
-                    return rows + (batch * Self.batchRows + index - 1)
+                    return ring.rows + (batch * Self.batchRows + index - 1)
                 }
                 if heldEnds {
                     finished = true
                     return nil
                 }
-                pthread_mutex_lock(mutex)
-                outstanding -= 1
-                pthread_cond_broadcast(changed)
-                pthread_mutex_unlock(mutex)
+                pthread_mutex_lock(ring.mutex)
+                ring.outstanding -= 1
+                pthread_cond_broadcast(ring.changed)
+                pthread_mutex_unlock(ring.mutex)
                 holding = false
                 batch = (batch + 1) % Self.batchCount
             }
-            if thread == nil { fillHere() }
-            pthread_mutex_lock(mutex)
-            while ready == 0 { pthread_cond_wait(changed, mutex) }
-            ready -= 1
-            heldRows = rowCounts[batch]
-            heldEnds = ends[batch]
-            if heldEnds { error = errors[batch] }
-            pthread_mutex_unlock(mutex)
+            if thread == nil {
+                pthread_mutex_lock(ring.mutex)
+                let has = ring.ready > 0
+                pthread_mutex_unlock(ring.mutex)
+                if !has { _ = ring.fill(batch) }
+            }
+            pthread_mutex_lock(ring.mutex)
+            while ring.ready == 0 { pthread_cond_wait(ring.changed, ring.mutex) }
+            ring.ready -= 1
+            heldRows = ring.rowCounts[batch]
+            heldEnds = ring.ends[batch]
+            if heldEnds { error = ring.errors[batch] }
+            pthread_mutex_unlock(ring.mutex)
             holding = true
             index = 0
         }
         return nil
-    }
-
-    /// The producer's loop: fills batches in ring order until the input ends or `deinit` asks it to stop.
-    private func produce() {
-        var next = 0
-        while true {
-            pthread_mutex_lock(mutex)
-            while outstanding == Self.batchCount && !cancelled { pthread_cond_wait(changed, mutex) }
-            let stop = cancelled
-            pthread_mutex_unlock(mutex)
-            if stop { return }
-            if fill(next) { return }
-            next = (next + 1) % Self.batchCount
-        }
-    }
-
-    /// Without a thread: the consumer fills the batch it is about to take itself.
-    private func fillHere() {
-        pthread_mutex_lock(mutex)
-        let has = ready > 0
-        pthread_mutex_unlock(mutex)
-        if !has { _ = fill(batch) }
-    }
-
-    /// Parses up to `batchRows` rows into batch `b` and hands it over. Returns true when the input ended (in an error or
-    /// not).
-    private func fill(_ b: Int) -> Bool {
-        let base = rows + b * Self.batchRows
-        var count = 0, ended = false
-        var failure: TraceError?
-        while count < Self.batchRows {
-            do {
-                guard try parser.next(into: &base[count]) else {
-                    ended = true
-                    break
-                }
-                count += 1
-            } catch {
-                failure = error
-                ended = true
-                break
-            }
-        }
-        pthread_mutex_lock(mutex)
-        rowCounts[b] = count
-        ends[b] = ended
-        errors[b] = failure
-        outstanding += 1
-        ready += 1
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
-        return ended
     }
 }
