@@ -20,6 +20,8 @@ import LodestoneTrace
 ///
 /// The producer's thread holds the shared `Ring`, never this object: dropping the prefetcher (a loop that stops early)
 /// stops the producer (it finishes the row it is parsing) and joins its thread, whatever the producer was doing.
+/// `@unchecked Sendable` because the session that owns it may move between threads; its consumer side (`nextRow`,
+/// `error`) is used by one of them at a time, as the session's loop is.
 final class TracePrefetcher: @unchecked Sendable {
     /// Rows per batch and batches in the ring (4 × 512 rows of about 560 bytes: 1.1 MB).
     static let batchRows = 512
