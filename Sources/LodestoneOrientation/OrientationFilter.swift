@@ -497,14 +497,15 @@ public struct OrientationFilter: Sendable {
         Vector3(max(-limit, min(limit, v.x)), max(-limit, min(limit, v.y)), max(-limit, min(limit, v.z)))
     }
 
-    /// Low-passes the measured (norm µT, dip rad) for `expectedFieldHeadingVarianceRad2` (a one-pole over
+    /// Low-passes the measured (norm µT, dip rad) for `expectedFieldHeadingVarianceRad2` (first order over
     /// `expectedFieldTimeConstantS`; the first sample starts it).
     private mutating func followMeasuredField(_ normDip: SIMD2<Double>, intervalS dt: Double) {
-        guard normDip[0] > 0, let previous = state.magnetic.slowNormDip else {
-            if normDip[0] > 0 { state.magnetic.slowNormDip = normDip }
+        guard normDip[0] > 0 else { return }
+        guard let previous = state.magnetic.slowNormDip else {
+            state.magnetic.slowNormDip = normDip
             return
         }
-        let gain = min(1, max(0, dt) / parameters.expectedFieldTimeConstantS)
+        let gain = firstOrderGain(timeConstantS: parameters.expectedFieldTimeConstantS, intervalS: dt)
         state.magnetic.slowNormDip = previous + gain * (normDip - previous)
     }
 

@@ -10,7 +10,7 @@ import Testing
     /// A trace of `rows` rows (time 0.01 s apart); `badRow` (1-based) gets a cell that is not a number.
     static func trace(rows: Int, badRow: Int? = nil) -> String {
         var text = "t_s,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z\n"
-        for i in 1...max(rows, 1) where rows > 0 {
+        for i in stride(from: 1, through: rows, by: 1) {
             let x = i == badRow ? "x\(i)" : String(Double(i) * 0.001)
             text += "\(Double(i) * 0.01),\(x),0.5,9.81,0.01,\(-Double(i) * 1e-4),0\n"
         }

@@ -56,7 +56,7 @@ struct TraceInput {
 
     private mutating func readAhead(after lastS: Double) {
         pending = nil
-        guard let prefetcher, error == nil else { return }
+        guard let prefetcher else { return }
         guard let row = prefetcher.nextRow() else {
             error = prefetcher.error
             return
