@@ -29,20 +29,22 @@ public struct ReplayJob {
     /// Processes the whole trace, calling `emit` with each output line (no newline). Returns the number of
     /// rows processed; throws the first input error after everything before it was emitted.
     public func run(emit: (String) -> Void) throws(TraceError) -> Int {
-        try run(writingLines: { emit(String(decoding: $0, as: UTF8.self)) })
+        try withoutActuallyEscaping(emit) { emit throws(TraceError) in
+            let writer = DirectRowWriter(write: { emit(String(decoding: $0, as: UTF8.self)) })
+            return try run(header: { emit($0) }, writer: writer)
+        }
     }
 
     /// Processes the whole trace, writing each output line to `output` as bytes (`LineOutput.write(lineBytes:)`:
-    /// no `String` per row). Returns the number of rows processed; throws the first input error after everything
-    /// before it was written. Stops early, after the row that found it, once `output` is broken (the reader of
-    /// standard output went away, the output file's disk is full): the rest would be written nowhere.
+    /// no `String` per row), formatted and written on a thread of its own (`ThreadedRowWriter`). Returns the number
+    /// of rows processed; throws the first input error after everything before it was written. Stops early once
+    /// `output` is broken (the reader of standard output went away, the output file's disk is full): the rest would
+    /// be written nowhere.
     public func run(output: LineOutput) throws(TraceError) -> Int {
-        try run(writingLines: { output.write(lineBytes: $0) }, shouldStop: { output.isBroken })
+        try run(header: { output.write($0) }, writer: ThreadedRowWriter(output: output))
     }
 
-    private func run(
-        writingLines write: (UnsafeRawBufferPointer) -> Void, shouldStop: () -> Bool = { false }
-    ) throws(TraceError) -> Int {
+    private func run(header: (String) -> Void, writer: some ReplayRowWriter) throws(TraceError) -> Int {
         // The session's loop over the trace: each row one step, fused as `run` fuses, unscheduled, as fast as it goes.
         var configuration = SessionConfiguration(
             board: BoardDescription(name: inputPath, sensors: []), speed: 0,
@@ -50,32 +52,30 @@ public struct ReplayJob {
         configuration.input = .trace(path: inputPath)
         var core: SessionCore
         do { core = try SessionCore(configuration: configuration) } catch {
+            writer.finish()
             switch error {
             case .input(let e): throw e
             case .export(let path, let problem): throw TraceError(path: path, problem: problem)
             default: throw TraceError(path: inputPath, problem: error.description)
             }
         }
-        // One line buffer for every row: formatting a row allocates nothing once it has grown.
-        var line = CSVLine(capacity: 512)
-        if !core.inputHeaderUnreadable {
-            line.append(core.columns.joined(separator: ","))
-            line.withUnsafeBytes(write)
-        }
+        // The header goes out before the writer's first row (its thread writes nothing until a tape is handed over).
+        if !core.inputHeaderUnreadable { header(core.columns.joined(separator: ",")) }
         // Region monitoring over each new fused location (the identifiers were checked unique by `RegionsCSV`).
         var monitor = RegionMonitor()
         for r in regions { try? monitor.add(r) }
         var lastMonitoredS = -Double.infinity
-        while !shouldStop(), let t = core.nextStepTimeS {
+        while let t = core.nextStepTimeS {
             core.step(at: t)
             if let onMonitorEvent, let location = core.state.fusion.location.latest, location.timeS > lastMonitoredS {
                 lastMonitoredS = location.timeS
                 monitor.evaluate(location, onEvent: onMonitorEvent)
             }
-            line.removeAll()
-            core.appendLine(to: &line)
-            line.withUnsafeBytes(write)
+            core.appendLine(to: &writer.tape.pointee)
+            guard writer.rowRecorded() else { break }
         }
+        // Every row is written before the track, the monitor's last events and the error (what came before is kept).
+        writer.finish()
         let count = core.inputRowCount
         // The track is written also when the trace ends in an error: what was replayed before it is kept.
         core.finish()

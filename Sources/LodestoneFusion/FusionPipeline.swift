@@ -80,13 +80,14 @@ public protocol FusionStage {
     var columns: [String] { get }
     /// Consumes one sample, reading and updating the shared context.
     mutating func process(_ sample: FusionSample, context: inout FusionContext)
-    /// Appends one cell per column for the latest sample, each preceded by a comma; an empty cell where the
-    /// value is unknown (never `nan`). `replay` calls this once per row: it must not allocate.
+    /// Records one cell per column for the latest sample, each preceded by a comma; an empty cell where the
+    /// value is unknown (never `nan`). `replay` calls this once per row and writes the text on another thread
+    /// (`CellTape`): it must not allocate.
     ///
     /// `mutating` though a stage changes nothing here: a stage is a large value (kilobytes), and Swift hands a large
     /// value's `self` to a non-mutating method as a copy on the caller's stack; inout hands its address. Non-mutating,
     /// a replay copied 9 KB of stages per row to format them.
-    mutating func appendCells(to line: inout CSVLine)
+    mutating func appendCells(to line: inout CellTape)
     /// Lines for the live view of `lodestone run` (human-readable, units shown).
     var liveLines: [String] { get }
 }
@@ -129,21 +130,24 @@ public struct FusionPipeline {
         location.process(s, context: &context)
     }
 
-    /// Appends the output line for the latest sample (no newline) to `line`: `t_s` (4 decimals), then each
-    /// stage's cells. Allocates nothing once `line` has grown to the line's length.
+    /// Records the output row for the latest sample (`t_s` with 4 decimals, then each stage's cells) on `tape` and
+    /// closes it (`endRow`). Allocates nothing once the tape has grown.
     /// `mutating` for the reason `FusionStage.appendCells` is; nothing changes.
-    public mutating func appendLine(timeS: Double, to line: inout CSVLine) {
-        line.appendFixed(timeS, digits: 4)
-        orientation.appendCells(to: &line)
-        motion.appendCells(to: &line)
-        location.appendCells(to: &line)
+    public mutating func appendLine(timeS: Double, to tape: inout CellTape) {
+        tape.appendFixed(timeS, digits: 4)
+        orientation.appendCells(to: &tape)
+        motion.appendCells(to: &tape)
+        location.appendCells(to: &tape)
+        tape.endRow()
     }
 
     /// The output line for the latest sample (no newline).
     public func line(timeS: Double) -> String {
-        var line = CSVLine()
+        var tape = CellTape()
         var pipeline = self
-        pipeline.appendLine(timeS: timeS, to: &line)
+        pipeline.appendLine(timeS: timeS, to: &tape)
+        var line = CSVLine()
+        tape.format(into: &line)
         return line.text
     }
 
@@ -154,9 +158,11 @@ public struct FusionPipeline {
 extension FusionStage {
     /// The same cells appended to a `String` (one `String` per call; tests and tools, not the per-row path).
     public func appendCells(to line: inout String) {
-        var cells = CSVLine()
+        var tape = CellTape()
         var stage = self
-        stage.appendCells(to: &cells)
+        stage.appendCells(to: &tape)
+        var cells = CSVLine()
+        tape.format(into: &cells)
         line += cells.text
     }
 }

@@ -194,7 +194,7 @@ public struct LocationStage: FusionStage {
     static let receiverAccelerationMaximumIntervalS = 2.0
 
     /// The latest location's cells (empty before the first fix).
-    public mutating func appendCells(to line: inout CSVLine) {
+    public mutating func appendCells(to line: inout CellTape) {
         guard showsColumns else { return }
         let l = latest
         line.appendCell(l?.coordinate.latitudeDeg, digits: 8)

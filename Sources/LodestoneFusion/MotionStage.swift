@@ -56,14 +56,14 @@ public struct MotionStage: FusionStage {
         context.verticalSpeedMps = estimator.altitude.verticalSpeedMps
     }
 
-    public mutating func appendCells(to line: inout CSVLine) {
-        let alt = estimator.altitude
+    public mutating func appendCells(to line: inout CellTape) {
+        // `estimator.altitude` read in place each time: a local `let` of it copied the filter.
         let pedometer = estimator.pedometerData
-        line.appendCell(alt.pressurePa, digits: 1)
-        line.appendCell(alt.altitudeM, digits: 2)
-        line.appendCell(alt.altitudeAccuracyM, digits: 2)
-        line.appendCell(alt.relativeAltitudeM, digits: 3)
-        line.appendCell(alt.verticalSpeedMps, digits: 3)
+        line.appendCell(estimator.altitude.pressurePa, digits: 1)
+        line.appendCell(estimator.altitude.altitudeM, digits: 2)
+        line.appendCell(estimator.altitude.altitudeAccuracyM, digits: 2)
+        line.appendCell(estimator.altitude.relativeAltitudeM, digits: 3)
+        line.appendCell(estimator.altitude.verticalSpeedMps, digits: 3)
         line.appendCell(pedometer.floorsAscended)
         line.appendCell(pedometer.floorsDescended)
         let activity = estimator.activity

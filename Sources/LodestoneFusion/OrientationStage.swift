@@ -57,6 +57,10 @@ public struct OrientationStage: FusionStage {
     public private(set) var filter: OrientationFilter
     /// The heading of the latest sample; `nil` before the filter has an orientation.
     public private(set) var heading: Heading?
+    /// The filter's orientation after the latest sample and its angles (deg), read once for the heading and the row
+    /// (each read of `boardToENU` takes a sine and a cosine, each set of angles two arctangents and an arcsine);
+    /// `nil` while the filter has none.
+    private var orientation: (boardToENU: Quaternion, angles: (rollDeg: Double, pitchDeg: Double, headingDeg: Double))?
     /// The heading filter (`Configuration.headingFilterDeg`) and the last heading it let through.
     public private(set) var headingFilter: HeadingFilter
     private var declination: MagneticDeclination
@@ -124,7 +128,12 @@ public struct OrientationStage: FusionStage {
             }
             if let utc = fix.utcS, let year = MagneticDeclination.decimalYear(unixTimeS: utc) { fixDecimalYear = year }
         }
-        guard let q = filter.boardToENU else { return }
+        guard let q = filter.boardToENU else {
+            orientation = nil
+            return
+        }
+        let angles = q.rollPitchHeadingDeg
+        orientation = (q, angles)
         context.boardToENU = q
         context.atRest = filter.isAtRest
         // The context's position (the location stage's, else the configured one), else the last fix seen here.
@@ -142,16 +151,16 @@ public struct OrientationStage: FusionStage {
             scaledForModelFieldMicroTesla = here
             filter.setExpectedField(normMicroTesla: strength * here / there, dipDeg: nil)
         }
-        heading = filter.heading(timeS: sample.timeS, declinationDeg: d)
-        if let h = heading { _ = headingFilter.offer(h) }
+        let h = filter.heading(magneticHeadingDeg: angles.headingDeg, timeS: sample.timeS, declinationDeg: d)
+        heading = h
+        _ = headingFilter.offer(h)
     }
 
-    public mutating func appendCells(to line: inout CSVLine) {
-        guard let q = filter.boardToENU, let h = heading else {
+    public mutating func appendCells(to line: inout CellTape) {
+        guard let (q, angles) = orientation, let h = heading else {
             line.appendEmptyCells(Self.columnNames.count)
             return
         }
-        let angles = q.rollPitchHeadingDeg
         let bias = filter.gyroscopeBiasRadS
         let field = h.magneticFieldMicroTesla
         let hasMagnetometer = filter.state.hasHeading

@@ -1086,44 +1086,49 @@ extension NavigationFilter {
 extension NavigationFilter {
     /// The current estimate as a `Location`, or `nil` before the first fix and once the position is lost
     /// (`maximumHorizontalAccuracyM`).
+    ///
+    /// A `mutating get` though it changes nothing: the location stage reads it once a sample, and a plain getter of
+    /// this 2.3 KB value, called from another module, copied it first (as `FusionStage.appendCells` explains).
     public var location: Location? {
-        guard state.isInitialized else { return nil }
-        let c = coefficients
-        let p = parameters
-        let sigmaPosition = state.horizontalCovariance[0, 0].squareRoot()
-        let horizontalAccuracy = c.horizontalRadiusPerSigma * sigmaPosition
-        guard horizontalAccuracy.isFinite, horizontalAccuracy <= p.maximumHorizontalAccuracyM else { return nil }
-        let (east, north) = (state.east[1], state.north[1])
-        let speed = (east * east + north * north).squareRoot()
-        let sigmaVelocity = state.horizontalCovariance[1, 1].squareRoot()
-        var course: Double?, courseAccuracy: Double?
-        if speed >= p.minimumCourseSpeedMps && speed > sigmaVelocity {
-            course = Angle.wrap360(Angle.degrees(fromRadians: Double.atan2(y: east, x: north)))
-            courseAccuracy = min(180, Angle.degrees(fromRadians: c.intervalPerSigma * Double.atan(sigmaVelocity / speed)))
+        mutating get {
+            guard state.isInitialized else { return nil }
+            let c = coefficients
+            let p = parameters
+            let sigmaPosition = state.horizontalCovariance[0, 0].squareRoot()
+            let horizontalAccuracy = c.horizontalRadiusPerSigma * sigmaPosition
+            guard horizontalAccuracy.isFinite, horizontalAccuracy <= p.maximumHorizontalAccuracyM else { return nil }
+            let (east, north) = (state.east[1], state.north[1])
+            let speed = (east * east + north * north).squareRoot()
+            let sigmaVelocity = state.horizontalCovariance[1, 1].squareRoot()
+            var course: Double?, courseAccuracy: Double?
+            if speed >= p.minimumCourseSpeedMps && speed > sigmaVelocity {
+                course = Angle.wrap360(Angle.degrees(fromRadians: Double.atan2(y: east, x: north)))
+                courseAccuracy = min(180, Angle.degrees(fromRadians: c.intervalPerSigma * Double.atan(sigmaVelocity / speed)))
+            }
+            let sinceFix = state.lastFixTimeS.map { max(0, state.timeS - $0) } ?? .infinity
+            let aided = state.accelerationTimeS.map { state.timeS - $0 <= p.inertialTimeoutS } ?? false
+            let method: LocationSourceInformation.Method =
+                sinceFix > p.deadReckoningAfterS ? .deadReckoning : (aided ? .fused : .gnss)
+            var location = Location(
+                coordinate: Coordinate(
+                    latitudeDeg: Angle.degrees(fromRadians: state.originLatitudeRad),
+                    longitudeDeg: Angle.wrap180(Angle.degrees(fromRadians: state.originLongitudeRad))),
+                horizontalAccuracyM: horizontalAccuracy,
+                speedMps: speed, speedAccuracyMps: c.intervalPerSigma * sigmaVelocity,
+                courseDeg: course, courseAccuracyDeg: courseAccuracy,
+                timeS: state.timeS, utcS: state.utcOffsetS.map { $0 + state.timeS },
+                sinceFixS: sinceFix.isFinite ? sinceFix : 0,
+                sourceInformation: LocationSourceInformation(
+                    isSimulatedBySoftware: state.isSimulated,
+                    isProducedByAccessory: !state.isSimulated, method: method))
+            if state.hasHeight {
+                let h = state.up[0]
+                location.ellipsoidalAltitudeM = h
+                location.altitudeMSLM = state.geoidSeparationM.map { h - $0 }
+                location.verticalAccuracyM = c.intervalPerSigma * state.verticalCovariance[0, 0].squareRoot()
+                location.climbMps = state.up[1]
+            }
+            return location
         }
-        let sinceFix = state.lastFixTimeS.map { max(0, state.timeS - $0) } ?? .infinity
-        let aided = state.accelerationTimeS.map { state.timeS - $0 <= p.inertialTimeoutS } ?? false
-        let method: LocationSourceInformation.Method =
-            sinceFix > p.deadReckoningAfterS ? .deadReckoning : (aided ? .fused : .gnss)
-        var location = Location(
-            coordinate: Coordinate(
-                latitudeDeg: Angle.degrees(fromRadians: state.originLatitudeRad),
-                longitudeDeg: Angle.wrap180(Angle.degrees(fromRadians: state.originLongitudeRad))),
-            horizontalAccuracyM: horizontalAccuracy,
-            speedMps: speed, speedAccuracyMps: c.intervalPerSigma * sigmaVelocity,
-            courseDeg: course, courseAccuracyDeg: courseAccuracy,
-            timeS: state.timeS, utcS: state.utcOffsetS.map { $0 + state.timeS },
-            sinceFixS: sinceFix.isFinite ? sinceFix : 0,
-            sourceInformation: LocationSourceInformation(
-                isSimulatedBySoftware: state.isSimulated,
-                isProducedByAccessory: !state.isSimulated, method: method))
-        if state.hasHeight {
-            let h = state.up[0]
-            location.ellipsoidalAltitudeM = h
-            location.altitudeMSLM = state.geoidSeparationM.map { h - $0 }
-            location.verticalAccuracyM = c.intervalPerSigma * state.verticalCovariance[0, 0].squareRoot()
-            location.climbMps = state.up[1]
-        }
-        return location
     }
 }

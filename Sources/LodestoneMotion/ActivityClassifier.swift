@@ -133,7 +133,8 @@ public struct ActivityClassifier: Sendable {
     }
 
     /// The activity now (`unknown`, low confidence, while there is not enough data).
-    public var activity: MotionActivity {
+    /// `@inlinable` so that a read from another module (`replay`: twice a row) does not copy the classifier first.
+    @inlinable public var activity: MotionActivity {
         state.reported ?? MotionActivity(kind: .unknown, confidence: .low, startTimeS: state.firstSampleTimeS ?? 0)
     }
 

@@ -285,24 +285,25 @@ public struct AltitudeFilter: Sendable {
     }
 
     // MARK: - Outputs
+    // `@inlinable`: `replay` reads them once a row from another module, and a plain getter copied the filter first.
 
     /// Latest static pressure, Pa.
-    public var pressurePa: Double? { state.pressurePa }
+    @inlinable public var pressurePa: Double? { state.pressurePa }
     /// Altitude above mean sea level, m: the barometric track minus the bias. Before any GNSS altitude it is
     /// the barometric altitude over the given QNH (or over 101 325 Pa: pressure altitude).
-    public var altitudeM: Double? { state.barometricAltitudeM.map { $0 - state.biasM } }
+    @inlinable public var altitudeM: Double? { state.barometricAltitudeM.map { $0 - state.biasM } }
     /// 1σ of `altitudeM`, m.
-    public var altitudeAccuracyM: Double? {
+    @inlinable public var altitudeAccuracyM: Double? {
         state.barometricAltitudeM == nil ? nil : (max(0, state.covarianceHH) + state.biasVarianceM2).squareRoot()
     }
     /// Altitude change since the relative altitude started (`relativeAltitudeSettleS` after the first barometer
     /// reading), m, + up. Barometer and accelerometer only: GNSS never moves it.
-    public var relativeAltitudeM: Double? {
+    @inlinable public var relativeAltitudeM: Double? {
         guard let h = state.barometricAltitudeM, let r = state.referenceAltitudeM else { return nil }
         return h - r
     }
     /// Vertical speed, m/s, + up.
-    public var verticalSpeedMps: Double? { state.barometricAltitudeM == nil ? nil : state.verticalSpeedMps }
+    @inlinable public var verticalSpeedMps: Double? { state.barometricAltitudeM == nil ? nil : state.verticalSpeedMps }
     /// 1σ of the vertical speed, m/s.
     public var verticalSpeedAccuracyMps: Double? {
         state.barometricAltitudeM == nil ? nil : max(0, state.covarianceVV).squareRoot()

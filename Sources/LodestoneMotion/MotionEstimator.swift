@@ -61,7 +61,8 @@ public struct MotionEstimator: Sendable {
     }
 
     /// The activity now.
-    public var activity: MotionActivity { classifier.activity }
+    /// `@inlinable` for the reason `pedometerData` is.
+    @inlinable public var activity: MotionActivity { classifier.activity }
 
     /// True while the carrier is on foot: steps are being taken and the activity is not cycling or driving with
     /// high confidence (a pedalling thigh would otherwise count steps and floors).
@@ -76,7 +77,10 @@ public struct MotionEstimator: Sendable {
     }
 
     /// Live pedometer data since the start.
-    public var pedometerData: PedometerData {
+    ///
+    /// Inlined into its caller (with `Pedometer.data`): `replay` reads it once a row from another module, and a plain
+    /// getter of this 2.9 KB value copied it first.
+    @inlinable @inline(__always) public var pedometerData: PedometerData {
         pedometer.data(atTimeS: timeS ?? 0, running: classifier.activity.kind == .run)
     }
 

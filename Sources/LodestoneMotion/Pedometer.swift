@@ -76,8 +76,9 @@ public struct Pedometer: Sendable {
     public private(set) var totals = PedometerTotals(timeS: 0)
     /// Totals over time, for queries.
     public private(set) var history: PedometerHistory
-    private var recentSteps: FixedRing<Double>
-    private var startTimeS: Double?
+    // Internal rather than private for the `@inlinable` outputs below.
+    @usableFromInline var recentSteps: FixedRing<Double>
+    @usableFromInline var startTimeS: Double?
 
     /// A pedometer with `parameters`.
     public init(parameters: Parameters = Parameters()) {
@@ -135,8 +136,11 @@ public struct Pedometer: Sendable {
         stride.calibrate(speedMps: speedMps, cadenceHz: cadence, running: running)
     }
 
+    // The live outputs are inlined into their callers: `replay` reads them once a row from another module, and a plain
+    // call on this 0.9 KB value copied it first (the optimizer left `data` a call even when it was `@inlinable`).
+
     /// Cadence at `timeS`, steps/s; `nil` when no steps are being taken.
-    public func cadenceHz(atTimeS timeS: Double) -> Double? {
+    @inlinable @inline(__always) public func cadenceHz(atTimeS timeS: Double) -> Double? {
         guard let last = recentSteps.newest, timeS - last <= parameters.cadenceTimeoutS else { return nil }
         var count = 0
         var first = last
@@ -150,7 +154,7 @@ public struct Pedometer: Sendable {
     }
 
     /// Pace at `timeS`, s/m; `nil` when not stepping.
-    public func paceSPerM(atTimeS timeS: Double, running: Bool) -> Double? {
+    @inlinable @inline(__always) public func paceSPerM(atTimeS timeS: Double, running: Bool) -> Double? {
         guard let f = cadenceHz(atTimeS: timeS) else { return nil }
         let speed = stride.stepLengthM(cadenceHz: f, running: running) * f
         return speed > 0 ? 1 / speed : nil
@@ -163,7 +167,7 @@ public struct Pedometer: Sendable {
     }
 
     /// Live data since the start, like the updates of `CMPedometer.startUpdates(from:)`.
-    public func data(atTimeS timeS: Double, running: Bool) -> PedometerData {
+    @inlinable @inline(__always) public func data(atTimeS timeS: Double, running: Bool) -> PedometerData {
         PedometerData(
             startTimeS: startTimeS ?? timeS, endTimeS: timeS, steps: totals.steps, distanceM: totals.distanceM,
             floorsAscended: totals.floorsAscended, floorsDescended: totals.floorsDescended,

@@ -43,28 +43,31 @@ public struct OrientationFilter: Sendable {
 
     // MARK: Outputs
 
+    // The accessors below that only read `state` are `@inlinable`: called from another module (the fusion stages, once
+    // a sample), a getter of this 3 KB value took a copy of it first; inlined, it reads the fields in place.
+
     /// The orientation using the magnetometer (9D) when it has one and has initialised the heading, else the 6D
     /// orientation; `nil` before the first accelerometer sample (inclination unknown).
-    public var boardToENU: Quaternion? {
+    @inlinable public var boardToENU: Quaternion? {
         guard state.hasInclination else { return nil }
         return state.hasHeading ? boardToENU9D : boardToENU6D
     }
 
     /// The 6D orientation (gyroscope and accelerometer): inclination is absolute, heading is relative to where
     /// the board pointed at start and drifts with the residual vertical gyroscope bias.
-    public var boardToENU6D: Quaternion { state.qInclination * state.qGyroscope }
+    @inlinable public var boardToENU6D: Quaternion { state.qInclination * state.qGyroscope }
 
     /// The 9D orientation: the 6D one turned about the vertical by the magnetometer's heading offset.
-    public var boardToENU9D: Quaternion { headingRotation * boardToENU6D }
+    @inlinable public var boardToENU9D: Quaternion { headingRotation * boardToENU6D }
 
     /// The magnetometer's heading offset as a rotation about the vertical: the 6D frame into East-North-Up.
-    private var headingRotation: Quaternion {
+    @inlinable var headingRotation: Quaternion {
         let half = state.headingOffsetRad / 2
         return Quaternion(w: Double.cos(half), x: 0, y: 0, z: Double.sin(half))
     }
 
     /// Estimated gyroscope bias, board frame, rad/s (subtract it from the raw rate).
-    public var gyroscopeBiasRadS: Vector3 { state.gyroscopeBiasRadS }
+    @inlinable public var gyroscopeBiasRadS: Vector3 { state.gyroscopeBiasRadS }
     /// Standard deviation of the bias estimate per board axis, rad/s.
     public var gyroscopeBiasSigmaRadS: Vector3 {
         let d = state.biasCovariance.diagonalEntries
@@ -73,12 +76,12 @@ public struct OrientationFilter: Sendable {
     /// True while the board is at rest (VQF §3.4): neither sensor varies in the short term, the low-passed
     /// accelerometer has not moved since the board became still, and the low-passed rate is one the bias explains
     /// (`biasLimitDegS` before the first rest, `restBiasDeviationDegS` after it; `restRelearnTimeS`).
-    public var isAtRest: Bool { state.isAtRest }
+    @inlinable public var isAtRest: Bool { state.isAtRest }
     /// True while the magnetometer is judged disturbed and is not used (or used with less weight).
-    public var isMagneticallyDisturbed: Bool { state.magnetic.isDisturbed }
+    @inlinable public var isMagneticallyDisturbed: Bool { state.magnetic.isDisturbed }
     /// The magnetometer reading as fusion used it last: board frame, µT, with any board-fixed offset the filter
     /// found removed (`CLHeading.x/y/z`); `nil` before the first magnetometer sample.
-    public var magneticFieldMicroTesla: Vector3? { state.magnetic.lastCorrectedMicroTesla }
+    @inline(__always) public var magneticFieldMicroTesla: Vector3? { state.magnetic.lastCorrectedMicroTesla }
     /// The board-fixed field offset removed from the magnetometer, board frame, µT (zero unless a magnet or
     /// similar was found attached after calibration).
     public var boardFixedFieldMicroTesla: Vector3 { state.magnetic.offsetInUseMicroTesla }
@@ -91,9 +94,13 @@ public struct OrientationFilter: Sendable {
         state.magnetic.tracker.estimate
     }
 
+    // What `heading(magneticHeadingDeg:timeS:declinationDeg:)` reads (this accuracy and its terms, the field, the
+    // calibration signal) is `@inline(__always)`: called from that mutating method, each getter took a copy of the
+    // whole filter first (3 KB a sample).
+
     /// Standard deviation of the heading (rotation about the vertical), degrees; `nil` when the heading is not
     /// absolute (no magnetometer yet, or 6D).
-    public var headingSigmaDeg: Double? {
+    @inline(__always) public var headingSigmaDeg: Double? {
         guard state.hasHeading else { return nil }
         let variance =
             state.heading.variance + coefficients.headingFloorVarianceRad2
@@ -129,7 +136,7 @@ public struct OrientationFilter: Sendable {
     /// each component's spread is the observed δ over √(components observed); the variance is atan(that /
     /// horizontal field)². Differences within `expectedFieldToleranceFraction` of the norm count as none. 0 when
     /// nothing is expected.
-    var expectedFieldHeadingVarianceRad2: Double {
+    @inline(__always) var expectedFieldHeadingVarianceRad2: Double {
         guard let norm = state.magnetic.expectedNormMicroTesla, let measured = state.magnetic.slowNormDip else { return 0 }
         let normDifference = measured[0] - norm
         var observed = normDifference * normDifference, components = 1.0
@@ -152,7 +159,7 @@ public struct OrientationFilter: Sendable {
     /// and shrinks, with the offset seen folded in, as the board turns about axes that show it
     /// (`BoardFixedFieldTracker.posterior`). 0 once the filter removes an offset of its own or suspects one (those
     /// carry their own variance).
-    var unmeasuredOffsetHeadingVarianceRad2: Double {
+    @inline(__always) var unmeasuredOffsetHeadingVarianceRad2: Double {
         let sigma = parameters.magnetometerOffsetSigmaMicroTesla
         guard sigma > 0, state.magnetic.offsetInUseMicroTesla == .zero, state.magnetic.suspectedOffsetHeadingVarianceRad2 == 0
         else { return 0 }
@@ -177,7 +184,7 @@ public struct OrientationFilter: Sendable {
     /// the horizontal axis along the field (σ/g rad) turns the field's vertical part into the horizontal, so the
     /// heading is off by that tilt times tan(dip). The dip is the reference field's, capped at 80° (tan 5.7) near
     /// the magnetic poles, where a compass is worth little anyway.
-    var tiltHeadingVarianceRad2: Double {
+    @inline(__always) var tiltHeadingVarianceRad2: Double {
         let sigma = parameters.accelerometerOffsetSigmaMps2
         guard sigma > 0 else { return 0 }
         let tiltRad = sigma / PhysicalConstants.standardGravityMps2
@@ -190,7 +197,7 @@ public struct OrientationFilter: Sendable {
 
     /// The reported heading accuracy, degrees: `headingSigmaDeg` times the coverage factor (so that the true
     /// error is inside it ~90 % of the time); `nil` when the heading is not absolute.
-    public var headingAccuracyDeg: Double? {
+    @inline(__always) public var headingAccuracyDeg: Double? {
         headingSigmaDeg.map { $0 * parameters.headingAccuracyCoverageFactor }
     }
 
@@ -207,7 +214,7 @@ public struct OrientationFilter: Sendable {
     /// its own uncertainty (an uncalibrated or stale calibration: the heading is then off by up to
     /// atan(offset / horizontal field), and the reported accuracy says so), or the field has stayed disturbed
     /// beyond `magneticMaximumRejectionTimeS`.
-    public var needsMagnetometerCalibration: Bool {
+    @inline(__always) public var needsMagnetometerCalibration: Bool {
         guard state.hasHeading else { return false }
         return state.magnetic.offsetInUseMicroTesla != .zero || state.magnetic.suspectedOffsetHeadingVarianceRad2 > 0
             || (state.magnetic.isDisturbed && state.magnetic.rejectionDurationS > parameters.magneticMaximumRejectionTimeS)
@@ -220,9 +227,17 @@ public struct OrientationFilter: Sendable {
 
     /// The heading now, `CLHeading`-style, at `timeS`, with `declinationDeg` (east; `nil` when unknown) for the
     /// true heading; `nil` before the filter has an orientation.
-    public func heading(timeS: Double, declinationDeg: Double?) -> Heading? {
+    ///
+    /// `mutating` though it changes nothing, for the reason `FusionStage.appendCells` is: non-mutating, each call (one
+    /// a sample in the orientation stage) copied the filter's 3 KB first.
+    public mutating func heading(timeS: Double, declinationDeg: Double?) -> Heading? {
         guard let q = boardToENU else { return nil }
-        let magnetic = q.rollPitchHeadingDeg.headingDeg
+        return heading(magneticHeadingDeg: q.rollPitchHeadingDeg.headingDeg, timeS: timeS, declinationDeg: declinationDeg)
+    }
+
+    /// `heading(timeS:declinationDeg:)` for a caller that has read the orientation already: `magneticHeadingDeg` is
+    /// `boardToENU.rollPitchHeadingDeg.headingDeg` now (the orientation stage reads it once a sample for its row too).
+    public mutating func heading(magneticHeadingDeg magnetic: Double, timeS: Double, declinationDeg: Double?) -> Heading {
         let hasMagnetometer = state.hasHeading
         return Heading(
             timeS: timeS, magneticHeadingDeg: magnetic,

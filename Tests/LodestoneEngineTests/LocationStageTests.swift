@@ -185,11 +185,13 @@ import Testing
         #expect(summary.multipathFixes > 0)
     }
 
-    /// The `String` form of a stage's cells is the bytes of its `CSVLine` form.
+    /// The `String` form of a stage's cells is the bytes of its recorded form, formatted.
     @Test func stringFormOfAStageIsItsLineForm() {
-        var line = CSVLine()
+        var tape = CellTape()
         var stage = LocationStage(configuration: FusionConfiguration())
-        stage.appendCells(to: &line)
+        stage.appendCells(to: &tape)
+        var line = CSVLine()
+        tape.format(into: &line)
         var text = "t"
         LocationStage(configuration: FusionConfiguration()).appendCells(to: &text)
         #expect(text == "t" + line.text)

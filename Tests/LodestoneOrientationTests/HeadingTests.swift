@@ -37,11 +37,13 @@ import Testing
         motion.initialOrientation = Quaternion(axis: Vector3(0, 0, 1), angleRad: Angle.radians(fromDegrees: 45))
         var filter = OrientationFilter(parameters: SyntheticMotion.parameters)
         run(&filter, motion.samples())
-        let h = try #require(filter.heading(timeS: 2, declinationDeg: 50))
+        let withDeclination = filter.heading(timeS: 2, declinationDeg: 50)
+        let h = try #require(withDeclination)
         #expect(abs(Angle.wrap180(h.magneticHeadingDeg - 315)) < 1)
         #expect(abs(Angle.wrap180(try #require(h.trueHeadingDeg) - 5)) < 1)
         #expect(h.isValid)
-        #expect(try #require(filter.heading(timeS: 2, declinationDeg: nil)).trueHeadingDeg == nil)
+        let withoutDeclination = filter.heading(timeS: 2, declinationDeg: nil)
+        #expect(try #require(withoutDeclination).trueHeadingDeg == nil)
     }
 
     @Test func declinationComesFromTheWorldMagneticModel() throws {

@@ -91,7 +91,8 @@ import Testing
         #expect(error.inclination < 1.5, "\(error)")
         // Heading is relative to the start, which faced north here: still close after the tour.
         #expect(error.heading < 3, "\(error)")
-        let heading = try #require(filter.heading(timeS: 0, declinationDeg: 5))
+        let found = filter.heading(timeS: 0, declinationDeg: 5)
+        let heading = try #require(found)
         #expect(heading.headingAccuracyDeg < 0 && heading.trueHeadingDeg == nil)
     }
 

@@ -231,6 +231,8 @@ struct MonitoringRuntime {
     /// Drops streams whose consumer has gone; true when any was.
     mutating func pruneEnded() -> Bool {
         let before = eventStreams.count + significantStreams.count + visitStreams.count
+        // Called every step: with no streams (a replay) `removeAll(where:)` would still take each array for writing.
+        guard before > 0 else { return false }
         eventStreams.removeAll { $0.buffer.isCancelled || $0.buffer.isFinished }
         significantStreams.removeAll { $0.isCancelled || $0.isFinished }
         visitStreams.removeAll { $0.isCancelled || $0.isFinished }

@@ -284,10 +284,10 @@ public struct SessionCore: SubscriptionSource {
     /// The output columns of `lodestone replay`, `t_s` first.
     public var columns: [String] { state.fusion.columns }
 
-    /// Appends the replay row of the last step (no newline) to `line`; allocates nothing once `line` has grown.
-    /// `mutating` though it changes nothing: called on a `var` core as a plain method, it copied the three fusion
-    /// stages (9 KB) once per row before formatting them.
-    public mutating func appendLine(to line: inout CSVLine) { state.fusion.appendLine(timeS: state.timeS, to: &line) }
+    /// Records the replay row of the last step on `tape` (`FusionPipeline.appendLine`); allocates nothing once the
+    /// tape has grown. `mutating` though it changes nothing: called on a `var` core as a plain method, it copied the
+    /// three fusion stages (9 KB) once per row before formatting them.
+    public mutating func appendLine(to tape: inout CellTape) { state.fusion.appendLine(timeS: state.timeS, to: &tape) }
 
     /// A snapshot for status consumers (the live view, the quiet log).
     public var status: SessionStatus { SessionStatus(self) }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import LodestoneCore
 import LodestoneTrace
 
 /// Reads and parses a trace on a thread of its own, up to `batchCount` batches of `batchRows` rows ahead of the loop
@@ -36,12 +30,15 @@ final class TracePrefetcher: @unchecked Sendable {
         let rowCounts: UnsafeMutablePointer<Int>
         let ends: UnsafeMutablePointer<Bool>
         let errors: UnsafeMutablePointer<TraceError?>
-        let mutex: UnsafeMutablePointer<pthread_mutex_t>
-        let changed: UnsafeMutablePointer<pthread_cond_t>
-        // Under the mutex: batches filled and not given back, those of them not taken yet, and the stop request.
+        /// The mutex and condition the two threads meet under.
+        let handOver = HandOver()
+        // Under the mutex: batches filled and not given back, those of them not taken yet, the stop request, and
+        // which side is waiting (the other wakes it only then: a futex call a batch saved on each side).
         var outstanding = 0
         var ready = 0
         var cancelled = false
+        var producerWaits = false
+        var consumerWaits = false
 
         init(parser: TraceParser) {
             self.parser = parser
@@ -54,21 +51,9 @@ final class TracePrefetcher: @unchecked Sendable {
             ends.initialize(repeating: false, count: TracePrefetcher.batchCount)
             errors = .allocate(capacity: TracePrefetcher.batchCount)
             errors.initialize(repeating: nil, count: TracePrefetcher.batchCount)
-            mutex = .allocate(capacity: 1)
-            mutex.initialize(to: pthread_mutex_t())
-            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-            changed = .allocate(capacity: 1)
-            changed.initialize(to: pthread_cond_t())
-            precondition(pthread_cond_init(changed, nil) == 0, "pthread_cond_init failed")
         }
 
         deinit {
-            pthread_cond_destroy(changed)
-            changed.deinitialize(count: 1)
-            changed.deallocate()
-            pthread_mutex_destroy(mutex)
-            mutex.deinitialize(count: 1)
-            mutex.deallocate()
             rows.deinitialize(count: TracePrefetcher.batchRows * TracePrefetcher.batchCount)
             rows.deallocate()
             rowCounts.deinitialize(count: TracePrefetcher.batchCount)
@@ -83,10 +68,14 @@ final class TracePrefetcher: @unchecked Sendable {
         func produce() {
             var next = 0
             while true {
-                pthread_mutex_lock(mutex)
-                while outstanding == TracePrefetcher.batchCount && !cancelled { pthread_cond_wait(changed, mutex) }
+                handOver.lock()
+                while outstanding == TracePrefetcher.batchCount && !cancelled {
+                    producerWaits = true
+                    handOver.wait()
+                }
+                producerWaits = false
                 let stop = cancelled
-                pthread_mutex_unlock(mutex)
+                handOver.unlock()
                 if stop || fill(next) { return }
                 next = (next + 1) % TracePrefetcher.batchCount
             }
@@ -111,21 +100,21 @@ final class TracePrefetcher: @unchecked Sendable {
                     break
                 }
             }
-            pthread_mutex_lock(mutex)
+            handOver.lock()
             rowCounts[b] = count
             ends[b] = ended
             errors[b] = failure
             outstanding += 1
             ready += 1
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(mutex)
+            if consumerWaits { handOver.broadcast() }
+            handOver.unlock()
             return ended
         }
     }
 
     /// The shared ring (the producer's thread holds it too, until it ends).
     let ring: Ring
-    private var thread: pthread_t?
+    private let thread: JoinableThread?
 
     // The consumer's side (its thread only): the batch it reads, the next row in it, and what it copied of the summary.
     private var batch = 0
@@ -140,36 +129,17 @@ final class TracePrefetcher: @unchecked Sendable {
     /// Starts parsing `parser` (its header already read) on a new thread; without one (the system has no more), the
     /// consumer parses each batch itself when it needs it.
     init(parser: TraceParser) {
-        ring = Ring(parser: parser)
-        var thread = pthread_t()
-        let retained = Unmanaged.passRetained(ring)
-        let status = pthread_create(
-            &thread, nil,
-            { context in
-                #if canImport(Darwin)
-                    let context = context
-                #else
-                    guard let context else { return nil }
-                #endif
-                let ring = Unmanaged<Ring>.fromOpaque(context)
-                ring.takeUnretainedValue().produce()
-                ring.release()
-                return nil
-            }, retained.toOpaque())
-        if status == 0 {
-            self.thread = thread
-        } else {
-            retained.release()
-            self.thread = nil
-        }
+        let ring = Ring(parser: parser)
+        self.ring = ring
+        thread = JoinableThread { ring.produce() }
     }
 
     deinit {
-        pthread_mutex_lock(ring.mutex)
+        ring.handOver.lock()
         ring.cancelled = true
-        pthread_cond_broadcast(ring.changed)
-        pthread_mutex_unlock(ring.mutex)
-        if let thread { pthread_join(thread, nil) }
+        ring.handOver.broadcast()
+        ring.handOver.unlock()
+        thread?.join()
     }
 
     /// The next row, in place in its batch (valid until the next call), or `nil` at the end of the input (then `error`
@@ -185,26 +155,30 @@ final class TracePrefetcher: @unchecked Sendable {
                     finished = true
                     return nil
                 }
-                pthread_mutex_lock(ring.mutex)
+                ring.handOver.lock()
                 ring.outstanding -= 1
-                pthread_cond_broadcast(ring.changed)
-                pthread_mutex_unlock(ring.mutex)
+                if ring.producerWaits { ring.handOver.broadcast() }
+                ring.handOver.unlock()
                 holding = false
                 batch = (batch + 1) % Self.batchCount
             }
             if thread == nil {
-                pthread_mutex_lock(ring.mutex)
+                ring.handOver.lock()
                 let has = ring.ready > 0
-                pthread_mutex_unlock(ring.mutex)
+                ring.handOver.unlock()
                 if !has { _ = ring.fill(batch) }
             }
-            pthread_mutex_lock(ring.mutex)
-            while ring.ready == 0 { pthread_cond_wait(ring.changed, ring.mutex) }
+            ring.handOver.lock()
+            while ring.ready == 0 {
+                ring.consumerWaits = true
+                ring.handOver.wait()
+            }
+            ring.consumerWaits = false
             ring.ready -= 1
             heldRows = ring.rowCounts[batch]
             heldEnds = ring.ends[batch]
             if heldEnds { error = ring.errors[batch] }
-            pthread_mutex_unlock(ring.mutex)
+            ring.handOver.unlock()
             holding = true
             index = 0
         }

@@ -1,6 +1,7 @@
 // `lodestone replay`'s per-row work apart from fusion itself: reading one trace row from CSV bytes (field
-// offsets, decimal-to-Double, in memory and streamed from a gzip file) and writing one output row (every
-// stage's cells into the reused `CSVLine`), and one recorded row (`TraceFormatter`).
+// offsets, decimal-to-Double, in memory and streamed from a gzip file), recording one output row (every stage's
+// cells on a `CellTape`, on the fusing thread) and writing it as text (the tape into the reused `CSVLine`, on the
+// writer's thread), and one recorded row (`TraceFormatter`).
 //
 // The input is BROAD trial 21 (../shared/datasets/broad, CC BY 4.0: D. Laidig, M. Caruso, A. Cereatti, T. Seel,
 // Data 6(7):72, 2021), read unmeasured in the setup. Each measured iteration is 1000 rows. For the output row,
@@ -49,9 +50,12 @@ struct Trial {
     }()
 }
 
-/// A pipeline after the trial's rows, with a GNSS fix every 100th row (a walk north at 1 m/s from 52.5° N).
+/// A pipeline after the trial's rows, with a GNSS fix every 100th row (a walk north at 1 m/s from 52.5° N), and
+/// its last row recorded on `row`.
 final class FormatFixture {
     var pipeline = FusionPipeline()
+    var tape = CellTape(capacity: 512)
+    var row = CellTape(capacity: 512)
     var line = CSVLine(capacity: 512)
     var timeS = 0.0
 
@@ -69,6 +73,7 @@ final class FormatFixture {
             timeS = row.timeS
         }
         precondition(pipeline.location.latest != nil, "the location stage has no location")
+        pipeline.appendLine(timeS: timeS, to: &row)
     }
 }
 
@@ -125,10 +130,25 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("FusionPipeline.appendLine", configuration: configuration) { benchmark, fixture in
+        // Recording the row's cells, as the fusing thread does (the tape emptied each row, as the writer's ring is
+        // every 512 rows).
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations {
+            fixture.tape.removeAll()
+            fixture.pipeline.appendLine(timeS: fixture.timeS + Double(i) * 0.005, to: &fixture.tape)
+            blackHole(fixture.tape.count)
+        }
+        benchmark.stopMeasurement()
+    } setup: {
+        FormatFixture()
+    }
+
+    Benchmark("CellTape.format", configuration: configuration) { benchmark, fixture in
+        // Writing a recorded row as text, as the writer's thread does.
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
             fixture.line.removeAll()
-            fixture.pipeline.appendLine(timeS: fixture.timeS + Double(i) * 0.005, to: &fixture.line)
+            fixture.row.format(into: &fixture.line)
             blackHole(fixture.line.count)
         }
         benchmark.stopMeasurement()
