@@ -53,10 +53,12 @@ final class DirectRowWriter: ReplayRowWriter {
 /// order and gives each back once it is written. A tape is touched by the loop only before it is handed over and
 /// after it is given back, by the writer only in between, so the mutex orders every access.
 ///
-/// The output is used by the writer's thread alone from `init` until `finish()` (or `deinit`) returns. Once a write
-/// fails (the reader went away, the disk is full), the writer drops the rest and the loop stops at its next batch:
-/// at most `(batchCount + 1) × batchRows` rows are fused after the failing one (the ring's and the one being filled). `@unchecked Sendable` because the loop's
-/// side (`tape`, `rowRecorded`, `finish`) is used by one thread at a time, as the loop is.
+/// The output is used by the writer's thread alone from the first hand-over until `finish()` (or `deinit`) returns;
+/// before it, the loop's thread may write to it itself (`ReplayJob` writes the header so). Once a write fails (the
+/// reader went away, the disk is full), the writer drops the rest and the loop stops at its next batch: at most
+/// `(batchCount + 1) × batchRows` rows are fused after the failing one (the ring's and the one being filled).
+/// `@unchecked Sendable` because the loop's side (`tape`, `rowRecorded`, `finish`) is used by one thread at a time,
+/// as the loop is.
 final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
     /// Rows per tape and tapes in the ring (4 × 512 rows of about 230 bytes recorded: 0.5 MB).
     static let batchRows = 512
@@ -133,8 +135,8 @@ final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
 
     var tape: UnsafeMutablePointer<CellTape> { ring.tapes + current }
 
-    /// Starts the writer's thread over `output` (which it alone uses until `finish()`); without a thread (the
-    /// system has no more) the loop formats each tape itself when it is full.
+    /// Starts the writer's thread over `output` (which it alone uses from the first hand-over until `finish()`);
+    /// without a thread (the system has no more) the loop formats each tape itself when it is full.
     init(output: LineOutput) {
         let ring = Ring(output: output)
         self.ring = ring
