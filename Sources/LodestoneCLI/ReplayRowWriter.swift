@@ -11,16 +11,14 @@ protocol ReplayRowWriter: AnyObject {
     func finish()
 }
 
-/// Formats each row as soon as it is recorded and hands its text to `write` (the loop's own thread).
+/// Formats each row as soon as it is recorded and hands its text to `write` (the loop's own thread; never broken).
 final class DirectRowWriter: ReplayRowWriter {
     let tape: UnsafeMutablePointer<CellTape>
     private var line = CSVLine(capacity: 512)
     private let write: (UnsafeRawBufferPointer) -> Void
-    private let isBroken: () -> Bool
 
-    init(write: @escaping (UnsafeRawBufferPointer) -> Void, isBroken: @escaping () -> Bool = { false }) {
+    init(write: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.write = write
-        self.isBroken = isBroken
         tape = .allocate(capacity: 1)
         tape.initialize(to: CellTape(capacity: 1024))
     }
@@ -36,7 +34,7 @@ final class DirectRowWriter: ReplayRowWriter {
             return true
         }
         tape.pointee.removeAll()
-        return !isBroken()
+        return true
     }
 
     func finish() {}
@@ -72,13 +70,11 @@ final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
         let handOver = HandOver()
         /// The writer's line buffer (its thread only).
         var line = CSVLine(capacity: 512)
-        // Under the mutex: tapes handed over and not yet written, whether the loop has handed over its last,
-        // whether a write failed, and which side is waiting (the other wakes it only then).
+        // Under the mutex: tapes handed over and not yet written, whether the loop has handed over its last, and
+        // whether a write failed.
         var handedOver = 0
         var ended = false
         var broken = false
-        var writerWaits = false
-        var loopWaits = false
 
         init(output: LineOutput) {
             self.output = output
@@ -96,11 +92,7 @@ final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
             var next = 0
             while true {
                 handOver.lock()
-                while handedOver == 0 && !ended {
-                    writerWaits = true
-                    handOver.wait()
-                }
-                writerWaits = false
+                while handedOver == 0 && !ended { handOver.wait() }
                 let done = handedOver == 0
                 let skip = broken
                 handOver.unlock()
@@ -109,7 +101,7 @@ final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
                 handOver.lock()
                 handedOver -= 1
                 if failed { broken = true }
-                if loopWaits { handOver.broadcast() }
+                handOver.broadcast()
                 handOver.unlock()
                 next = (next + 1) % ThreadedRowWriter.batchCount
             }
@@ -160,13 +152,9 @@ final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
         }
         ring.handOver.lock()
         ring.handedOver += 1
-        if ring.writerWaits { ring.handOver.broadcast() }
+        ring.handOver.broadcast()
         current = (current + 1) % Self.batchCount
-        while ring.handedOver == Self.batchCount {
-            ring.loopWaits = true
-            ring.handOver.wait()
-        }
-        ring.loopWaits = false
+        while ring.handedOver == Self.batchCount { ring.handOver.wait() }
         let broke = ring.broken
         ring.handOver.unlock()
         tape.pointee.removeAll()

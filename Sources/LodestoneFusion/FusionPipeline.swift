@@ -146,9 +146,7 @@ public struct FusionPipeline {
         var tape = CellTape()
         var pipeline = self
         pipeline.appendLine(timeS: timeS, to: &tape)
-        var line = CSVLine()
-        tape.format(into: &line)
-        return line.text
+        return tape.text
     }
 
     /// Lines for the live view.
@@ -161,9 +159,7 @@ extension FusionStage {
         var tape = CellTape()
         var stage = self
         stage.appendCells(to: &tape)
-        var cells = CSVLine()
-        tape.format(into: &cells)
-        line += cells.text
+        line += tape.text
     }
 }
 

@@ -155,7 +155,11 @@ public struct Pedometer: Sendable {
 
     /// Pace at `timeS`, s/m; `nil` when not stepping.
     @inlinable @inline(__always) public func paceSPerM(atTimeS timeS: Double, running: Bool) -> Double? {
-        guard let f = cadenceHz(atTimeS: timeS) else { return nil }
+        cadenceHz(atTimeS: timeS).flatMap { paceSPerM(cadenceHz: $0, running: running) }
+    }
+
+    /// Pace at cadence `f` (steps/s), s/m, by the stride model; `nil` for a zero speed.
+    @inlinable @inline(__always) func paceSPerM(cadenceHz f: Double, running: Bool) -> Double? {
         let speed = stride.stepLengthM(cadenceHz: f, running: running) * f
         return speed > 0 ? 1 / speed : nil
     }
@@ -168,11 +172,12 @@ public struct Pedometer: Sendable {
 
     /// Live data since the start, like the updates of `CMPedometer.startUpdates(from:)`.
     @inlinable @inline(__always) public func data(atTimeS timeS: Double, running: Bool) -> PedometerData {
-        PedometerData(
+        let cadence = cadenceHz(atTimeS: timeS) // once: the pace follows from it
+        return PedometerData(
             startTimeS: startTimeS ?? timeS, endTimeS: timeS, steps: totals.steps, distanceM: totals.distanceM,
             floorsAscended: totals.floorsAscended, floorsDescended: totals.floorsDescended,
-            currentCadenceStepsPerS: cadenceHz(atTimeS: timeS),
-            currentPaceSPerM: paceSPerM(atTimeS: timeS, running: running),
+            currentCadenceStepsPerS: cadence,
+            currentPaceSPerM: cadence.flatMap { paceSPerM(cadenceHz: $0, running: running) },
             averageActivePaceSPerM: totals.distanceM > 0 && totals.activeTimeS > 0 ? totals.activeTimeS / totals.distanceM : nil)
     }
 

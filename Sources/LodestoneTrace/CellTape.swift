@@ -112,6 +112,13 @@ public struct CellTape: Sendable {
         }
     }
 
+    /// The whole tape as text, as `format(into:)` writes it (allocates; for tests and the `String` interfaces).
+    public var text: String {
+        var line = CSVLine()
+        format(into: &line)
+        return line.text
+    }
+
     /// Calls `body` with each row's text in turn (the rows closed by `endRow()`, in order), formatted into `line`
     /// (emptied before each row). Stops after a row for which `body` returns false. Returns the rows passed to `body`.
     @discardableResult

@@ -34,9 +34,7 @@ import Testing
     static func line(_ i: Int) -> String {
         var tape = CellTape()
         record(row: i, on: &tape)
-        var line = CSVLine()
-        tape.format(into: &line)
-        return line.text
+        return tape.text
     }
 
     /// The lines `rows` rows give through `writer`, recorded as `ReplayJob`'s loop records them.

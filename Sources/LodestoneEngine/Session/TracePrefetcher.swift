@@ -32,13 +32,10 @@ final class TracePrefetcher: @unchecked Sendable {
         let errors: UnsafeMutablePointer<TraceError?>
         /// The mutex and condition the two threads meet under.
         let handOver = HandOver()
-        // Under the mutex: batches filled and not given back, those of them not taken yet, the stop request, and
-        // which side is waiting (the other wakes it only then: a futex call a batch saved on each side).
+        // Under the mutex: batches filled and not given back, those of them not taken yet, and the stop request.
         var outstanding = 0
         var ready = 0
         var cancelled = false
-        var producerWaits = false
-        var consumerWaits = false
 
         init(parser: TraceParser) {
             self.parser = parser
@@ -69,11 +66,7 @@ final class TracePrefetcher: @unchecked Sendable {
             var next = 0
             while true {
                 handOver.lock()
-                while outstanding == TracePrefetcher.batchCount && !cancelled {
-                    producerWaits = true
-                    handOver.wait()
-                }
-                producerWaits = false
+                while outstanding == TracePrefetcher.batchCount && !cancelled { handOver.wait() }
                 let stop = cancelled
                 handOver.unlock()
                 if stop || fill(next) { return }
@@ -106,7 +99,7 @@ final class TracePrefetcher: @unchecked Sendable {
             errors[b] = failure
             outstanding += 1
             ready += 1
-            if consumerWaits { handOver.broadcast() }
+            handOver.broadcast()
             handOver.unlock()
             return ended
         }
@@ -157,7 +150,7 @@ final class TracePrefetcher: @unchecked Sendable {
                 }
                 ring.handOver.lock()
                 ring.outstanding -= 1
-                if ring.producerWaits { ring.handOver.broadcast() }
+                ring.handOver.broadcast()
                 ring.handOver.unlock()
                 holding = false
                 batch = (batch + 1) % Self.batchCount
@@ -169,11 +162,7 @@ final class TracePrefetcher: @unchecked Sendable {
                 if !has { _ = ring.fill(batch) }
             }
             ring.handOver.lock()
-            while ring.ready == 0 {
-                ring.consumerWaits = true
-                ring.handOver.wait()
-            }
-            ring.consumerWaits = false
+            while ring.ready == 0 { ring.handOver.wait() }
             ring.ready -= 1
             heldRows = ring.rowCounts[batch]
             heldEnds = ring.ends[batch]
