@@ -79,7 +79,7 @@ final class ThreadedRowWriter: ReplayRowWriter, @unchecked Sendable {
         init(output: LineOutput) {
             self.output = output
             tapes = .allocate(capacity: ThreadedRowWriter.batchCount)
-            tapes.initialize(repeating: CellTape(capacity: 1024), count: ThreadedRowWriter.batchCount)
+            for b in 0..<ThreadedRowWriter.batchCount { (tapes + b).initialize(to: CellTape(capacity: 1024)) }
         }
 
         deinit {

@@ -266,7 +266,10 @@ public struct ActivityFeatures: Sendable {
         let magnitudeStd = standardDeviation(magnitude)
         let accMagnitudeLogStd = Double.log(magnitudeStd + eps)
         values[k] = accMagnitudeLogStd; k += 1
-        values[k] = Double.log(percentile(magnitude, 95) - percentile(magnitude, 5) + eps); k += 1
+        // Sorted once for the three percentiles of |f| (the 5th is used again below); `magnitude` does not change.
+        sortMagnitude()
+        let magnitudeP5 = sortedPercentile(5)
+        values[k] = Double.log(sortedPercentile(95) - magnitudeP5 + eps); k += 1
         let magnitudeMean = average(magnitude)
         if magnitudeStd < eps {
             values[k] = 0; values[k + 1] = Double.log(3.0)
@@ -346,7 +349,7 @@ public struct ActivityFeatures: Sendable {
         // 0 g whatever the placement, a walker's lowest about 0.6 g); tilt per amplitude (a pedalling thigh turns
         // much and hits little, a walking one hits hard).
         values[k] = Double(fresh) / Double(n); k += 1
-        values[k] = percentile(magnitude, 5) / max(g, 1e-6); k += 1
+        values[k] = magnitudeP5 / max(g, 1e-6); k += 1
         values[k] = tiltLogStdDeg - accMagnitudeLogStd; k += 1
 
         // Gyroscope: scale-free shapes only.
@@ -419,16 +422,20 @@ public struct ActivityFeatures: Sendable {
         return (s / Double(x.count)).squareRoot()
     }
 
-    /// Percentile with linear interpolation between order statistics (numpy's default).
-    private mutating func percentile(_ x: [Double], _ q: Double) -> Double {
-        for i in x.indices { sorted[i] = x[i] }
-        // Insertion sort: 100 values, no allocation.
+    /// Copies `magnitude` into `sorted` and sorts it (insertion sort: 100 values, no allocation).
+    private mutating func sortMagnitude() {
+        for i in magnitude.indices { sorted[i] = magnitude[i] }
         for i in 1..<sorted.count {
             let v = sorted[i]
             var j = i - 1
             while j >= 0 && sorted[j] > v { sorted[j + 1] = sorted[j]; j -= 1 }
             sorted[j + 1] = v
         }
+    }
+
+    /// Percentile `q` of the values `sortMagnitude()` sorted, with linear interpolation between order statistics
+    /// (numpy's default).
+    private func sortedPercentile(_ q: Double) -> Double {
         let position = q / 100 * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))
         let upper = min(lower + 1, sorted.count - 1)

@@ -9,12 +9,19 @@
 /// The record of one cell is a tag byte and its operands (unaligned, native byte order; a tape is read by the
 /// process that wrote it): `,` alone; `,` and a number (digits, `Double`); a number alone (digits, `Double`);
 /// `,` and an integer (`Int`); `,` and text (length as `Int32`, UTF-8 bytes); `n` commas (`Int32`); the end of a row.
-public struct CellTape: Sendable {
+///
+/// The tape owns its buffer and is not copyable: recording a cell is a bounds check and a few stores, without the
+/// uniqueness check an array's copy-on-write makes before every write (which, with the call it took, was most of the
+/// recording's cost). `@unchecked Sendable`: it is handed between threads whole (the replay's writer ring), never
+/// shared.
+public struct CellTape: ~Copyable, @unchecked Sendable {
     // The recording calls are `@inlinable` (and what they use `@usableFromInline`): the fusion stages record some 30
     // cells a row from another module, and a call each was a tenth of the recording.
 
-    /// The bytes; `storage[..<count]` is the tape. `storage.count` is the capacity.
-    @usableFromInline var storage: [UInt8]
+    /// The buffer; `base[..<byteCount]` is the tape.
+    @usableFromInline var base: UnsafeMutableRawPointer
+    /// The buffer's size in bytes.
+    @usableFromInline var capacity: Int
     /// The length of the tape in bytes.
     public var count: Int { byteCount }
     /// Rows closed by `endRow()` since the tape was last emptied.
@@ -32,8 +39,11 @@ public struct CellTape: Sendable {
 
     /// An empty tape with room for `capacity` bytes (it grows as needed).
     public init(capacity: Int = 256) {
-        storage = Array(repeating: 0, count: max(capacity, Self.longestFixedRecord))
+        self.capacity = max(capacity, Self.longestFixedRecord)
+        base = .allocate(byteCount: self.capacity, alignment: MemoryLayout<Int>.alignment)
     }
+
+    deinit { base.deallocate() }
 
     /// Empties the tape, keeping its buffer.
     public mutating func removeAll() {
@@ -60,10 +70,8 @@ public struct CellTape: Sendable {
     @inlinable public mutating func appendCell(_ value: Int?) {
         guard let value else { return appendTag(.emptyCell) }
         reserve(1 + MemoryLayout<Int>.size)
-        storage.withUnsafeMutableBytes { p in
-            p[byteCount] = Tag.integerCell.rawValue
-            p.storeBytes(of: value, toByteOffset: byteCount + 1, as: Int.self)
-        }
+        base.storeBytes(of: Tag.integerCell.rawValue, toByteOffset: byteCount, as: UInt8.self)
+        base.storeBytes(of: value, toByteOffset: byteCount + 1, as: Int.self)
         byteCount += 1 + MemoryLayout<Int>.size
     }
 
@@ -73,12 +81,10 @@ public struct CellTape: Sendable {
         text.withUTF8 { bytes in
             precondition(bytes.count <= Int(Int32.max), "appendCell: a cell of 2 GiB or more")
             reserve(1 + MemoryLayout<Int32>.size + bytes.count)
-            storage.withUnsafeMutableBytes { p in
-                p[byteCount] = Tag.textCell.rawValue
-                p.storeBytes(of: Int32(bytes.count), toByteOffset: byteCount + 1, as: Int32.self)
-                let start = byteCount + 1 + MemoryLayout<Int32>.size
-                UnsafeMutableRawBufferPointer(rebasing: p[start..<(start + bytes.count)]).copyMemory(
-                    from: UnsafeRawBufferPointer(bytes))
+            base.storeBytes(of: Tag.textCell.rawValue, toByteOffset: byteCount, as: UInt8.self)
+            base.storeBytes(of: Int32(bytes.count), toByteOffset: byteCount + 1, as: Int32.self)
+            if let source = bytes.baseAddress {
+                (base + byteCount + 1 + MemoryLayout<Int32>.size).copyMemory(from: source, byteCount: bytes.count)
             }
             byteCount += 1 + MemoryLayout<Int32>.size + bytes.count
         }
@@ -88,10 +94,8 @@ public struct CellTape: Sendable {
     @inlinable public mutating func appendEmptyCells(_ n: Int) {
         precondition((0...Int(Int32.max)).contains(n), "appendEmptyCells: n out of range")
         reserve(1 + MemoryLayout<Int32>.size)
-        storage.withUnsafeMutableBytes { p in
-            p[byteCount] = Tag.emptyCells.rawValue
-            p.storeBytes(of: Int32(n), toByteOffset: byteCount + 1, as: Int32.self)
-        }
+        base.storeBytes(of: Tag.emptyCells.rawValue, toByteOffset: byteCount, as: UInt8.self)
+        base.storeBytes(of: Int32(n), toByteOffset: byteCount + 1, as: Int32.self)
         byteCount += 1 + MemoryLayout<Int32>.size
     }
 
@@ -106,11 +110,13 @@ public struct CellTape: Sendable {
     /// Appends the cells of the whole tape to `line`, as the recorded calls would have (rows one after the other,
     /// nothing between them). Allocates nothing once `line` has grown to the text's length.
     public func format(into line: inout CSVLine) {
-        storage.withUnsafeBytes { p in
-            var offset = 0
-            while offset < byteCount { offset = Self.formatRecord(p, at: offset, into: &line) }
-        }
+        let p = bytes
+        var offset = 0
+        while offset < byteCount { offset = Self.formatRecord(p, at: offset, into: &line) }
     }
+
+    /// The recorded bytes (valid while the tape is neither changed nor dropped).
+    private var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: byteCount) }
 
     /// The whole tape as text, as `format(into:)` writes it (allocates; for tests and the `String` interfaces).
     public var text: String {
@@ -123,21 +129,20 @@ public struct CellTape: Sendable {
     /// (emptied before each row). Stops after a row for which `body` returns false. Returns the rows passed to `body`.
     @discardableResult
     public func rows(formattingInto line: inout CSVLine, _ body: (UnsafeRawBufferPointer) -> Bool) -> Int {
-        storage.withUnsafeBytes { p in
-            var offset = 0, rows = 0
-            line.removeAll()
-            while offset < byteCount {
-                if p[offset] == Tag.endOfRow.rawValue {
-                    offset += 1
-                    rows += 1
-                    guard line.withUnsafeBytes(body) else { return rows }
-                    line.removeAll()
-                } else {
-                    offset = Self.formatRecord(p, at: offset, into: &line)
-                }
+        let p = bytes
+        var offset = 0, rows = 0
+        line.removeAll()
+        while offset < byteCount {
+            if p[offset] == Tag.endOfRow.rawValue {
+                offset += 1
+                rows += 1
+                guard line.withUnsafeBytes(body) else { return rows }
+                line.removeAll()
+            } else {
+                offset = Self.formatRecord(p, at: offset, into: &line)
             }
-            return rows
         }
+        return rows
     }
 
     /// Formats the record at `offset` into `line` and returns the offset of the next one (an end of row is skipped).
@@ -176,29 +181,32 @@ public struct CellTape: Sendable {
     @inlinable
     mutating func appendTag(_ tag: Tag) {
         reserve(1)
-        storage[byteCount] = tag.rawValue
+        base.storeBytes(of: tag.rawValue, toByteOffset: byteCount, as: UInt8.self)
         byteCount += 1
     }
 
     @inlinable
     mutating func appendNumber(_ tag: Tag, _ value: Double, digits: Int) {
         reserve(Self.longestFixedRecord)
-        storage.withUnsafeMutableBytes { p in
-            p[byteCount] = tag.rawValue
-            p[byteCount + 1] = UInt8(truncatingIfNeeded: digits)
-            p.storeBytes(of: value, toByteOffset: byteCount + 2, as: Double.self)
-        }
+        base.storeBytes(of: tag.rawValue, toByteOffset: byteCount, as: UInt8.self)
+        base.storeBytes(of: UInt8(truncatingIfNeeded: digits), toByteOffset: byteCount + 1, as: UInt8.self)
+        base.storeBytes(of: value, toByteOffset: byteCount + 2, as: Double.self)
         byteCount += Self.longestFixedRecord
     }
 
     /// Makes room for `n` more bytes, doubling the buffer when it is too small.
     @inlinable
     mutating func reserve(_ n: Int) {
-        if byteCount + n > storage.count { grow(toHold: byteCount + n) }
+        if byteCount + n > capacity { grow(toHold: byteCount + n) }
     }
 
     @usableFromInline
     mutating func grow(toHold needed: Int) {
-        storage.append(contentsOf: repeatElement(0, count: max(needed, 2 * storage.count) - storage.count))
+        let newCapacity = max(needed, 2 * capacity)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: MemoryLayout<Int>.alignment)
+        grown.copyMemory(from: base, byteCount: byteCount)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
     }
 }
