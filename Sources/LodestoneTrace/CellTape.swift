@@ -11,9 +11,8 @@
 /// `,` and an integer (`Int`); `,` and text (length as `Int32`, UTF-8 bytes); `n` commas (`Int32`); the end of a row.
 ///
 /// The tape owns its buffer and is not copyable: recording a cell is a bounds check and a few stores, without the
-/// uniqueness check an array's copy-on-write makes before every write (which, with the call it took, was most of the
-/// recording's cost). `@unchecked Sendable`: it is handed between threads whole (the replay's writer ring), never
-/// shared.
+/// uniqueness check (a call into the runtime) that an array's copy-on-write makes before every write. `@unchecked
+/// Sendable`: it is handed between threads whole (the replay's writer ring), never shared.
 public struct CellTape: ~Copyable, @unchecked Sendable {
     // The recording calls are `@inlinable` (and what they use `@usableFromInline`): the fusion stages record some 30
     // cells a row from another module, and a call each was a tenth of the recording.
